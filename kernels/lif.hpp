@@ -1,0 +1,126 @@
+#pragma once
+// The per-neuron arithmetic of MODEL.md, written once for every engine (FLYSIM_HD).
+// No exp, log or division here: every constant comes derived from the host
+// (model/lif_params.cpp). See kernels/README.md for the epoch and the three paths.
+#include <Random123/philox.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/hd.hpp"
+#include "model/lif_constants.hpp"
+
+namespace flysim::kernels {
+
+// Steps [first, first + steps) of one delay cell; steps <= delay_steps.
+struct EpochSpan {
+  int32_t first;
+  int32_t steps;
+};
+
+// Key of the counter-based generator: a draw depends on (seed, trial, neuron, step)
+// alone, so there is no generator state to carry between engines or checkpoints.
+struct RngKey {
+  uint32_t seed_lo;
+  uint32_t seed_hi;
+  uint32_t trial;
+};
+
+// What reaches one neuron in this epoch, gathered before the sweep.
+struct NeuronInputs {
+  uint32_t synaptic_slots;  // bit s: delay-ring slot s holds input for this neuron
+  uint32_t kick_steps;      // bit t: a timed kick at step first + t
+  bool poisson;             // Poisson-driven: refractory period 0, a draw every step
+};
+
+enum class EpochPath : uint8_t {
+  unchanged,  // at rest, or refractory for the whole epoch: nothing can change
+  quiet,      // no input and provably below threshold: one exact epoch propagator
+  stepwise    // everything else: MODEL.md's step, step by step
+};
+
+FLYSIM_HD inline int32_t refractory_steps(const LifConstants& c, const NeuronInputs& in) {
+  return in.poisson ? 0 : c.ref_steps;
+}
+
+FLYSIM_HD inline bool poisson_event(const LifConstants& c, RngKey key, uint32_t neuron, int32_t step) {
+  const r123::Philox4x32::ctr_type counter = {{neuron, static_cast<uint32_t>(step), key.trial, 0u}};
+  const r123::Philox4x32::key_type k = {{key.seed_lo, key.seed_hi}};
+  return r123::Philox4x32()(counter, k)[0] < c.poisson_threshold;
+}
+
+// The conservative bound of the quiet path: without input, v(t) - v_0 is at most
+// max(v - v_0, 0) + max(g, 0) * max_t evg(t) over the epoch.
+FLYSIM_HD inline bool provably_below_threshold(const LifConstants& c, double v, double g) {
+  const double lift_v = v > c.v0 ? v - c.v0 : 0.0;
+  const double lift_g = g > 0.0 ? g * c.evg_epoch_max : 0.0;
+  return c.v0 + lift_v + lift_g < c.v_threshold - c.quiet_margin_mV;
+}
+
+FLYSIM_HD inline EpochPath choose_path(const LifConstants& c, const NeuronInputs& in, EpochSpan e, double v, double g,
+                                      int32_t last_spike) {
+  if (in.synaptic_slots != 0u || in.kick_steps != 0u || in.poisson) return EpochPath::stepwise;
+  const int32_t ref = refractory_steps(c, in);
+  if (v == c.v0 && g == 0.0) return EpochPath::unchanged;
+  if (e.first + e.steps - 1 - last_spike < ref) return EpochPath::unchanged;
+  if (e.first - last_spike >= ref && provably_below_threshold(c, v, g)) return EpochPath::quiet;
+  return EpochPath::stepwise;
+}
+
+// MODEL.md step 2 over `steps` steps at once (steps = 1 is the ordinary update).
+FLYSIM_HD inline void decay(const LifConstants& c, int32_t steps, double& v, double& g) {
+  const double v_next = c.v0 + (v - c.v0) * c.ev_epoch[steps] + g * c.evg_epoch[steps];
+  g = g * c.eg_epoch[steps];
+  v = v_next;
+}
+
+// Advances one neuron through the epoch. `ring` points at this neuron's slot 0 of the
+// delay ring, slots `stride` apart; each slot read is cleared. emit(step) reports a spike.
+template <class Emit>
+FLYSIM_HD inline void advance_neuron(const LifConstants& c, uint32_t neuron, EpochSpan e, const NeuronInputs& in,
+                                     RngKey key, int64_t* ring, std::size_t stride, double& v, double& g,
+                                     int32_t& last_spike, Emit&& emit) {
+  const EpochPath path = choose_path(c, in, e, v, g, last_spike);
+  if (path == EpochPath::unchanged) return;
+  if (path == EpochPath::quiet) {
+    decay(c, e.steps, v, g);
+    return;
+  }
+  const int32_t ref = refractory_steps(c, in);
+  for (int32_t t = 0; t < e.steps; ++t) {
+    const int32_t step = e.first + t;
+    const int32_t slot = step % c.delay_steps;
+    int64_t synaptic_units = 0;
+    if ((in.synaptic_slots >> slot) & 1u) {
+      synaptic_units = ring[slot * stride];
+      ring[slot * stride] = 0;
+    }
+    // 1. refractoriness; 2. state update where not refractory
+    const bool not_refractory = step - last_spike >= ref;
+    if (not_refractory) decay(c, 1, v, g);
+    // 3. threshold (strict)
+    const bool spiked = not_refractory && v > c.v_threshold;
+    if (spiked) {
+      last_spike = step;
+      emit(step);
+    }
+    // 4. input delivery: a conditional write, discarded while refractory (or spiking)
+    if (not_refractory && !spiked) {
+      g += static_cast<double>(synaptic_units) * c.mV_per_unit;
+      if ((in.kick_steps >> t) & 1u) v += c.kick_mV;
+      if (in.poisson && poisson_event(c, key, neuron, step)) v += c.kick_mV;
+    }
+    // 5. reset
+    if (spiked) {
+      v = c.v_reset;
+      g = 0.0;
+    }
+  }
+}
+
+// The scatter of one connection into the delay ring, its slot flagged for the target.
+FLYSIM_HD inline int32_t delivery_slot(const LifConstants& c, int32_t spike_step) {
+  return (spike_step + c.delay_steps) % c.delay_steps;
+}
+
+}  // namespace flysim::kernels

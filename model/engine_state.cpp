@@ -1,0 +1,16 @@
+#include "model/engine_state.hpp"
+
+#include "model/lif_constants.hpp"
+
+namespace flysim {
+
+EngineState resting_state(std::size_t neurons, double v0, int32_t trial) {
+  EngineState s;
+  s.trial = trial;
+  s.v.assign(neurons, v0);
+  s.g.assign(neurons, 0.0);
+  s.last_spike.assign(neurons, kNeverSpiked);
+  return s;
+}
+
+}  // namespace flysim

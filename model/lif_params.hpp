@@ -1,0 +1,31 @@
+#pragma once
+// The model's user-facing parameters (MODEL.md, table "Parameters") and the constants
+// derived from them once, on the host, in double (GeNN's habit: no exp() in a kernel).
+#include <cstdint>
+
+#include "model/lif_constants.hpp"
+
+namespace flysim {
+
+struct LifParams {
+  double dt_ms = 0.1;
+  double v0_mV = -52.0;
+  double v_reset_mV = -52.0;
+  double v_threshold_mV = -45.0;
+  double tau_m_ms = 20.0;
+  double tau_g_ms = 5.0;
+  double t_ref_ms = 2.2;
+  double delay_ms = 1.8;
+  double w_syn_mV = 0.275;
+  double f_poi = 250.0;
+  double r_poi_Hz = 150.0;
+};
+
+// Brian2's rounding of a duration to steps: int((x + 1e-3*dt)/dt).
+int32_t duration_to_steps(double duration_ms, double dt_ms);
+
+// Validates the parameters (throws input_error naming the bad one) and derives the
+// constants every engine uses.
+LifConstants derive_constants(const LifParams& p);
+
+}  // namespace flysim

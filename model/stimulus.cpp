@@ -1,0 +1,54 @@
+#include "model/stimulus.hpp"
+
+#include <algorithm>
+#include <unordered_set>
+
+#include "model/csv_reader.hpp"
+
+namespace flysim {
+
+std::vector<uint32_t> load_stimulus_ids(const std::string& path, const Network& net) {
+  const auto index = index_of_ids(net.root_ids, "network");
+  CsvReader reader(path);
+  std::vector<uint32_t> neurons;
+  std::unordered_set<uint32_t> seen;
+  while (reader.next_line()) {
+    std::string_view text = CsvReader::trim(reader.line());
+    if (text.empty() || text.front() == '#') continue;
+    const auto id = reader.integer<int64_t>(0, "neuron ID");
+    const auto it = index.find(id);
+    if (it == index.end()) throw reader.error("neuron ID " + std::to_string(id) + " is not in the network (" + net.description + ")");
+    if (!seen.insert(it->second).second) throw reader.error("neuron ID " + std::to_string(id) + " is listed twice");
+    neurons.push_back(it->second);
+  }
+  if (neurons.empty()) throw input_error(path + ": no neuron IDs in the file");
+  std::sort(neurons.begin(), neurons.end());
+  return neurons;
+}
+
+std::vector<Kick> load_kicks(const std::string& path, const Network& net) {
+  const auto index = index_of_ids(net.root_ids, "network");
+  CsvReader reader(path);
+  if (!reader.next_line()) throw input_error(path + ": empty file, expected the header 'step,neuron_id'");
+  const auto col = require_columns(reader, {"step", "neuron_id"});
+  std::vector<Kick> kicks;
+  while (reader.next_line()) {
+    if (CsvReader::trim(reader.line()).empty()) continue;
+    const auto step = reader.integer<int32_t>(col[0], "step");
+    const auto id = reader.integer<int64_t>(col[1], "neuron_id");
+    if (step < 0) throw reader.error("step " + std::to_string(step) + " is negative");
+    const auto it = index.find(id);
+    if (it == index.end()) throw reader.error("neuron ID " + std::to_string(id) + " is not in the network (" + net.description + ")");
+    kicks.push_back({step, it->second});
+  }
+  std::sort(kicks.begin(), kicks.end(), [](const Kick& a, const Kick& b) {
+    return a.step != b.step ? a.step < b.step : a.neuron < b.neuron;
+  });
+  for (std::size_t k = 1; k < kicks.size(); ++k)
+    if (kicks[k].step == kicks[k - 1].step && kicks[k].neuron == kicks[k - 1].neuron)
+      throw input_error(path + ": neuron " + std::to_string(net.root_ids[kicks[k].neuron]) + " is kicked twice at step " +
+                        std::to_string(kicks[k].step) + " (one kick per neuron and step)");
+  return kicks;
+}
+
+}  // namespace flysim

@@ -1,0 +1,31 @@
+#pragma once
+// What drives the network: Poisson-stimulated neurons and timed kicks, plus the seed.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/network.hpp"
+
+namespace flysim {
+
+struct Kick {
+  int32_t step;
+  uint32_t neuron;
+};
+
+struct StimulusPlan {
+  // Model indices of Poisson-driven neurons (refractory period 0, MODEL.md).
+  std::vector<uint32_t> poisson_neurons;
+  // Timed kicks, sorted by (step, neuron); the same in every trial.
+  std::vector<Kick> kicks;
+  uint64_t seed = 1;
+};
+
+// Reads root IDs, one per line ('#' starts a comment, blank lines ignored), and maps
+// them to model indices. Unknown or repeated IDs are input_errors naming file:line.
+std::vector<uint32_t> load_stimulus_ids(const std::string& path, const Network& net);
+
+// Reads a CSV with header `step,neuron_id`. Errors name file:line.
+std::vector<Kick> load_kicks(const std::string& path, const Network& net);
+
+}  // namespace flysim

@@ -1,0 +1,43 @@
+// flysim against spikes from an independent implementation (Brian2 2.5.1, float64):
+// ../shared/reference/net2000, copied to tests/data/net2000.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <set>
+
+#include "model/csv_reader.hpp"
+#include "model/flywire_csv.hpp"
+#include "test_support.hpp"
+
+namespace flysim::test {
+namespace {
+
+std::vector<Spike> load_reference_spikes(const std::string& path, const Network& net) {
+  const auto index = index_of_ids(net.root_ids, "network");
+  CsvReader reader(path);
+  reader.next_line();
+  std::vector<Spike> spikes;
+  while (reader.next_line())
+    spikes.push_back({reader.integer<int32_t>(0, "step"), index.at(reader.integer<int64_t>(1, "neuron_id"))});
+  return spikes;
+}
+
+TEST(Reference, Net2000KicksMatchBrian) {
+  auto net = std::make_shared<Network>(
+      load_flywire(data_path("net2000/neurons.csv"), data_path("net2000/connectivity.csv")));
+  StimulusPlan plan;
+  plan.kicks = load_kicks(data_path("net2000/kicks.csv"), *net);
+  const auto setup = setup_for(net, plan);
+  const std::vector<Spike> ours = run_cpu(setup, 10000, 2);
+  const std::vector<Spike> reference = load_reference_spikes(data_path("net2000/brian_kicks.csv"), *net);
+  std::vector<Spike> common;
+  std::set_intersection(ours.begin(), ours.end(), reference.begin(), reference.end(), std::back_inserter(common));
+  const double matched = static_cast<double>(common.size()) / static_cast<double>(std::max(ours.size(), reference.size()));
+  std::printf("net2000 kicks: flysim %zu spikes, reference %zu, identical %zu: %.4f%%\n", ours.size(), reference.size(),
+              common.size(), 100.0 * matched);
+  EXPECT_GE(matched, 0.999);
+}
+
+}  // namespace
+}  // namespace flysim::test

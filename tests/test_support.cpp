@@ -1,0 +1,24 @@
+#include "test_support.hpp"
+
+#include "kernels/cpu/cpu_engine.hpp"
+
+namespace flysim::test {
+
+std::shared_ptr<Network> tiny_network(std::size_t n, const std::vector<Connection>& connections) {
+  auto net = std::make_shared<Network>();
+  for (std::size_t i = 0; i < n; ++i) net->root_ids.push_back(static_cast<int64_t>(1000 + i));
+  net->description = "tiny test network";
+  build_csr(*net, connections, "tiny test network");
+  return net;
+}
+
+EngineSetup setup_for(std::shared_ptr<const Network> net, StimulusPlan plan, const LifParams& params) {
+  return EngineSetup{std::move(net), std::make_shared<const StimulusPlan>(std::move(plan)), derive_constants(params)};
+}
+
+std::vector<Spike> run_cpu(const EngineSetup& setup, int32_t steps, unsigned threads) {
+  CpuEngine engine(setup, threads);
+  return run_until(engine, 0, steps, setup.constants.delay_steps);
+}
+
+}  // namespace flysim::test

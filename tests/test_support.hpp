@@ -1,0 +1,23 @@
+#pragma once
+// Helpers shared by the tests: tiny hand-built networks and the reference data path.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernels/engine.hpp"
+#include "model/lif_params.hpp"
+
+namespace flysim::test {
+
+inline std::string data_path(const std::string& relative) { return std::string(FLYSIM_TEST_DATA) + "/" + relative; }
+
+// A network of `n` neurons with IDs 1000+i and the given (pre, post, signed synapses).
+std::shared_ptr<Network> tiny_network(std::size_t n, const std::vector<Connection>& connections);
+
+// An engine setup with default parameters (overridable) over the given network.
+EngineSetup setup_for(std::shared_ptr<const Network> net, StimulusPlan plan, const LifParams& params = {});
+
+// Spikes of `steps` steps of the CPU engine with `threads` threads.
+std::vector<Spike> run_cpu(const EngineSetup& setup, int32_t steps, unsigned threads = 1);
+
+}  // namespace flysim::test
