@@ -1,0 +1,26 @@
+#include "kernels/engine_factory.hpp"
+
+#include "kernels/cpu/cpu_engine.hpp"
+#include "model/errors.hpp"
+#if FLYSIM_HAVE_CUDA
+#include "kernels/cuda/cuda_engine.hpp"
+#endif
+
+namespace flysim {
+
+std::string to_string(EngineKind kind) { return kind == EngineKind::cpu ? "cpu" : "cuda"; }
+
+bool cuda_compiled_in() { return FLYSIM_HAVE_CUDA != 0; }
+
+std::unique_ptr<Engine> make_engine(EngineKind kind, EngineSetup setup, unsigned threads) {
+  if (kind == EngineKind::cpu) return std::make_unique<CpuEngine>(std::move(setup), threads);
+#if FLYSIM_HAVE_CUDA
+  return make_cuda_engine(std::move(setup));
+#else
+  throw input_error(
+      "engine.kind=cuda (or FLY_LIF_CUDA=1) asks for the CUDA engine, but this flysim was built without CUDA: "
+      "rebuild with -DFLYSIM_CUDA=ON (see README.md), or use engine.kind=cpu");
+#endif
+}
+
+}  // namespace flysim

@@ -1,0 +1,21 @@
+#pragma once
+// The one place that chooses a backend (Arbor's habit): the only FLYSIM_HAVE_CUDA #if.
+#include <memory>
+#include <string>
+
+#include "kernels/engine.hpp"
+
+namespace flysim {
+
+enum class EngineKind { cpu, cuda };
+
+std::string to_string(EngineKind kind);
+
+// True when this binary was built with FLYSIM_CUDA=ON.
+bool cuda_compiled_in();
+
+// Builds an engine holding the resting state of trial 0. `threads` sizes the CPU pool.
+// Throws input_error when cuda is asked for and cannot be had, saying why and what to do.
+std::unique_ptr<Engine> make_engine(EngineKind kind, EngineSetup setup, unsigned threads);
+
+}  // namespace flysim
