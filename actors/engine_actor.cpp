@@ -1,0 +1,42 @@
+#include "actors/engine_actor.hpp"
+
+namespace flysim {
+
+namespace {
+// Runs one engine call; an exception becomes an error reply instead of killing the actor
+// with a message nobody reads.
+template <class F>
+auto guarded(F&& f) -> caf::result<decltype(f())> {
+  try {
+    return f();
+  } catch (const std::exception& e) {
+    return fail(e.what());
+  }
+}
+}  // namespace
+
+engine_actor::behavior_type engine_behavior(engine_actor::stateful_pointer<engine_state> self,
+                                            std::shared_ptr<Engine> engine) {
+  self->state.engine = std::move(engine);
+  return {
+      [=](advance_atom, const EpochRequest& r) -> caf::result<EpochSpikes> {
+        return guarded([&] {
+          return EpochSpikes{r.trial, r.first, r.steps, self->state.engine->advance({r.first, r.steps})};
+        });
+      },
+      [=](export_atom) -> caf::result<EngineState> { return guarded([&] { return self->state.engine->export_state(); }); },
+      [=](import_atom, const EngineState& s) -> caf::result<import_atom> {
+        return guarded([&] {
+          self->state.engine->import_state(s);
+          return import_atom::value;
+        });
+      },
+      [=](describe_atom) { return self->state.engine->describe(); },
+  };
+}
+
+engine_actor spawn_engine(caf::actor_system& system, std::shared_ptr<Engine> engine) {
+  return system.spawn<caf::detached>(engine_behavior, std::move(engine));
+}
+
+}  // namespace flysim

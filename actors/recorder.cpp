@@ -1,0 +1,81 @@
+#include "actors/recorder.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace flysim {
+
+namespace {
+// Digits after the point that print step * dt exactly enough (dt = 0.1 -> 1).
+int decimals_for(double dt_ms) {
+  int decimals = 0;
+  while (decimals < 6 && std::fabs(dt_ms * std::pow(10.0, decimals) - std::round(dt_ms * std::pow(10.0, decimals))) > 1e-9)
+    ++decimals;
+  return decimals;
+}
+
+void write_rates(const std::string& path, const std::vector<Responder>& ranked) {
+  AtomicFile out(path);
+  std::string text = "neuron_id,index,spikes,rate_hz\n";
+  for (const Responder& r : ranked) fmt::format_to(std::back_inserter(text), "{},{},{},{:.3f}\n", r.root_id, r.index, r.spikes, r.rate_Hz);
+  out.write(text.data(), text.size());
+  out.commit();
+}
+}  // namespace
+
+std::vector<Responder> rank_responders(const Network& net, const std::vector<uint64_t>& counts, double seconds) {
+  std::vector<Responder> ranked;
+  for (uint32_t i = 0; i < counts.size(); ++i)
+    if (counts[i] > 0) ranked.push_back({net.root_ids[i], i, counts[i], static_cast<double>(counts[i]) / seconds});
+  std::stable_sort(ranked.begin(), ranked.end(), [](const Responder& a, const Responder& b) { return a.spikes > b.spikes; });
+  return ranked;
+}
+
+recorder_actor::behavior_type recorder_behavior(recorder_actor::stateful_pointer<recorder_state> self,
+                                                RecorderConfig config) {
+  auto& st = self->state;
+  st.config = std::move(config);
+  st.counts.assign(st.config.network->neuron_count(), 0);
+  st.time_decimals = decimals_for(st.config.dt_ms);
+  if (!st.config.spikes_path.empty()) {
+    st.spikes_file.emplace(st.config.spikes_path);
+    static constexpr char header[] = "trial,step,t_ms,neuron_id\n";
+    st.spikes_file->write(header, sizeof header - 1);
+  }
+  return {
+      [=](record_atom, const EpochSpikes& epoch) {
+        auto& st = self->state;
+        st.total += epoch.spikes.size();
+        st.line_buffer.clear();
+        for (const Spike& s : epoch.spikes) {
+          ++st.counts[s.neuron];
+          if (st.spikes_file)
+            fmt::format_to(std::back_inserter(st.line_buffer), "{},{},{:.{}f},{}\n", epoch.trial, s.step,
+                           s.step * st.config.dt_ms, st.time_decimals, st.config.network->root_ids[s.neuron]);
+        }
+        if (st.spikes_file) st.spikes_file->write(st.line_buffer.data(), st.line_buffer.size());
+      },
+      [=](finish_atom) -> caf::result<RecorderSummary> {
+        auto& st = self->state;
+        try {
+          if (st.spikes_file) st.spikes_file->commit();
+          st.spikes_file.reset();
+          const double seconds = st.config.trials * st.config.steps_per_trial * st.config.dt_ms * 1e-3;
+          std::vector<Responder> ranked = rank_responders(*st.config.network, st.counts, seconds);
+          if (!st.config.rates_path.empty()) write_rates(st.config.rates_path, ranked);
+          RecorderSummary summary;
+          summary.spikes = st.total;
+          summary.active_neurons = static_cast<uint32_t>(ranked.size());
+          ranked.resize(std::min(ranked.size(), st.config.top_count));
+          summary.top = std::move(ranked);
+          return summary;
+        } catch (const std::exception& e) {
+          return fail(e.what());
+        }
+      },
+  };
+}
+
+}  // namespace flysim

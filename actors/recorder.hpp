@@ -1,0 +1,42 @@
+#pragma once
+// The recorder: counts spikes per neuron and writes the spike and rate files. Files
+// appear under their names only when the run finishes (model/atomic_file.hpp); a run
+// that fails or is interrupted leaves nothing that looks complete.
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "messages/interfaces.hpp"
+#include "model/atomic_file.hpp"
+#include "model/network.hpp"
+
+namespace flysim {
+
+struct RecorderConfig {
+  std::shared_ptr<const Network> network;
+  std::string spikes_path;  // empty: no spike file
+  std::string rates_path;   // empty: no rate file
+  int32_t trials = 1;
+  int32_t steps_per_trial = 0;
+  double dt_ms = 0.1;
+  std::size_t top_count = 10;
+};
+
+struct recorder_state {
+  RecorderConfig config;
+  std::vector<uint64_t> counts;
+  uint64_t total = 0;
+  std::optional<AtomicFile> spikes_file;
+  int time_decimals = 1;
+  std::string line_buffer;
+  static inline const char* name = "recorder";
+};
+
+recorder_actor::behavior_type recorder_behavior(recorder_actor::stateful_pointer<recorder_state> self,
+                                                RecorderConfig config);
+
+// Rates of every neuron that spiked, highest first (ties by index).
+std::vector<Responder> rank_responders(const Network& net, const std::vector<uint64_t>& counts, double seconds);
+
+}  // namespace flysim

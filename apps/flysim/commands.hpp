@@ -1,0 +1,11 @@
+#pragma once
+// The subcommands of the flysim program; each returns the process exit code.
+#include <string>
+#include <vector>
+
+namespace flysim::app {
+
+int run_command(const std::vector<std::string>& args);
+int generate_command(const std::vector<std::string>& args);
+
+}  // namespace flysim::app

@@ -1,0 +1,30 @@
+#pragma once
+// Option groups more than one command uses, and the places flysim finds its data.
+#include <string>
+#include <vector>
+
+#include "apps/flysim/options.hpp"
+#include "model/network_source.hpp"
+
+namespace flysim::app {
+
+// The bundled data folder (data/ of the source tree); FLYSIM_DATA_DIR overrides it.
+std::string data_dir();
+// $XDG_CACHE_HOME/flysim, else $HOME/.cache/flysim, else .flysim-cache.
+std::string default_cache_dir();
+
+// network.* options.
+std::vector<OptionSpec> network_options();
+// log.level.
+std::vector<OptionSpec> log_options();
+// Applies log.level to spdlog (logs go to stderr; stdout carries results).
+void configure_logging(const Options& o);
+NetworkSource network_source(const Options& o);
+
+// Throws input_error unless a file can be created at path (its folder exists and is writable).
+void require_writable(const Options& o, const std::string& key);
+
+// The MN9 root ID (MODEL.md's readout neuron), used by the generator and the summary.
+inline constexpr int64_t kMn9RootId = 720575940660219265;
+
+}  // namespace flysim::app

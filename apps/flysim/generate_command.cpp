@@ -1,0 +1,74 @@
+// flysim generate: writes the synthetic FlyWire-scale network in the FlyWire CSV format.
+#include <spdlog/spdlog.h>
+
+#include <iostream>
+
+#include "apps/flysim/commands.hpp"
+#include "apps/flysim/common_options.hpp"
+#include "model/flywire_csv.hpp"
+#include "model/generator.hpp"
+
+namespace flysim::app {
+
+namespace {
+std::vector<OptionSpec> generate_options() {
+  std::vector<OptionSpec> specs = {
+      {"network.neurons", OptionType::path, data_dir() + "/Completeness_783.csv",
+       "neurons file whose root IDs the network uses (',Completed' header)"},
+      {"network.seed", OptionType::integer, "1", "seed; the same seed gives the same network on any machine"},
+      {"generate.neurons", OptionType::integer, "0", "use only the first N neurons of network.neurons (0: all)"},
+      {"generate.connections", OptionType::integer, "15091983",
+       "connected pairs; the synapse total scales with it (54,492,922 at the default)"},
+      {"output.neurons", OptionType::path, "neurons.csv", "where to write the neurons file"},
+      {"output.connectivity", OptionType::path, "connectivity.csv", "where to write the connectivity CSV"},
+  };
+  const auto logs = log_options();
+  specs.insert(specs.end(), logs.begin(), logs.end());
+  return specs;
+}
+}  // namespace
+
+int generate_command(const std::vector<std::string>& args) {
+  const auto specs = generate_options();
+  for (const auto& a : args)
+    if (a == "--help" || a == "-h") {
+      std::cout << format_help("flysim generate [--key=value ...]",
+                               "Generates a synthetic network with the statistics of FlyWire v783 (model/GENERATOR.md) "
+                               "and writes it in the FlyWire CSV format that `flysim run --network.connectivity=` reads.",
+                               specs);
+      return 0;
+    }
+  const Options o = Options::parse(specs, args);
+  configure_logging(o);
+  require_writable(o, "output.neurons");
+  require_writable(o, "output.connectivity");
+  if (o.text("output.neurons").empty()) o.reject("output.neurons", "must name a file");
+  if (o.text("output.connectivity").empty()) o.reject("output.connectivity", "must name a file");
+
+  NetworkSource source;
+  source.neurons = o.text("network.neurons");
+  source.sugar_ids = data_dir() + "/sugar_grn_783.txt";
+  source.readout_id = kMn9RootId;
+  source.generator_seed = static_cast<uint64_t>(o.integer("network.seed"));
+  GeneratorParams params = generator_params(source);
+  const int64_t neurons = o.integer("generate.neurons");
+  if (neurons < 0 || neurons > static_cast<int64_t>(params.root_ids.size()))
+    o.reject("generate.neurons", "must be 0..the " + std::to_string(params.root_ids.size()) + " neurons of network.neurons");
+  const int64_t connections = o.integer("generate.connections");
+  if (connections < 1) o.reject("generate.connections", "must be at least 1");
+  restrict_generator(params, static_cast<std::size_t>(neurons), static_cast<uint64_t>(connections));
+
+  const Network net = generate_network(params, [](uint64_t done, uint64_t total) {
+    spdlog::info("generating: {}%", 100 * done / (total ? total : 1));
+  });
+  spdlog::info("writing {} and {}", o.text("output.neurons"), o.text("output.connectivity"));
+  write_flywire(net, o.text("output.neurons"), o.text("output.connectivity"), [](uint64_t done, uint64_t total) {
+    if (done == total || done % (1u << 15) == 0) spdlog::info("writing: {}%", 100 * done / (total ? total : 1));
+  });
+  std::cout << "flysim generate: " << net.neuron_count() << " neurons, " << net.connection_count() << " connections, "
+            << net.synapse_count() << " synapses (" << net.description << ") written to " << o.text("output.neurons")
+            << " and " << o.text("output.connectivity") << "\n";
+  return 0;
+}
+
+}  // namespace flysim::app

@@ -1,0 +1,52 @@
+// flysim: the command-line program. Dispatches to a subcommand; turns a user error
+// into one line on stderr and exit code 2, and anything else into exit code 3.
+#include <exception>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "apps/flysim/commands.hpp"
+#include "model/errors.hpp"
+
+namespace {
+constexpr const char* kUsage =
+    "usage: flysim <command> [--key=value ...]\n"
+    "\n"
+    "flysim runs the leaky integrate-and-fire model of the whole adult fruit-fly brain\n"
+    "(Shiu et al., Nature 2024) on the FlyWire connectome or a synthetic stand-in.\n"
+    "\n"
+    "commands:\n"
+    "  run        run a simulation (with no options: 21 sugar GRNs at 150 Hz for 1 s\n"
+    "             on the synthetic FlyWire-scale network, generated and cached on first use)\n"
+    "  generate   write a synthetic FlyWire-scale network as FlyWire CSV files\n"
+    "  help       this text\n"
+    "\n"
+    "`flysim <command> --help` lists a command's options. Options can also come from a\n"
+    "file: --config=FILE with 'key = value' lines (the command line wins).\n"
+    "Examples:\n"
+    "  flysim run\n"
+    "  flysim run --stimulus.rate=200 --run.trials=30 --output.rates=rates.csv\n"
+    "  flysim generate --output.neurons=n.csv --output.connectivity=c.csv\n";
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty() || args[0] == "help" || args[0] == "--help" || args[0] == "-h") {
+    std::cout << kUsage;
+    return 0;
+  }
+  const std::string command = args[0];
+  args.erase(args.begin());
+  try {
+    if (command == "run") return flysim::app::run_command(args);
+    if (command == "generate") return flysim::app::generate_command(args);
+    std::cerr << "flysim: unknown command '" << command << "'\n\n" << kUsage;
+    return 2;
+  } catch (const flysim::input_error& e) {
+    std::cerr << "flysim: error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "flysim: internal error: " << e.what() << "\n";
+    return 3;
+  }
+}

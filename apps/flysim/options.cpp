@@ -1,0 +1,160 @@
+#include "apps/flysim/options.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <fstream>
+
+#include "model/errors.hpp"
+
+namespace flysim::app {
+
+namespace {
+std::string trim(std::string s) {
+  const auto b = s.find_first_not_of(" \t\r");
+  const auto e = s.find_last_not_of(" \t\r");
+  s = b == std::string::npos ? "" : s.substr(b, e - b + 1);
+  if (s.size() >= 2 && (s.front() == '"' || s.front() == '\'') && s.back() == s.front()) s = s.substr(1, s.size() - 2);
+  return s;
+}
+
+bool parse_integer(const std::string& s, int64_t& out) {
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  return ec == std::errc() && end == s.data() + s.size() && !s.empty();
+}
+
+bool parse_number(const std::string& s, double& out) {
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  return ec == std::errc() && end == s.data() + s.size() && !s.empty() && std::isfinite(out);
+}
+
+bool parse_boolean(const std::string& s, bool& out) {
+  if (s == "true" || s == "1" || s == "yes" || s == "on") return out = true, true;
+  if (s == "false" || s == "0" || s == "no" || s == "off") return out = false, true;
+  return false;
+}
+
+const OptionSpec* find_spec(const std::vector<OptionSpec>& specs, const std::string& key) {
+  for (const auto& s : specs)
+    if (s.key == key) return &s;
+  return nullptr;
+}
+
+std::string type_word(const OptionSpec& spec) {
+  switch (spec.type) {
+    case OptionType::integer: return "an integer";
+    case OptionType::number: return "a number";
+    case OptionType::boolean: return "true or false";
+    case OptionType::choice: {
+      std::string s = "one of";
+      for (const auto& c : spec.choices) s += " " + c;
+      return s;
+    }
+    default: return "text";
+  }
+}
+}  // namespace
+
+void Options::set(const std::vector<OptionSpec>& specs, const std::string& key, const std::string& text,
+                  const std::string& origin) {
+  const OptionSpec* spec = find_spec(specs, key);
+  if (!spec) throw input_error(origin + ": unknown option '" + key + "' (see --help for the options of this command)");
+  bool valid = true;
+  int64_t i;
+  double d;
+  bool b;
+  switch (spec->type) {
+    case OptionType::integer: valid = parse_integer(text, i); break;
+    case OptionType::number: valid = parse_number(text, d); break;
+    case OptionType::boolean: valid = parse_boolean(text, b); break;
+    case OptionType::choice: valid = std::find(spec->choices.begin(), spec->choices.end(), text) != spec->choices.end(); break;
+    default: break;
+  }
+  if (!valid) throw input_error(origin + ": option " + key + ": '" + text + "' is not " + type_word(*spec));
+  values_[key] = Value{text, origin, true};
+}
+
+Options Options::parse(const std::vector<OptionSpec>& specs, const std::vector<std::string>& args) {
+  Options o;
+  for (const auto& spec : specs) o.values_[spec.key] = Value{spec.default_value, "default", false};
+  std::vector<std::pair<std::string, std::string>> command_line;
+  for (const auto& arg : args) {
+    if (arg.rfind("--", 0) != 0 || arg.find('=') == std::string::npos)
+      throw input_error("command line: '" + arg + "' is not of the form --key=value (see --help)");
+    const auto eq = arg.find('=');
+    command_line.emplace_back(arg.substr(2, eq - 2), arg.substr(eq + 1));
+  }
+  for (const auto& [key, value] : command_line) {
+    if (key != "config") continue;
+    std::ifstream in(value);
+    if (!in) throw input_error("command line: --config=" + value + ": cannot open the file");
+    std::string line, section;
+    for (std::size_t number = 1; std::getline(in, line); ++number) {
+      const std::string origin = value + ":" + std::to_string(number);
+      line = trim(line);
+      if (line.empty() || line[0] == '#' || line[0] == ';') continue;
+      if (line.front() == '[') {
+        if (line.back() != ']') throw input_error(origin + ": section header '" + line + "' lacks its ']'");
+        section = trim(line.substr(1, line.size() - 2));
+        continue;
+      }
+      const auto eq = line.find('=');
+      if (eq == std::string::npos) throw input_error(origin + ": expected 'key = value', got '" + line + "'");
+      const std::string key = trim(line.substr(0, eq));
+      o.set(specs, section.empty() ? key : section + "." + key, trim(line.substr(eq + 1)), origin);
+    }
+  }
+  for (const auto& [key, value] : command_line)
+    if (key != "config") o.set(specs, key, value, "command line");
+  return o;
+}
+
+const Options::Value& Options::value(const std::string& key) const {
+  const auto it = values_.find(key);
+  if (it == values_.end()) throw std::logic_error("option " + key + " is not declared for this command");
+  return it->second;
+}
+
+const std::string& Options::text(const std::string& key) const { return value(key).text; }
+
+int64_t Options::integer(const std::string& key) const {
+  int64_t i = 0;
+  if (!parse_integer(text(key), i)) reject(key, "is not an integer");
+  return i;
+}
+
+double Options::number(const std::string& key) const {
+  double d = 0;
+  if (!parse_number(text(key), d)) reject(key, "is not a number");
+  return d;
+}
+
+bool Options::boolean(const std::string& key) const {
+  bool b = false;
+  if (!parse_boolean(text(key), b)) reject(key, "is not true or false");
+  return b;
+}
+
+bool Options::given(const std::string& key) const { return value(key).given; }
+std::string Options::origin(const std::string& key) const { return value(key).origin; }
+
+void Options::reject(const std::string& key, const std::string& why) const {
+  throw input_error(origin(key) + ": option " + key + "='" + text(key) + "' " + why);
+}
+
+std::string format_help(const std::string& usage, const std::string& description, const std::vector<OptionSpec>& specs) {
+  std::string out = "usage: " + usage + "\n\n" + description + "\n\noptions (--key=value on the command line, or 'key = value'\n"
+                    "lines, optionally under [section] headers, in a file given with --config=FILE):\n";
+  for (const auto& spec : specs) {
+    out += "  --" + spec.key + "=<" + (spec.type == OptionType::path ? "path" : spec.type == OptionType::integer ? "int"
+                                       : spec.type == OptionType::number ? "number" : spec.type == OptionType::boolean ? "bool"
+                                       : spec.type == OptionType::choice ? "choice" : "text") + ">\n";
+    out += "      " + spec.help;
+    if (spec.type == OptionType::choice) out += " (" + type_word(spec) + ")";
+    out += spec.default_value.empty() ? " [default: none]\n" : " [default: " + spec.default_value + "]\n";
+  }
+  out += "  --config=<path>\n      read options from a file first; the command line overrides it\n";
+  return out;
+}
+
+}  // namespace flysim::app

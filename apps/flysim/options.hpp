@@ -1,0 +1,56 @@
+#pragma once
+// flysim's options: one table of keys shared by config files and the command line.
+// The key names are a contract (other tools drive flysim through them).
+//
+// Written here rather than with CAF's actor_system_config because CAF 0.17 silently
+// ignores unknown keys in a config file (see ../shared/docs/CAF-0.17.md), and a typo
+// in `run.duration-ms` must be an error naming the file and line, not a default.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace flysim::app {
+
+enum class OptionType { text, path, integer, number, boolean, choice };
+
+struct OptionSpec {
+  std::string key;
+  OptionType type;
+  std::string default_value;
+  std::string help;
+  std::vector<std::string> choices;  // for OptionType::choice
+};
+
+class Options {
+ public:
+  // Parses `--key=value` arguments and `--config=FILE` (read first; the command line
+  // wins). Throws input_error naming the option and where it came from.
+  static Options parse(const std::vector<OptionSpec>& specs, const std::vector<std::string>& args);
+
+  const std::string& text(const std::string& key) const;
+  int64_t integer(const std::string& key) const;
+  double number(const std::string& key) const;
+  bool boolean(const std::string& key) const;
+  // True when the user set the key (config file or command line).
+  bool given(const std::string& key) const;
+  // "command line", "FILE:LINE" or "default": where the value came from.
+  std::string origin(const std::string& key) const;
+  // An input_error that names the option, its value and its origin.
+  [[noreturn]] void reject(const std::string& key, const std::string& why) const;
+
+ private:
+  struct Value {
+    std::string text;
+    std::string origin;
+    bool given = false;
+  };
+  void set(const std::vector<OptionSpec>& specs, const std::string& key, const std::string& value, const std::string& origin);
+  const Value& value(const std::string& key) const;
+  std::map<std::string, Value> values_;
+};
+
+// `--help` text for a command: usage line, description, and every option.
+std::string format_help(const std::string& usage, const std::string& description, const std::vector<OptionSpec>& specs);
+
+}  // namespace flysim::app

@@ -1,0 +1,32 @@
+#pragma once
+// Every typed actor interface of flysim (VAST's actors.hpp habit): one line per handler.
+#include <caf/all.hpp>
+
+#include "messages/messages.hpp"
+
+namespace flysim {
+
+// The engine: owns a kernels Engine (CPU pool or CUDA stream) and its state.
+using engine_actor = caf::typed_actor<
+    // Advance one epoch of the current trial; reply with its spikes.
+    caf::replies_to<advance_atom, EpochRequest>::with<EpochSpikes>,
+    // Export the complete state at the current epoch boundary.
+    caf::replies_to<export_atom>::with<EngineState>,
+    // Replace the state (new trial, restore, hot-swap); reply when done.
+    caf::replies_to<import_atom, EngineState>::with<import_atom>,
+    // Describe the engine ("cpu pool, 2 threads").
+    caf::replies_to<describe_atom>::with<std::string>>;
+
+// The recorder: writes spikes and rates, counts per neuron.
+using recorder_actor = caf::typed_actor<
+    // Record one epoch's spikes (they arrive in order from the sim loop).
+    caf::reacts_to<record_atom, EpochSpikes>,
+    // Close the files (commit them under their names); reply with the summary.
+    caf::replies_to<finish_atom>::with<RecorderSummary>>;
+
+// The sim loop: owns the clock and the run plan.
+using sim_loop_actor = caf::typed_actor<
+    // Run the whole plan; reply when every trial is done and recorded.
+    caf::replies_to<run_atom>::with<RunSummary>>;
+
+}  // namespace flysim

@@ -1,0 +1,26 @@
+#include "messages/messages.hpp"
+
+namespace flysim {
+
+void register_message_types(caf::actor_system_config& cfg) {
+  cfg.add_message_type<Spike>("flysim.spike");
+  cfg.add_message_type<std::vector<Spike>>("flysim.spikes");
+  cfg.add_message_type<EngineState>("flysim.engine_state");
+  cfg.add_message_type<EpochRequest>("flysim.epoch_request");
+  cfg.add_message_type<EpochSpikes>("flysim.epoch_spikes");
+  cfg.add_message_type<Responder>("flysim.responder");
+  cfg.add_message_type<std::vector<Responder>>("flysim.responders");
+  cfg.add_message_type<RecorderSummary>("flysim.recorder_summary");
+  cfg.add_message_type<RunSummary>("flysim.run_summary");
+}
+
+caf::error fail(const std::string& message) { return caf::make_error(caf::sec::runtime_error, message); }
+
+std::string describe_error(const caf::error& err) {
+  if (err.category() == caf::atom("system") && err.code() == static_cast<uint8_t>(caf::sec::runtime_error) &&
+      err.context().match_elements<std::string>())
+    return err.context().get_as<std::string>(0);
+  return caf::to_string(err);
+}
+
+}  // namespace flysim

@@ -1,0 +1,104 @@
+#pragma once
+// Every message type and atom of flysim, in one place, with its inspect() (CAF 0.17
+// style: f(meta::type_name, fields...)). Registered by register_message_types().
+#include <caf/all.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/engine_state.hpp"
+#include "model/spike.hpp"
+
+namespace flysim {
+
+// ---- atoms (0.17: atom_constant, at most 10 characters)
+using advance_atom = caf::atom_constant<caf::atom("advance")>;
+using export_atom = caf::atom_constant<caf::atom("export")>;
+using import_atom = caf::atom_constant<caf::atom("import")>;
+using describe_atom = caf::atom_constant<caf::atom("describe")>;
+using record_atom = caf::atom_constant<caf::atom("record")>;
+using finish_atom = caf::atom_constant<caf::atom("finish")>;
+using run_atom = caf::atom_constant<caf::atom("run")>;
+
+// ---- sim_loop -> engine: advance the current trial through [first, first + steps)
+struct EpochRequest {
+  int32_t trial = 0;
+  int32_t first = 0;
+  int32_t steps = 0;
+};
+
+// ---- engine -> sim_loop -> recorder: the spikes of one epoch, sorted (step, neuron)
+struct EpochSpikes {
+  int32_t trial = 0;
+  int32_t first = 0;
+  int32_t steps = 0;
+  std::vector<Spike> spikes;
+};
+
+// One line of the top-responders table.
+struct Responder {
+  int64_t root_id = 0;
+  uint32_t index = 0;
+  uint64_t spikes = 0;
+  double rate_Hz = 0.0;
+};
+
+// ---- recorder -> sim_loop: what was written
+struct RecorderSummary {
+  uint64_t spikes = 0;
+  uint32_t active_neurons = 0;   // neurons with at least one spike
+  std::vector<Responder> top;    // highest rates first
+};
+
+// ---- sim_loop -> caller: the whole run
+struct RunSummary {
+  RecorderSummary recorded;
+  std::string engine;            // the engine's describe()
+  int32_t trials = 0;
+  double simulated_s = 0.0;      // per trial
+  double wall_s = 0.0;
+  double cpu_s = 0.0;            // process CPU time (getrusage) during the run
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, Spike& x) {
+  return f(caf::meta::type_name("flysim.spike"), x.step, x.neuron);
+}
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, EngineState& x) {
+  return f(caf::meta::type_name("flysim.engine_state"), x.trial, x.next_step, x.v, x.g, x.last_spike, x.pending);
+}
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, EpochRequest& x) {
+  return f(caf::meta::type_name("flysim.epoch_request"), x.trial, x.first, x.steps);
+}
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, EpochSpikes& x) {
+  return f(caf::meta::type_name("flysim.epoch_spikes"), x.trial, x.first, x.steps, x.spikes);
+}
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, Responder& x) {
+  return f(caf::meta::type_name("flysim.responder"), x.root_id, x.index, x.spikes, x.rate_Hz);
+}
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, RecorderSummary& x) {
+  return f(caf::meta::type_name("flysim.recorder_summary"), x.spikes, x.active_neurons, x.top);
+}
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, RunSummary& x) {
+  return f(caf::meta::type_name("flysim.run_summary"), x.recorded, x.engine, x.trials, x.simulated_s, x.wall_s,
+           x.cpu_s);
+}
+
+// Registers every type above with the actor system (0.17 needs this explicitly for
+// anything that crosses a process boundary; local use works either way).
+void register_message_types(caf::actor_system_config& cfg);
+
+// The text of an error made by fail() below, or CAF's rendering of any other error.
+std::string describe_error(const caf::error& err);
+
+// An error carrying a human-readable message (an exception's what()).
+caf::error fail(const std::string& message);
+
+}  // namespace flysim

@@ -1,0 +1,131 @@
+#include "model/network_source.hpp"
+
+#include <chrono>
+#include <algorithm>
+#include <filesystem>
+
+#include "model/csv_reader.hpp"
+#include "model/errors.hpp"
+#include "model/edge_list.hpp"
+#include "model/flywire_csv.hpp"
+#include "model/generator.hpp"
+#include "model/network_cache.hpp"
+
+namespace flysim {
+
+namespace {
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// The model indices of the IDs listed in `path` that exist among `ids` (the generator
+// needs them before a Network exists).
+std::vector<uint32_t> indices_of_listed_ids(const std::string& path, const std::vector<int64_t>& ids) {
+  const auto index = index_of_ids(ids, path);
+  std::vector<uint32_t> found;
+  CsvReader reader(path);
+  while (reader.next_line()) {
+    std::string_view text = CsvReader::trim(reader.line());
+    if (text.empty() || text.front() == '#') continue;
+    const auto it = index.find(reader.integer<int64_t>(0, "neuron ID"));
+    if (it != index.end()) found.push_back(it->second);
+  }
+  return found;
+}
+
+}  // namespace
+
+GeneratorParams generator_params(const NetworkSource& source) {
+  GeneratorParams params;
+  params.root_ids = load_flywire_neurons(source.neurons);
+  params.seed = source.generator_seed;
+  if (!source.sugar_ids.empty()) params.sensory = indices_of_listed_ids(source.sugar_ids, params.root_ids);
+  const auto index = index_of_ids(params.root_ids, source.neurons);
+  if (const auto it = index.find(source.readout_id); it != index.end()) params.motor.push_back(it->second);
+  return params;
+}
+
+void restrict_generator(GeneratorParams& params, std::size_t neurons, uint64_t connections) {
+  if (neurons > 0 && neurons < params.root_ids.size()) {
+    params.root_ids.resize(neurons);
+    const auto outside = [&](uint32_t i) { return i >= neurons; };
+    std::erase_if(params.sensory, outside);
+    std::erase_if(params.motor, outside);
+  }
+  const uint64_t n = params.root_ids.size();
+  params.synapses = static_cast<uint64_t>(static_cast<double>(params.synapses) * static_cast<double>(connections) /
+                                          static_cast<double>(params.connections));
+  params.connections = connections;
+  if (params.synapses < connections) params.synapses = connections;
+  const uint64_t max_pairs = n * (n - 1);
+  if (params.connections > max_pairs / 2)
+    throw input_error("a network of " + std::to_string(n) + " neurons cannot hold " + std::to_string(connections) +
+                      " connections with a realistic sparsity; ask for at most " + std::to_string(max_pairs / 2));
+  params.max_out_degree = static_cast<uint32_t>(std::min<uint64_t>(params.max_out_degree, n - 1));
+  params.max_in_degree = static_cast<uint32_t>(std::min<uint64_t>(params.max_in_degree, n - 1));
+}
+
+namespace {
+std::string cache_path(const NetworkSource& source, const std::string& key) {
+  const uint64_t hash = std::hash<std::string>{}(key);
+  char name[64];
+  std::snprintf(name, sizeof name, "network-%016llx.fsnet", static_cast<unsigned long long>(hash));
+  return (std::filesystem::path(source.cache_dir) / name).string();
+}
+}  // namespace
+
+std::shared_ptr<const Network> obtain_network(const NetworkSource& source, const std::function<void(const std::string&)>& log) {
+  const auto t0 = std::chrono::steady_clock::now();
+  std::string key;
+  GeneratorParams params;
+  const bool synthetic = source.connectivity.empty();
+  if (synthetic) {
+    params = generator_params(source);
+    key = generator_signature(params);
+  } else if (source.format == "flywire") {
+    key = "flywire " + file_source_key({source.neurons, source.connectivity});
+  } else {
+    key = "edgelist " + file_source_key(source.neurons.empty() ? std::vector<std::string>{source.connectivity}
+                                                             : std::vector<std::string>{source.connectivity, source.neurons}) +
+          " inhibitory=" + std::to_string(source.inhibitory_fraction) + " seed=" + std::to_string(source.sign_seed);
+  }
+
+  std::string path;
+  if (!source.cache_dir.empty()) {
+    path = cache_path(source, key);
+    if (auto cached = load_network_cache(path, key)) {
+      log("network: " + cached->description + " from cache " + path + " in " + std::to_string(seconds_since(t0)) + " s");
+      return std::make_shared<const Network>(std::move(*cached));
+    }
+  }
+
+  Network net;
+  if (synthetic) {
+    log("network: generating the synthetic FlyWire-scale network (" + key + "); once, then it is cached");
+    net = generate_network(params, [&](uint64_t done, uint64_t total) {
+      log("network: generating, " + std::to_string(100 * done / (total ? total : 1)) + "%");
+    });
+  } else if (source.format == "flywire") {
+    log("network: reading " + source.connectivity);
+    net = load_flywire(source.neurons, source.connectivity, [&](uint64_t done, uint64_t total) {
+      log("network: read " + std::to_string(done >> 20) + " of " + std::to_string(total >> 20) + " MiB");
+    });
+  } else {
+    net = load_edge_list(source.connectivity, source.neurons, SignRule{source.inhibitory_fraction, source.sign_seed});
+  }
+  log("network: " + std::to_string(net.neuron_count()) + " neurons, " + std::to_string(net.connection_count()) +
+      " connections, " + std::to_string(net.synapse_count()) + " synapses, ready in " + std::to_string(seconds_since(t0)) + " s");
+  if (!path.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(source.cache_dir, ec);
+    if (ec) {
+      log("network: cannot create cache directory " + source.cache_dir + " (" + ec.message() + "); not caching");
+    } else {
+      save_network_cache(net, path, key);
+      log("network: cached in " + path);
+    }
+  }
+  return std::make_shared<const Network>(std::move(net));
+}
+
+}  // namespace flysim
