@@ -1,5 +1,6 @@
 #pragma once
 // Helpers shared by the tests: tiny hand-built networks and the reference data path.
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
@@ -9,7 +10,12 @@
 
 namespace flysim::test {
 
-inline std::string data_path(const std::string& relative) { return std::string(FLYSIM_TEST_DATA) + "/" + relative; }
+// tests/data of the source tree, or $FLYSIM_TEST_DATA_DIR (the GPU machine runs a
+// bundled copy of the tests, away from the source tree).
+inline std::string data_path(const std::string& relative) {
+  const char* dir = std::getenv("FLYSIM_TEST_DATA_DIR");
+  return std::string(dir && *dir ? dir : FLYSIM_TEST_DATA) + "/" + relative;
+}
 
 // A network of `n` neurons with IDs 1000+i and the given (pre, post, signed synapses).
 std::shared_ptr<Network> tiny_network(std::size_t n, const std::vector<Connection>& connections);

@@ -1,0 +1,36 @@
+# flysim: the two commands of README.md, and their parts.
+#   make run    install missing packages, build (Release), run the canonical experiment
+#   make test   install missing packages, build, run the whole test suite
+# ARGS="--key=value ..." passes options to `flysim run`.
+BUILD ?= build
+JOBS ?= $(shell nproc)
+# The CUDA engine is compiled whenever nvcc is found (tests of it skip without a GPU).
+NVCC := $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
+CUDA_ARCHS ?= 75-real;80-real;86-real;89-real;90-real;90-virtual
+ifneq ($(NVCC),)
+  CUDA_FLAGS := -DFLYSIM_CUDA=ON -DCMAKE_CUDA_COMPILER=$(NVCC) "-DCMAKE_CUDA_ARCHITECTURES=$(CUDA_ARCHS)"
+endif
+CMAKE_ARGS ?=
+
+.PHONY: setup configure build run test bench clean
+
+setup:
+	bash scripts/setup.sh
+
+configure: setup
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CUDA_FLAGS) $(CMAKE_ARGS)
+
+build: configure
+	cmake --build $(BUILD) -j$(JOBS)
+
+run: build
+	$(BUILD)/flysim run $(ARGS)
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
+
+bench: build
+	bash bench/bench.sh $(BUILD)/flysim
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,192 @@
+// End-to-end tests of the flysim program: exit codes, one-line errors naming file and
+// line, output files that appear only when complete, and the reference match through
+// the whole actor pipeline.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "test_support.hpp"
+
+namespace flysim::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int code;
+  std::string out, err;
+};
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("flysim-cli-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+
+  void write(const std::string& name, const std::string& text) const { std::ofstream(path(name)) << text; }
+
+  static std::string slurp(const std::string& p) {
+    std::ifstream in(p);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  }
+
+  Result flysim(const std::string& args) const {
+    const std::string cmd = std::string(FLYSIM_BINARY) + " " + args + " --network.cache-dir=" + path("cache") + " > " +
+                            path("stdout") + " 2> " + path("stderr");
+    const int status = std::system(cmd.c_str());
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(path("stdout")), slurp(path("stderr"))};
+  }
+
+  std::string net2000(const std::string& extra = "") const {
+    return "run --network.neurons=" + data_path("net2000/neurons.csv") + " --network.connectivity=" +
+           data_path("net2000/connectivity.csv") + " " + extra;
+  }
+
+  // A copy of net2000's connectivity with line `line` (1-based) replaced.
+  std::string connectivity_with(std::size_t line, const std::string& replacement) const {
+    std::ifstream in(data_path("net2000/connectivity.csv"));
+    std::string text, row;
+    for (std::size_t n = 1; std::getline(in, row); ++n) text += (n == line ? replacement : row) + "\n";
+    write("connectivity.csv", text);
+    return path("connectivity.csv");
+  }
+
+  fs::path dir_;
+};
+
+// One line on stderr that names the file and line, exit code 2, no output file.
+void expect_one_line_error(const Result& r, const std::string& where) {
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("error: " + where), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
+TEST_F(Cli, HelpExplainsCommandsAndOptions) {
+  const Result top = flysim("--help");
+  EXPECT_EQ(top.code, 0);
+  EXPECT_NE(top.out.find("generate"), std::string::npos);
+  const Result run = flysim("run --help");
+  EXPECT_EQ(run.code, 0);
+  for (const char* key : {"network.neurons", "network.connectivity", "stimulus.ids", "stimulus.rate", "stimulus.kicks",
+                          "run.duration-ms", "run.trials", "run.seed", "engine.kind", "engine.threads", "output.spikes",
+                          "output.rates"})
+    EXPECT_NE(run.out.find(std::string("--") + key + "="), std::string::npos) << key;
+}
+
+TEST_F(Cli, UnknownOptionAndBadValueAreErrors) {
+  Result r = flysim("run --run.duration=5");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("unknown option 'run.duration'"), std::string::npos) << r.err;
+  r = flysim("run --run.trials=many");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("run.trials: 'many' is not an integer"), std::string::npos) << r.err;
+  write("bad.ini", "[run]\nduration-ms = 10\ntrails = 3\n");
+  r = flysim("run --config=" + path("bad.ini"));
+  expect_one_line_error(r, path("bad.ini") + ":3: unknown option 'run.trails'");
+}
+
+TEST_F(Cli, MissingColumnNamesFileAndLine) {
+  const std::string file = connectivity_with(1, "Presynaptic_ID,Postsynaptic_ID,Presynaptic_Index,Postsynaptic_Index,Connectivity,Excitatory");
+  expect_one_line_error(flysim(net2000().replace(net2000().find(data_path("net2000/connectivity.csv")),
+                                                 data_path("net2000/connectivity.csv").size(), file)),
+                        file + ":1: missing column 'Excitatory x Connectivity'");
+}
+
+TEST_F(Cli, NonNumericFieldNamesFileAndLine) {
+  const std::string file = connectivity_with(5, "820475940600000023,820475940600019979,0,393,thirteen,1,13");
+  const Result r = flysim("run --network.neurons=" + data_path("net2000/neurons.csv") + " --network.connectivity=" + file);
+  expect_one_line_error(r, file + ":5: column 'Connectivity': 'thirteen' is not an integer");
+}
+
+TEST_F(Cli, IndexOutOfRangeNamesFileAndLine) {
+  const std::string file = connectivity_with(3, "820475940600000023,820475940600019979,0,2000,13,1,13");
+  const Result r = flysim("run --network.neurons=" + data_path("net2000/neurons.csv") + " --network.connectivity=" + file);
+  expect_one_line_error(r, file + ":3: Postsynaptic_Index 2000 is out of range");
+}
+
+TEST_F(Cli, DuplicateNeuronNamesFileAndLine) {
+  write("neurons.csv", ",Completed\n11,True\n12,True\n11,True\n");
+  write("conn.csv", "Presynaptic_ID,Postsynaptic_ID,Presynaptic_Index,Postsynaptic_Index,Connectivity,Excitatory,Excitatory x Connectivity\n");
+  const Result r = flysim("run --network.neurons=" + path("neurons.csv") + " --network.connectivity=" + path("conn.csv"));
+  expect_one_line_error(r, path("neurons.csv") + ":4: neuron ID 11 appears more than once");
+}
+
+TEST_F(Cli, UnknownStimulusIdNamesFileAndLine) {
+  write("ids.txt", "# two IDs\n820475940600000023\n12345\n");
+  const Result r = flysim(net2000("--stimulus.ids=" + path("ids.txt") + " --output.spikes=" + path("spikes.csv")));
+  expect_one_line_error(r, path("ids.txt") + ":3: neuron ID 12345 is not in the network");
+  EXPECT_FALSE(fs::exists(path("spikes.csv")));
+}
+
+TEST_F(Cli, MatchesTheReferenceThroughTheActors) {
+  const Result r = flysim(net2000("--stimulus.kicks=" + data_path("net2000/kicks.csv") + " --output.spikes=" +
+                                  path("spikes.csv") + " --output.rates=" + path("rates.csv") + " --engine.threads=2"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("spikes      7755 from 72 active neurons"), std::string::npos) << r.out;
+  // Same spikes as Brian2's, in the output format trial,step,t_ms,neuron_id.
+  std::ifstream ours(path("spikes.csv")), reference(data_path("net2000/brian_kicks.csv"));
+  std::string a, b;
+  std::getline(ours, a);
+  EXPECT_EQ(a, "trial,step,t_ms,neuron_id");
+  std::getline(reference, b);
+  std::size_t rows = 0;
+  while (std::getline(reference, b)) {
+    ASSERT_TRUE(std::getline(ours, a));
+    const std::string step = b.substr(0, b.find(',')), id = b.substr(b.find(',') + 1);
+    const std::string t_ms = std::to_string(std::stoi(step) / 10) + "." + std::to_string(std::stoi(step) % 10);
+    ASSERT_EQ(a, "0," + step + "," + t_ms + "," + id);
+    ++rows;
+  }
+  EXPECT_EQ(rows, 7755u);
+  EXPECT_FALSE(std::getline(ours, a));
+  EXPECT_EQ(slurp(path("rates.csv")).substr(0, 31), "neuron_id,index,spikes,rate_hz\n");
+}
+
+TEST_F(Cli, BadOutputFolderIsAnErrorBeforeAnythingRuns) {
+  const Result r = flysim(net2000("--output.spikes=" + path("no/such/dir/spikes.csv")));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("output.spikes"), std::string::npos) << r.err;
+}
+
+TEST_F(Cli, InterruptStopsCleanlyAndLeavesNoOutput) {
+  const std::string cmd = std::string(FLYSIM_BINARY) + " " +
+                          net2000("--stimulus.ids=" + data_path("net2000/stimulated.txt") +
+                                  " --run.duration-ms=100000000 --output.spikes=" + path("spikes.csv")) +
+                          " --network.cache-dir=" + path("cache") + " 2> " + path("stderr");
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  // Wait until the run is under way (its progress lines appear), then Ctrl-C.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (slurp(path("stderr")).find("simulated") == std::string::npos && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ::kill(pid, SIGINT);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status)) << slurp(path("stderr"));
+  EXPECT_EQ(WEXITSTATUS(status), 130) << slurp(path("stderr"));
+  EXPECT_FALSE(fs::exists(path("spikes.csv")));
+  for (const auto& entry : fs::directory_iterator(dir_))
+    EXPECT_EQ(entry.path().filename().string().find("spikes.csv"), std::string::npos) << entry.path();
+}
+
+}  // namespace
+}  // namespace flysim::test
