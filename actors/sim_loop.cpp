@@ -14,6 +14,12 @@ double process_cpu_seconds() {
   return seconds(usage.ru_utime) + seconds(usage.ru_stime);
 }
 
+double peak_memory_MiB() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;
+}
+
 namespace {
 using self_ptr = sim_loop_actor::stateful_pointer<sim_loop_state>;
 
@@ -54,6 +60,7 @@ void finish(self_ptr self) {
                       summary.simulated_s = st.plan.steps_per_trial * st.plan.dt_ms * 1e-3;
                       summary.wall_s = elapsed_s(st);
                       summary.cpu_s = process_cpu_seconds() - st.cpu_at_start;
+                      summary.peak_memory_MiB = peak_memory_MiB();
                       st.promise.deliver(std::move(summary));
                     },
                     [=](caf::error& err) { abort_run(self, err); });

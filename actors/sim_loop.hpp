@@ -41,5 +41,7 @@ sim_loop_actor::behavior_type sim_loop_behavior(sim_loop_actor::stateful_pointer
 
 // Process CPU time (user + system) in seconds, from getrusage.
 double process_cpu_seconds();
+// Peak resident memory of the process in MiB, from getrusage.
+double peak_memory_MiB();
 
 }  // namespace flysim

@@ -59,6 +59,7 @@ struct RunSummary {
   double simulated_s = 0.0;      // per trial
   double wall_s = 0.0;
   double cpu_s = 0.0;            // process CPU time (getrusage) during the run
+  double peak_memory_MiB = 0.0;  // peak resident set of the process (getrusage)
 };
 
 template <class Inspector>
@@ -88,7 +89,7 @@ typename Inspector::result_type inspect(Inspector& f, RecorderSummary& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, RunSummary& x) {
   return f(caf::meta::type_name("flysim.run_summary"), x.recorded, x.engine, x.trials, x.simulated_s, x.wall_s,
-           x.cpu_s);
+           x.cpu_s, x.peak_memory_MiB);
 }
 
 // Registers every type above with the actor system (0.17 needs this explicitly for

@@ -15,6 +15,7 @@
 #include "apps/flysim/commands.hpp"
 #include "apps/flysim/common_options.hpp"
 #include "kernels/engine_factory.hpp"
+#include "kernels/version.hpp"
 #include "model/errors.hpp"
 #include "model/lif_params.hpp"
 
@@ -97,7 +98,8 @@ StimulusPlan stimulus_plan(const Options& o, const Network& net) {
 std::atomic<int> g_signal{0};
 extern "C" void on_signal(int sig) { g_signal.store(sig); }
 
-void print_summary(const RunSummary& s, const Network& net, const StimulusPlan& plan, double rate_Hz) {
+void print_summary(const RunSummary& s, const Network& net, const StimulusPlan& plan, double rate_Hz,
+                   const std::string& compatibility) {
   const double simulated_total = s.simulated_s * s.trials;
   std::cout << fmt::format(
       "flysim run: done\n"
@@ -117,9 +119,12 @@ void print_summary(const RunSummary& s, const Network& net, const StimulusPlan& 
   std::cout << fmt::format(
       "  wall time   {:.3f} s, {:.4f} wall s per simulated s ({:.1f}x faster than real time)\n"
       "  host cpu    {:.3f} s, {:.4f} cpu s per simulated s\n"
-      "  engine      {}\n",
+      "  memory      {:.0f} MiB peak\n"
+      "  engine      {}\n"
+      "  compat      {}\n"
+      "  kernel      {}\n",
       s.wall_s, per_sim, per_sim > 0 ? 1.0 / per_sim : 0.0, s.cpu_s, simulated_total > 0 ? s.cpu_s / simulated_total : 0.0,
-      s.engine);
+      s.peak_memory_MiB, s.engine, compatibility, kKernelVersion);
 }
 
 }  // namespace
@@ -154,6 +159,7 @@ int run_command(const std::vector<std::string>& args) {
   auto net = obtain_network(network_source(o), [](const std::string& line) { spdlog::info("{}", line); });
   const auto plan = std::make_shared<const StimulusPlan>(stimulus_plan(o, *net));
   const EngineKind kind = engine_kind(o);
+  const std::string compatibility = compatibility_string(constants, net->content_hash());
   std::shared_ptr<Engine> engine = make_engine(kind, EngineSetup{net, plan, constants}, static_cast<unsigned>(threads));
   spdlog::info("engine: {}; {} Poisson neurons at {} Hz, {} kicks; {} trial(s) of {} steps", engine->describe(),
                plan->poisson_neurons.size(), params.r_poi_Hz, plan->kicks.size(), trials, steps);
@@ -183,7 +189,7 @@ int run_command(const std::vector<std::string>& args) {
   {
     caf::scoped_actor self{system};
     self->request(sim, caf::infinite, run_atom::value)
-        .receive([&](const RunSummary& summary) { print_summary(summary, *net, *plan, params.r_poi_Hz); },
+        .receive([&](const RunSummary& summary) { print_summary(summary, *net, *plan, params.r_poi_Hz, compatibility); },
                  [&](const caf::error& err) {
                    if (g_signal.load() != 0) {
                      spdlog::warn("interrupted: stopped cleanly; no output file was written");
