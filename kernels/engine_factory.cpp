@@ -12,6 +12,16 @@ std::string to_string(EngineKind kind) { return kind == EngineKind::cpu ? "cpu" 
 
 bool cuda_compiled_in() { return FLYSIM_HAVE_CUDA != 0; }
 
+CudaProbe probe_cuda_backend() {
+#if FLYSIM_HAVE_CUDA
+  return probe_cuda();
+#else
+  CudaProbe probe;
+  probe.problem = "this flysim was built without CUDA: rebuild with -DFLYSIM_CUDA=ON (make does so when nvcc is installed)";
+  return probe;
+#endif
+}
+
 std::unique_ptr<Engine> make_engine(EngineKind kind, EngineSetup setup, unsigned threads) {
   if (kind == EngineKind::cpu) return std::make_unique<CpuEngine>(std::move(setup), threads);
 #if FLYSIM_HAVE_CUDA

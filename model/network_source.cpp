@@ -1,5 +1,7 @@
 #include "model/network_source.hpp"
 
+#include <xxhash.h>
+
 #include <chrono>
 #include <algorithm>
 #include <filesystem>
@@ -67,28 +69,39 @@ void restrict_generator(GeneratorParams& params, std::size_t neurons, uint64_t c
 
 namespace {
 std::string cache_path(const NetworkSource& source, const std::string& key) {
-  const uint64_t hash = std::hash<std::string>{}(key);
+  const uint64_t hash = XXH3_64bits(key.data(), key.size());
   char name[64];
   std::snprintf(name, sizeof name, "network-%016llx.fsnet", static_cast<unsigned long long>(hash));
   return (std::filesystem::path(source.cache_dir) / name).string();
 }
-}  // namespace
 
-std::shared_ptr<const Network> obtain_network(const NetworkSource& source, const std::function<void(const std::string&)>& log) {
-  const auto t0 = std::chrono::steady_clock::now();
+// The cache key of a source: what it was made from.
+std::string source_key(const NetworkSource& source, const GeneratorParams& params) {
+  if (source.connectivity.empty()) return generator_signature(params);
   std::string key;
-  GeneratorParams params;
-  const bool synthetic = source.connectivity.empty();
-  if (synthetic) {
-    params = generator_params(source);
-    key = generator_signature(params);
-  } else if (source.format == "flywire") {
+  if (source.format == "flywire") {
     key = "flywire " + file_source_key({source.neurons, source.connectivity});
   } else {
     key = "edgelist " + file_source_key(source.neurons.empty() ? std::vector<std::string>{source.connectivity}
                                                              : std::vector<std::string>{source.connectivity, source.neurons}) +
           " inhibitory=" + std::to_string(source.inhibitory_fraction) + " seed=" + std::to_string(source.sign_seed);
   }
+  return key;
+}
+}  // namespace
+
+std::optional<Network> cached_network(const NetworkSource& source) {
+  if (source.cache_dir.empty()) return std::nullopt;
+  const GeneratorParams params = source.connectivity.empty() ? generator_params(source) : GeneratorParams{};
+  const std::string key = source_key(source, params);
+  return load_network_cache(cache_path(source, key), key);
+}
+
+std::shared_ptr<const Network> obtain_network(const NetworkSource& source, const std::function<void(const std::string&)>& log) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const bool synthetic = source.connectivity.empty();
+  const GeneratorParams params = synthetic ? generator_params(source) : GeneratorParams{};
+  const std::string key = source_key(source, params);
 
   std::string path;
   if (!source.cache_dir.empty()) {

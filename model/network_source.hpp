@@ -3,6 +3,7 @@
 // Network: FlyWire CSV, an edge list, or the synthetic generator, through the cache.
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "model/generator.hpp"
@@ -29,6 +30,10 @@ GeneratorParams generator_params(const NetworkSource& source);
 // Shrinks params to the first `neurons` IDs (0: all) and `connections` pairs, scaling
 // the synapse total and capping degrees to what fits.
 void restrict_generator(GeneratorParams& params, std::size_t neurons, uint64_t connections);
+
+// The network from the cache alone (nothing is loaded or generated); nullopt when it
+// is not cached.
+std::optional<Network> cached_network(const NetworkSource& source);
 
 // Logs what it does through `log` (one line per stage: loading, generating, caching).
 std::shared_ptr<const Network> obtain_network(const NetworkSource& source, const std::function<void(const std::string&)>& log);

@@ -7,5 +7,6 @@ namespace flysim::app {
 
 int run_command(const std::vector<std::string>& args);
 int generate_command(const std::vector<std::string>& args);
+int doctor_command(const std::vector<std::string>& args);
 
 }  // namespace flysim::app

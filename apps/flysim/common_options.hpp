@@ -4,6 +4,8 @@
 #include <vector>
 
 #include "apps/flysim/options.hpp"
+#include "kernels/engine_factory.hpp"
+#include "model/lif_params.hpp"
 #include "model/network_source.hpp"
 
 namespace flysim::app {
@@ -20,6 +22,14 @@ std::vector<OptionSpec> log_options();
 // Applies log.level to spdlog (logs go to stderr; stdout carries results).
 void configure_logging(const Options& o);
 NetworkSource network_source(const Options& o);
+
+// Every option of `flysim run` (also accepted by `flysim doctor`, so one config file
+// serves both).
+std::vector<OptionSpec> run_options();
+// model.* and stimulus.rate as model parameters.
+LifParams model_params(const Options& o);
+// engine.kind, overridden by FLY_LIF_CUDA=1|0 (any other value is an error).
+EngineKind engine_kind(const Options& o);
 
 // Throws input_error unless a file can be created at path (its folder exists and is writable).
 void require_writable(const Options& o, const std::string& key);

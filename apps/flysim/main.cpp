@@ -19,6 +19,7 @@ constexpr const char* kUsage =
     "  run        run a simulation (with no options: 21 sugar GRNs at 150 Hz for 1 s\n"
     "             on the synthetic FlyWire-scale network, generated and cached on first use)\n"
     "  generate   write a synthetic FlyWire-scale network as FlyWire CSV files\n"
+    "  doctor     can this machine run the engine asked for? (CUDA, driver, device, CPUs)\n"
     "  help       this text\n"
     "\n"
     "`flysim <command> --help` lists a command's options. Options can also come from a\n"
@@ -40,6 +41,7 @@ int main(int argc, char** argv) {
   try {
     if (command == "run") return flysim::app::run_command(args);
     if (command == "generate") return flysim::app::generate_command(args);
+    if (command == "doctor") return flysim::app::doctor_command(args);
     std::cerr << "flysim: unknown command '" << command << "'\n\n" << kUsage;
     return 2;
   } catch (const flysim::input_error& e) {

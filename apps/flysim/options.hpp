@@ -19,7 +19,7 @@ struct OptionSpec {
   OptionType type;
   std::string default_value;
   std::string help;
-  std::vector<std::string> choices;  // for OptionType::choice
+  std::vector<std::string> choices = {};  // for OptionType::choice
 };
 
 class Options {

@@ -23,68 +23,6 @@ namespace flysim::app {
 
 namespace {
 
-std::vector<OptionSpec> run_options() {
-  const LifParams d;
-  const auto num = [](double x) { return fmt::format("{}", x); };
-  std::vector<OptionSpec> specs = network_options();
-  const std::vector<OptionSpec> own = {
-      {"stimulus.ids", OptionType::path, data_dir() + "/sugar_grn_783.txt",
-       "root IDs of the Poisson-driven neurons, one per line ('#' comments); empty for none. The default applies "
-       "only when stimulus.kicks is not given"},
-      {"stimulus.rate", OptionType::number, num(d.r_poi_Hz), "Poisson rate of the stimulated neurons, Hz"},
-      {"stimulus.kicks", OptionType::path, "", "CSV 'step,neuron_id': at that step the neuron gets v += f_poi*w_syn"},
-      {"run.duration-ms", OptionType::number, "1000", "simulated time per trial, ms"},
-      {"run.trials", OptionType::integer, "1", "trials; each starts at rest and draws its own Poisson input"},
-      {"run.seed", OptionType::integer, "1", "seed of the Poisson input (0..2^64-1)"},
-      {"engine.kind", OptionType::choice, "cpu", "the engine; the environment variable FLY_LIF_CUDA=1 (or 0) overrides it",
-       {"cpu", "cuda"}},
-      {"engine.threads", OptionType::integer, std::to_string(std::max(1u, std::thread::hardware_concurrency())),
-       "threads of the CPU pool engine"},
-      {"output.spikes", OptionType::path, "", "spike CSV 'trial,step,t_ms,neuron_id', sorted; empty: not written"},
-      {"output.rates", OptionType::path, "", "per-neuron rates CSV 'neuron_id,index,spikes,rate_hz', highest first"},
-      {"model.dt-ms", OptionType::number, num(d.dt_ms), "time step, ms"},
-      {"model.v-rest-mV", OptionType::number, num(d.v0_mV), "resting potential v_0, mV"},
-      {"model.v-reset-mV", OptionType::number, num(d.v_reset_mV), "reset potential, mV"},
-      {"model.v-threshold-mV", OptionType::number, num(d.v_threshold_mV), "threshold (spike when v > it), mV"},
-      {"model.tau-m-ms", OptionType::number, num(d.tau_m_ms), "membrane time constant, ms"},
-      {"model.tau-g-ms", OptionType::number, num(d.tau_g_ms), "synaptic time constant, ms"},
-      {"model.t-ref-ms", OptionType::number, num(d.t_ref_ms), "refractory period of unstimulated neurons, ms"},
-      {"model.delay-ms", OptionType::number, num(d.delay_ms), "synaptic delay, ms (at most 32 steps)"},
-      {"model.w-syn-mV", OptionType::number, num(d.w_syn_mV), "weight of one synapse, mV"},
-      {"model.f-poi", OptionType::number, num(d.f_poi), "Poisson weight factor: one event adds f_poi*w_syn to v"},
-  };
-  specs.insert(specs.end(), own.begin(), own.end());
-  const auto logs = log_options();
-  specs.insert(specs.end(), logs.begin(), logs.end());
-  return specs;
-}
-
-LifParams model_params(const Options& o) {
-  LifParams p;
-  p.dt_ms = o.number("model.dt-ms");
-  p.v0_mV = o.number("model.v-rest-mV");
-  p.v_reset_mV = o.number("model.v-reset-mV");
-  p.v_threshold_mV = o.number("model.v-threshold-mV");
-  p.tau_m_ms = o.number("model.tau-m-ms");
-  p.tau_g_ms = o.number("model.tau-g-ms");
-  p.t_ref_ms = o.number("model.t-ref-ms");
-  p.delay_ms = o.number("model.delay-ms");
-  p.w_syn_mV = o.number("model.w-syn-mV");
-  p.f_poi = o.number("model.f-poi");
-  p.r_poi_Hz = o.number("stimulus.rate");
-  return p;
-}
-
-EngineKind engine_kind(const Options& o) {
-  if (const char* env = std::getenv("FLY_LIF_CUDA"); env && *env) {
-    const std::string v = env;
-    if (v == "1") return EngineKind::cuda;
-    if (v == "0") return EngineKind::cpu;
-    throw input_error("environment variable FLY_LIF_CUDA='" + v + "' must be 1 (cuda) or 0 (cpu)");
-  }
-  return o.text("engine.kind") == "cuda" ? EngineKind::cuda : EngineKind::cpu;
-}
-
 StimulusPlan stimulus_plan(const Options& o, const Network& net) {
   StimulusPlan plan;
   const bool ids_apply = o.given("stimulus.ids") || !o.given("stimulus.kicks");
