@@ -38,6 +38,8 @@ recorder_actor::behavior_type recorder_behavior(recorder_actor::stateful_pointer
   auto& st = self->state;
   st.config = std::move(config);
   st.counts.assign(st.config.network->neuron_count(), 0);
+  if (!st.config.start.counts.empty()) st.counts = st.config.start.counts;
+  st.total = st.config.start.spikes;
   st.time_decimals = decimals_for(st.config.dt_ms);
   if (!st.config.spikes_path.empty()) {
     st.spikes_file.emplace(st.config.spikes_path);
@@ -57,6 +59,7 @@ recorder_actor::behavior_type recorder_behavior(recorder_actor::stateful_pointer
         }
         if (st.spikes_file) st.spikes_file->write(st.line_buffer.data(), st.line_buffer.size());
       },
+      [=](position_atom) { return RecorderPosition{self->state.total, self->state.counts}; },
       [=](finish_atom) -> caf::result<RecorderSummary> {
         auto& st = self->state;
         try {

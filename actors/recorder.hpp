@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "checkpoint/snapshot.hpp"
 #include "messages/interfaces.hpp"
 #include "model/atomic_file.hpp"
 #include "model/network.hpp"
@@ -21,6 +22,7 @@ struct RecorderConfig {
   int32_t steps_per_trial = 0;
   double dt_ms = 0.1;
   std::size_t top_count = 10;
+  RecorderPosition start;  // a restored run continues the counts of its checkpoint
 };
 
 struct recorder_state {

@@ -3,6 +3,9 @@
 #include <spdlog/spdlog.h>
 #include <sys/resource.h>
 
+#include <cmath>
+
+#include "actors/engine_actor.hpp"
 #include "kernels/engine.hpp"
 
 namespace flysim {
@@ -20,6 +23,15 @@ double peak_memory_MiB() {
   return static_cast<double>(usage.ru_maxrss) / 1024.0;
 }
 
+RunPosition position_at_ms(double ms, const RunPlan& plan) {
+  const auto total = static_cast<int64_t>(std::ceil(ms / plan.dt_ms - 1e-9));
+  RunPosition p{static_cast<int32_t>(total / plan.steps_per_trial), static_cast<int32_t>(total % plan.steps_per_trial)};
+  p.step = (p.step + plan.delay_steps - 1) / plan.delay_steps * plan.delay_steps;
+  if (p.step == 0) p.step = plan.delay_steps;
+  if (p.step >= plan.steps_per_trial) p = {p.trial + 1, plan.delay_steps};
+  return p;
+}
+
 namespace {
 using self_ptr = sim_loop_actor::stateful_pointer<sim_loop_state>;
 
@@ -32,40 +44,48 @@ void abort_run(self_ptr self, const caf::error& err) {
   self->quit(err);
 }
 
+auto on_error(self_ptr self) {
+  return [=](caf::error& err) { abort_run(self, err); };
+}
+
 void log_progress(self_ptr self, bool force) {
   auto& st = self->state;
   const auto now = std::chrono::steady_clock::now();
   if (!force && now - st.last_progress < st.plan.progress_every) return;
   st.last_progress = now;
-  const double simulated_s = (static_cast<double>(st.done_trial) * st.plan.steps_per_trial + st.done_step) * st.plan.dt_ms * 1e-3;
-  const double wall = elapsed_s(st);
-  spdlog::info("trial {}/{}: {:.1f} of {:.1f} ms simulated, {} spikes so far, {:.3f} wall s per simulated s",
-               std::min(st.done_trial + 1, st.plan.trials), st.plan.trials, st.done_step * st.plan.dt_ms,
-               st.plan.steps_per_trial * st.plan.dt_ms, st.spikes, simulated_s > 0 ? wall / simulated_s : 0.0);
+  const int64_t steps = static_cast<int64_t>(st.done.trial) * st.plan.steps_per_trial + st.done.step -
+                        (static_cast<int64_t>(st.plan.start.trial) * st.plan.steps_per_trial + st.plan.start.step);
+  const double simulated_s = static_cast<double>(steps) * st.plan.dt_ms * 1e-3;
+  spdlog::info("trial {}/{}: {:.1f} of {:.1f} ms simulated, {} spikes, {:.4f} wall s per simulated s",
+               std::min(st.done.trial + 1, st.plan.trials), st.plan.trials, st.done.step * st.plan.dt_ms,
+               st.plan.steps_per_trial * st.plan.dt_ms, st.spikes, simulated_s > 0 ? elapsed_s(st) / simulated_s : 0.0);
 }
 
 void finish(self_ptr self) {
   log_progress(self, true);
-  self->request(self->state.recorder, caf::infinite, finish_atom::value)
-      .then(
-          [=](RecorderSummary& recorded) {
-            self->request(self->state.engine, caf::infinite, describe_atom::value)
-                .then(
-                    [=](std::string& engine) mutable {
-                      auto& st = self->state;
-                      RunSummary summary;
-                      summary.recorded = std::move(recorded);
-                      summary.engine = std::move(engine);
-                      summary.trials = st.plan.trials;
-                      summary.simulated_s = st.plan.steps_per_trial * st.plan.dt_ms * 1e-3;
-                      summary.wall_s = elapsed_s(st);
-                      summary.cpu_s = process_cpu_seconds() - st.cpu_at_start;
-                      summary.peak_memory_MiB = peak_memory_MiB();
-                      st.promise.deliver(std::move(summary));
-                    },
-                    [=](caf::error& err) { abort_run(self, err); });
-          },
-          [=](caf::error& err) { abort_run(self, err); });
+  self->request(self->state.recorder, caf::infinite, finish_atom::value).then([=](RecorderSummary& recorded) {
+    self->request(self->state.engine, caf::infinite, describe_atom::value).then([=](std::string& engine) mutable {
+      auto& st = self->state;
+      RunSummary summary;
+      summary.recorded = std::move(recorded);
+      summary.engine = std::move(engine);
+      summary.trials = st.plan.trials;
+      summary.simulated_s = st.plan.steps_per_trial * st.plan.dt_ms * 1e-3;
+      summary.wall_s = elapsed_s(st);
+      summary.cpu_s = process_cpu_seconds() - st.cpu_at_start;
+      summary.peak_memory_MiB = peak_memory_MiB();
+      summary.checkpoints = st.checkpoint_files;
+      summary.swaps = st.swap_log;
+      st.promise.deliver(std::move(summary));
+    }, on_error(self));
+  }, on_error(self));
+}
+
+bool plan_done(const sim_loop_state& st) { return st.issued.trial == st.plan.trials; }
+
+void finish_if_done(self_ptr self) {
+  const auto& st = self->state;
+  if (plan_done(st) && st.in_flight == 0 && st.writing == 0 && !st.swapping) finish(self);
 }
 
 void issue(self_ptr self);
@@ -74,59 +94,136 @@ void on_epoch(self_ptr self, EpochSpikes& epoch) {
   auto& st = self->state;
   --st.in_flight;
   st.spikes += epoch.spikes.size();
-  st.done_trial = epoch.trial;
-  st.done_step = epoch.first + epoch.steps;
+  st.done = {epoch.trial, epoch.first + epoch.steps};
   self->send(st.recorder, record_atom::value, std::move(epoch));
   log_progress(self, false);
-  if (st.in_flight == 0 && st.issue_trial == st.plan.trials) {
-    finish(self);
-    return;
-  }
   issue(self);
+  finish_if_done(self);
 }
 
-// Sends requests until the window is full or the plan is exhausted: a new trial starts
-// with an import of the resting state, then its epochs follow in order.
+// A checkpoint: the engine's state at this boundary, the recorder's position once it
+// has recorded every epoch before it, then the file, written by the checkpointer.
+void request_checkpoint(self_ptr self) {
+  auto& st = self->state;
+  ++st.in_flight;
+  self->request(st.engine, caf::infinite, export_atom::value).then([=](EngineState& state) mutable {
+    auto& st = self->state;
+    --st.in_flight;
+    ++st.writing;
+    self->request(st.recorder, caf::infinite, position_atom::value).then([=](RecorderPosition& position) mutable {
+      auto& st = self->state;
+      Snapshot snapshot{std::move(state), st.plan.record, std::move(position), {}};
+      self->request(st.checkpointer, caf::infinite, checkpoint_atom::value, std::move(snapshot)).then([=](std::string& path) {
+        auto& st = self->state;
+        --st.writing;
+        spdlog::info("checkpoint written: {}", path);
+        st.checkpoint_files.push_back(path);
+        finish_if_done(self);
+      }, on_error(self));
+    }, on_error(self));
+  }, on_error(self));
+}
+
+// A hot-swap: no new requests; the old engine finishes what it has, exports its state,
+// and a new engine of the asked kind imports it and goes on.
+void request_swap(self_ptr self, SwapPoint swap) {
+  auto& st = self->state;
+  st.swapping = true;
+  ++st.in_flight;
+  self->request(st.engine, caf::infinite, export_atom::value).then([=](EngineState& state) {
+    auto& st = self->state;
+    --st.in_flight;
+    const auto swap_started = std::chrono::steady_clock::now();
+    std::shared_ptr<Engine> engine;
+    try {
+      engine = st.plan.make_engine(swap.kind);
+    } catch (const std::exception& e) {
+      abort_run(self, fail(std::string("engine swap failed: ") + e.what()));
+      return;
+    }
+    const std::string description = engine->describe();
+    auto next = spawn_engine(self->system(), std::move(engine));
+    self->link_to(next);
+    self->request(next, caf::infinite, import_atom::value, state).then([=](import_atom) {
+      auto& st = self->state;
+      const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - swap_started).count();
+      self->unlink_from(st.engine);
+      self->send_exit(st.engine, caf::exit_reason::normal);
+      st.engine = next;
+      const std::string line = "trial " + std::to_string(swap.at.trial) + " step " + std::to_string(swap.at.step) +
+                               ": swapped to " + description + " in " + std::to_string(ms) + " ms";
+      spdlog::info("engine {}", line);
+      st.swap_log.push_back(line);
+      st.swapping = false;
+      issue(self);
+      finish_if_done(self);
+    }, on_error(self));
+  }, on_error(self));
+}
+
+// Sends requests until the window is full, a swap is under way, or the plan is done.
 void issue(self_ptr self) {
   auto& st = self->state;
-  while (st.in_flight < st.plan.window && st.issue_trial < st.plan.trials) {
-    ++st.in_flight;
-    if (st.issue_step == 0) {
-      self->request(st.engine, caf::infinite, import_atom::value, resting_state(st.plan.neurons, st.plan.v0, st.issue_trial))
-          .then([=](import_atom) { --self->state.in_flight; issue(self); },
-                [=](caf::error& err) { abort_run(self, err); });
-      st.issue_step = -1;  // imported; epochs start at step 0
+  while (!st.swapping && st.in_flight < st.plan.window && !plan_done(st)) {
+    if (!st.trial_started) {
+      ++st.in_flight;
+      self->request(st.engine, caf::infinite, import_atom::value, resting_state(st.plan.neurons, st.plan.v0, st.issued.trial))
+          .then([=](import_atom) {
+            --self->state.in_flight;
+            issue(self);
+          }, on_error(self));
+      st.trial_started = true;
       continue;
     }
-    const int32_t from = st.issue_step < 0 ? 0 : st.issue_step;
-    const kernels::EpochSpan span = next_epoch(from, st.plan.steps_per_trial, st.plan.delay_steps);
-    self->request(st.engine, caf::infinite, advance_atom::value, EpochRequest{st.issue_trial, span.first, span.steps})
-        .then([=](EpochSpikes& epoch) { on_epoch(self, epoch); }, [=](caf::error& err) { abort_run(self, err); });
-    st.issue_step = span.first + span.steps;
-    if (st.issue_step == st.plan.steps_per_trial) {
-      ++st.issue_trial;
-      st.issue_step = 0;
+    const auto& checkpoints = st.plan.checkpoints;
+    while (st.next_checkpoint < checkpoints.size() && checkpoints[st.next_checkpoint] < st.issued) ++st.next_checkpoint;
+    if (st.next_checkpoint < checkpoints.size() && checkpoints[st.next_checkpoint] == st.issued) {
+      ++st.next_checkpoint;
+      request_checkpoint(self);
+      continue;
+    }
+    const auto& swaps = st.plan.swaps;
+    while (st.next_swap < swaps.size() && swaps[st.next_swap].at < st.issued) ++st.next_swap;
+    if (st.next_swap < swaps.size() && swaps[st.next_swap].at == st.issued) {
+      request_swap(self, swaps[st.next_swap++]);
+      return;
+    }
+    const kernels::EpochSpan span = next_epoch(st.issued.step, st.plan.steps_per_trial, st.plan.delay_steps);
+    ++st.in_flight;
+    self->request(st.engine, caf::infinite, advance_atom::value, EpochRequest{st.issued.trial, span.first, span.steps})
+        .then([=](EpochSpikes& epoch) { on_epoch(self, epoch); }, on_error(self));
+    st.issued.step = span.first + span.steps;
+    if (st.issued.step == st.plan.steps_per_trial) {
+      st.issued = {st.issued.trial + 1, 0};
+      st.trial_started = false;
     }
   }
 }
 }  // namespace
 
 sim_loop_actor::behavior_type sim_loop_behavior(sim_loop_actor::stateful_pointer<sim_loop_state> self, RunPlan plan,
-                                                engine_actor engine, recorder_actor recorder) {
-  self->state.plan = plan;
-  self->state.engine = std::move(engine);
-  self->state.recorder = std::move(recorder);
+                                                engine_actor engine, recorder_actor recorder,
+                                                checkpointer_actor checkpointer) {
+  auto& st = self->state;
+  st.plan = std::move(plan);
+  st.engine = std::move(engine);
+  st.recorder = std::move(recorder);
+  st.checkpointer = std::move(checkpointer);
+  st.issued = st.done = st.plan.start;
+  st.trial_started = st.plan.start.step > 0;
+  // Linked: when the sim loop ends (done, failed or interrupted), so do they; the
+  // recorder then removes its unfinished files.
+  self->link_to(st.engine);
+  self->link_to(st.recorder);
+  if (st.checkpointer) self->link_to(st.checkpointer);
   return {
       [=](run_atom) -> caf::typed_response_promise<RunSummary> {
         auto& st = self->state;
         st.promise = self->make_response_promise<RunSummary>();
         st.started = st.last_progress = std::chrono::steady_clock::now();
         st.cpu_at_start = process_cpu_seconds();
-        if (st.plan.steps_per_trial <= 0 || st.plan.trials <= 0) {
-          finish(self);
-          return st.promise;
-        }
         issue(self);
+        finish_if_done(self);
         return st.promise;
       },
   };

@@ -1,13 +1,32 @@
 #pragma once
 // The sim loop: owns the clock and the run plan. It talks to the engine once per epoch
-// and keeps a few epochs in flight, so the engine never waits for a round trip; the
-// engine's mailbox keeps them in order. Spikes go on to the recorder as they arrive.
+// and keeps a few epochs in flight, so the engine never waits for a round trip (the
+// engine's mailbox keeps them in order). Spikes go on to the recorder as they arrive.
+// At delay-cell boundaries it takes snapshots for checkpoints and hot-swaps
+// (actors/SIM_LOOP.md).
 #include <chrono>
 #include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
 
+#include "checkpoint/snapshot.hpp"
+#include "kernels/engine_factory.hpp"
 #include "messages/interfaces.hpp"
 
 namespace flysim {
+
+// A place in a run: trial and step within it. Ordered as the run goes.
+struct RunPosition {
+  int32_t trial = 0;
+  int32_t step = 0;
+  friend auto operator<=>(const RunPosition&, const RunPosition&) = default;
+};
+
+struct SwapPoint {
+  RunPosition at;
+  EngineKind kind = EngineKind::cpu;
+};
 
 struct RunPlan {
   int32_t trials = 1;
@@ -16,28 +35,47 @@ struct RunPlan {
   double dt_ms = 0.1;
   std::size_t neurons = 0;
   double v0 = -52.0;
+  // Where the run starts: (0, 0) from rest, else a restored snapshot's position (the
+  // engine already holds that state).
+  RunPosition start;
+  // Snapshots for checkpoints and engine swaps, at delay-cell boundaries, in order.
+  std::vector<RunPosition> checkpoints;
+  std::vector<SwapPoint> swaps;
+  PlanRecord record;  // stored in every checkpoint
+  // Builds the engine a swap asks for (throws input_error when it cannot).
+  std::function<std::shared_ptr<Engine>(EngineKind)> make_engine;
   // Progress is logged at most this often (wall time).
   std::chrono::milliseconds progress_every{1000};
   // Epoch requests in flight at once.
   int32_t window = 4;
 };
 
+// Converts simulated time since the start of the run (all trials in a row) to the
+// first delay-cell boundary at or after it, never step 0 of a trial.
+RunPosition position_at_ms(double ms, const RunPlan& plan);
+
 struct sim_loop_state {
   RunPlan plan;
   engine_actor engine;
   recorder_actor recorder;
+  checkpointer_actor checkpointer;
   caf::typed_response_promise<RunSummary> promise;
-  int32_t issue_trial = 0, issue_step = 0;   // next request to send
-  int32_t done_trial = 0, done_step = 0;     // last answer received
-  int32_t in_flight = 0;
+  RunPosition issued;             // next epoch to request
+  bool trial_started = false;     // the resting state of issued.trial was imported
+  RunPosition done;               // end of the last epoch answered
+  std::size_t next_checkpoint = 0, next_swap = 0;
+  bool swapping = false;          // no requests while the engine is being replaced
+  int32_t in_flight = 0, writing = 0;
   uint64_t spikes = 0;
+  std::vector<std::string> checkpoint_files, swap_log;
   std::chrono::steady_clock::time_point started, last_progress;
   double cpu_at_start = 0.0;
   static inline const char* name = "sim_loop";
 };
 
 sim_loop_actor::behavior_type sim_loop_behavior(sim_loop_actor::stateful_pointer<sim_loop_state> self, RunPlan plan,
-                                                engine_actor engine, recorder_actor recorder);
+                                                engine_actor engine, recorder_actor recorder,
+                                                checkpointer_actor checkpointer);
 
 // Process CPU time (user + system) in seconds, from getrusage.
 double process_cpu_seconds();

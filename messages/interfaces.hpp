@@ -21,8 +21,15 @@ using engine_actor = caf::typed_actor<
 using recorder_actor = caf::typed_actor<
     // Record one epoch's spikes (they arrive in order from the sim loop).
     caf::reacts_to<record_atom, EpochSpikes>,
+    // Where the recorder stands (for a snapshot): spikes per neuron so far.
+    caf::replies_to<position_atom>::with<RecorderPosition>,
     // Close the files (commit them under their names); reply with the summary.
     caf::replies_to<finish_atom>::with<RecorderSummary>>;
+
+// The checkpointer: writes snapshots to files atomically, keeps the newest few.
+using checkpointer_actor = caf::typed_actor<
+    // Write one snapshot; reply with the file's path once it is safely on disk.
+    caf::replies_to<checkpoint_atom, Snapshot>::with<std::string>>;
 
 // The sim loop: owns the clock and the run plan.
 using sim_loop_actor = caf::typed_actor<

@@ -12,6 +12,11 @@ void register_message_types(caf::actor_system_config& cfg) {
   cfg.add_message_type<std::vector<Responder>>("flysim.responders");
   cfg.add_message_type<RecorderSummary>("flysim.recorder_summary");
   cfg.add_message_type<RunSummary>("flysim.run_summary");
+  cfg.add_message_type<Kick>("flysim.kick");
+  cfg.add_message_type<StimulusPlan>("flysim.stimulus_plan");
+  cfg.add_message_type<PlanRecord>("flysim.plan_record");
+  cfg.add_message_type<RecorderPosition>("flysim.recorder_position");
+  cfg.add_message_type<Snapshot>("flysim.snapshot");
 }
 
 caf::error fail(const std::string& message) { return caf::make_error(caf::sec::runtime_error, message); }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "checkpoint/snapshot.hpp"
 #include "model/engine_state.hpp"
 #include "model/spike.hpp"
 
@@ -20,6 +21,8 @@ using describe_atom = caf::atom_constant<caf::atom("describe")>;
 using record_atom = caf::atom_constant<caf::atom("record")>;
 using finish_atom = caf::atom_constant<caf::atom("finish")>;
 using run_atom = caf::atom_constant<caf::atom("run")>;
+using position_atom = caf::atom_constant<caf::atom("position")>;
+using checkpoint_atom = caf::atom_constant<caf::atom("checkpoint")>;
 
 // ---- sim_loop -> engine: advance the current trial through [first, first + steps)
 struct EpochRequest {
@@ -60,6 +63,8 @@ struct RunSummary {
   double wall_s = 0.0;
   double cpu_s = 0.0;            // process CPU time (getrusage) during the run
   double peak_memory_MiB = 0.0;  // peak resident set of the process (getrusage)
+  std::vector<std::string> checkpoints;  // files written, oldest first
+  std::vector<std::string> swaps;        // "step 5000 of trial 0: cpu pool, 2 threads -> cuda ..."
 };
 
 template <class Inspector>
@@ -89,7 +94,27 @@ typename Inspector::result_type inspect(Inspector& f, RecorderSummary& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, RunSummary& x) {
   return f(caf::meta::type_name("flysim.run_summary"), x.recorded, x.engine, x.trials, x.simulated_s, x.wall_s,
-           x.cpu_s, x.peak_memory_MiB);
+           x.cpu_s, x.peak_memory_MiB, x.checkpoints, x.swaps);
+}
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, Kick& x) {
+  return f(caf::meta::type_name("flysim.kick"), x.step, x.neuron);
+}
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, StimulusPlan& x) {
+  return f(caf::meta::type_name("flysim.stimulus_plan"), x.poisson_neurons, x.kicks, x.seed);
+}
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, PlanRecord& x) {
+  return f(caf::meta::type_name("flysim.plan_record"), x.trials, x.steps_per_trial, x.stimulus_rate_Hz, x.stimulus);
+}
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, RecorderPosition& x) {
+  return f(caf::meta::type_name("flysim.recorder_position"), x.spikes, x.counts);
+}
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, Snapshot& x) {
+  return f(caf::meta::type_name("flysim.snapshot"), x.engine, x.plan, x.recorder, x.plastic_weights);
 }
 
 // Registers every type above with the actor system (0.17 needs this explicitly for

@@ -93,6 +93,13 @@ std::vector<OptionSpec> run_options() {
       {"run.duration-ms", OptionType::number, "1000", "simulated time per trial, ms"},
       {"run.trials", OptionType::integer, "1", "trials; each starts at rest and draws its own Poisson input"},
       {"run.seed", OptionType::integer, "1", "seed of the Poisson input (0..2^64-1)"},
+      {"run.swap-at", OptionType::text, "",
+       "scheduled engine swaps, 'MS:KIND,...' (e.g. 500:cuda,800:cpu): at the first delay-cell boundary at or after MS "
+       "of simulated time since the start of the run, hand the state to a new engine of that kind"},
+      {"restore", OptionType::path, "", "continue the run saved in this checkpoint file (its plan, stimulus and position)"},
+      {"checkpoint.every-ms", OptionType::number, "0", "write a checkpoint every this many simulated ms (0: none)"},
+      {"checkpoint.dir", OptionType::path, "checkpoints", "folder of the checkpoint files"},
+      {"checkpoint.keep", OptionType::integer, "3", "how many of the newest checkpoints to keep"},
       {"engine.kind", OptionType::choice, "cpu", "the engine; the environment variable FLY_LIF_CUDA=1 (or 0) overrides it",
        {"cpu", "cuda"}},
       {"engine.threads", OptionType::integer, std::to_string(std::max(1u, std::thread::hardware_concurrency())),

@@ -3,12 +3,17 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <atomic>
+#include <charconv>
+#include <filesystem>
+#include <optional>
 #include <csignal>
 #include <cstdlib>
 #include <iostream>
 #include <thread>
 
+#include "actors/checkpointer.hpp"
 #include "actors/engine_actor.hpp"
 #include "actors/recorder.hpp"
 #include "actors/sim_loop.hpp"
@@ -17,6 +22,7 @@
 #include "kernels/engine_factory.hpp"
 #include "kernels/version.hpp"
 #include "model/errors.hpp"
+#include "checkpoint/checkpoint_file.hpp"
 #include "model/lif_params.hpp"
 
 namespace flysim::app {
@@ -65,6 +71,91 @@ void print_summary(const RunSummary& s, const Network& net, const StimulusPlan& 
       s.peak_memory_MiB, s.engine, compatibility, kKernelVersion);
 }
 
+// Everything a run is made from, whether it starts from rest or from a checkpoint.
+struct RunInputs {
+  LifParams params;
+  LifConstants constants;
+  std::shared_ptr<const Network> network;
+  PlanRecord record;
+  std::optional<Snapshot> restored;
+  std::string compatibility;
+};
+
+RunInputs fresh_inputs(const Options& o) {
+  RunInputs in;
+  const double duration_ms = o.number("run.duration-ms");
+  if (!(duration_ms > 0.0) || duration_ms > 1e8) o.reject("run.duration-ms", "must be above 0 and at most 1e8 ms");
+  const int64_t trials = o.integer("run.trials");
+  if (trials < 1 || trials > 1000000) o.reject("run.trials", "must be 1..1000000");
+  if (o.integer("run.seed") < 0) o.reject("run.seed", "must not be negative");
+  in.params = model_params(o);
+  in.constants = derive_constants(in.params);
+  const int64_t steps = duration_to_steps(duration_ms, in.params.dt_ms);
+  if (steps < 1 || steps > (int64_t{1} << 29)) o.reject("run.duration-ms", "gives " + std::to_string(steps) + " steps; allowed 1..2^29");
+  in.network = obtain_network(network_source(o), [](const std::string& line) { spdlog::info("{}", line); });
+  in.record = PlanRecord{static_cast<int32_t>(trials), static_cast<int32_t>(steps), in.params.r_poi_Hz, stimulus_plan(o, *in.network)};
+  in.compatibility = compatibility_string(in.constants, in.network->content_hash());
+  return in;
+}
+
+// A restored run continues its checkpoint's plan (trials, duration, stimulus); the
+// network and model parameters come from the options and must match the checkpoint.
+RunInputs restored_inputs(const Options& o) {
+  RunInputs in;
+  const std::string path = o.text("restore");
+  CheckpointHeader header;
+  Snapshot snapshot = load_checkpoint_unchecked(path, &header);
+  for (const char* key : {"run.duration-ms", "run.trials", "run.seed", "stimulus.ids", "stimulus.kicks", "stimulus.rate"})
+    if (o.given(key)) spdlog::warn("{} is ignored: a restored run continues the plan of {}", key, path);
+  in.params = model_params(o);
+  in.params.r_poi_Hz = snapshot.plan.stimulus_rate_Hz;
+  in.constants = derive_constants(in.params);
+  in.network = obtain_network(network_source(o), [](const std::string& line) { spdlog::info("{}", line); });
+  in.compatibility = compatibility_string(in.constants, in.network->content_hash());
+  verify_identity(path, header, {in.compatibility, kKernelVersion, in.network->content_hash()});
+  in.record = snapshot.plan;
+  spdlog::info("restoring {}: trial {} step {} of {} trial(s) x {} steps", path, snapshot.engine.trial,
+               snapshot.engine.next_step, in.record.trials, in.record.steps_per_trial);
+  in.restored = std::move(snapshot);
+  return in;
+}
+
+// "500:cuda,800:cpu" -> swap points (simulated ms since the start of the run).
+std::vector<SwapPoint> swap_points(const Options& o, const RunPlan& plan) {
+  std::vector<SwapPoint> swaps;
+  const std::string text = o.text("run.swap-at");
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    const std::size_t comma = std::min(text.find(',', pos), text.size());
+    const std::string item = text.substr(pos, comma - pos);
+    const std::size_t colon = item.find(':');
+    double ms = 0;
+    const std::string kind = colon == std::string::npos ? "" : item.substr(colon + 1);
+    const std::string number = item.substr(0, colon);
+    const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), ms);
+    if (colon == std::string::npos || ec != std::errc() || end != number.data() + number.size() || !(ms > 0) ||
+        (kind != "cpu" && kind != "cuda"))
+      o.reject("run.swap-at", "has '" + item + "'; expected MS:cpu or MS:cuda items separated by commas, MS > 0");
+    swaps.push_back({position_at_ms(ms, plan), kind == "cuda" ? EngineKind::cuda : EngineKind::cpu});
+    pos = comma + 1;
+  }
+  std::stable_sort(swaps.begin(), swaps.end(), [](const SwapPoint& a, const SwapPoint& b) { return a.at < b.at; });
+  return swaps;
+}
+
+std::vector<RunPosition> checkpoint_points(const Options& o, const RunPlan& plan) {
+  const double every = o.number("checkpoint.every-ms");
+  if (every < 0) o.reject("checkpoint.every-ms", "must not be negative (0 turns checkpoints off)");
+  std::vector<RunPosition> points;
+  if (every == 0) return points;
+  const double total_ms = static_cast<double>(plan.trials) * plan.steps_per_trial * plan.dt_ms;
+  for (double ms = every; ms < total_ms; ms += every) {
+    const RunPosition p = position_at_ms(ms, plan);
+    if (p.trial < plan.trials && (points.empty() || points.back() < p)) points.push_back(p);
+  }
+  return points;
+}
+
 }  // namespace
 
 int run_command(const std::vector<std::string>& args) {
@@ -79,41 +170,59 @@ int run_command(const std::vector<std::string>& args) {
     }
   const Options o = Options::parse(specs, args);
   configure_logging(o);
-
-  const double duration_ms = o.number("run.duration-ms");
-  if (!(duration_ms > 0.0) || duration_ms > 1e8) o.reject("run.duration-ms", "must be above 0 and at most 1e8 ms");
-  const int64_t trials = o.integer("run.trials");
-  if (trials < 1 || trials > 1000000) o.reject("run.trials", "must be 1..1000000");
   const int64_t threads = o.integer("engine.threads");
   if (threads < 1 || threads > 1024) o.reject("engine.threads", "must be 1..1024");
-  if (o.integer("run.seed") < 0) o.reject("run.seed", "must not be negative");
   require_writable(o, "output.spikes");
   require_writable(o, "output.rates");
-  const LifParams params = model_params(o);
-  const LifConstants constants = derive_constants(params);
-  const int64_t steps = duration_to_steps(duration_ms, params.dt_ms);
-  if (steps < 1 || steps > (int64_t{1} << 29)) o.reject("run.duration-ms", "gives " + std::to_string(steps) + " steps; allowed 1..2^29");
+  const int64_t keep = o.integer("checkpoint.keep");
+  if (keep < 1) o.reject("checkpoint.keep", "must be at least 1");
+  const bool checkpointing = o.number("checkpoint.every-ms") != 0;
+  if (checkpointing) {
+    std::error_code ec;
+    std::filesystem::create_directories(o.text("checkpoint.dir"), ec);
+    if (ec) o.reject("checkpoint.dir", "cannot be created: " + ec.message());
+  }
 
-  auto net = obtain_network(network_source(o), [](const std::string& line) { spdlog::info("{}", line); });
-  const auto plan = std::make_shared<const StimulusPlan>(stimulus_plan(o, *net));
-  const EngineKind kind = engine_kind(o);
-  const std::string compatibility = compatibility_string(constants, net->content_hash());
-  std::shared_ptr<Engine> engine = make_engine(kind, EngineSetup{net, plan, constants}, static_cast<unsigned>(threads));
+  RunInputs in = o.text("restore").empty() ? fresh_inputs(o) : restored_inputs(o);
+  const auto net = in.network;
+  const auto stimulus = std::make_shared<const StimulusPlan>(in.record.stimulus);
+  const EngineSetup setup{net, stimulus, in.constants};
+  const auto build_engine = [setup, threads](EngineKind kind) -> std::shared_ptr<Engine> {
+    return make_engine(kind, setup, static_cast<unsigned>(threads));
+  };
+  std::shared_ptr<Engine> engine = build_engine(engine_kind(o));
+  if (in.restored) engine->import_state(in.restored->engine);
   spdlog::info("engine: {}; {} Poisson neurons at {} Hz, {} kicks; {} trial(s) of {} steps", engine->describe(),
-               plan->poisson_neurons.size(), params.r_poi_Hz, plan->kicks.size(), trials, steps);
+               stimulus->poisson_neurons.size(), in.record.stimulus_rate_Hz, stimulus->kicks.size(), in.record.trials,
+               in.record.steps_per_trial);
+
+  RunPlan plan;
+  plan.trials = in.record.trials;
+  plan.steps_per_trial = in.record.steps_per_trial;
+  plan.delay_steps = in.constants.delay_steps;
+  plan.dt_ms = in.params.dt_ms;
+  plan.neurons = net->neuron_count();
+  plan.v0 = in.constants.v0;
+  if (in.restored) plan.start = {in.restored->engine.trial, in.restored->engine.next_step};
+  plan.checkpoints = checkpoint_points(o, plan);
+  plan.swaps = swap_points(o, plan);
+  plan.record = in.record;
+  plan.make_engine = build_engine;
 
   caf::actor_system_config cfg;
   register_message_types(cfg);
   cfg.set("scheduler.max-threads", std::size_t{2});
   caf::actor_system system{cfg};
-  RecorderConfig rc{net, o.text("output.spikes"), o.text("output.rates"), static_cast<int32_t>(trials),
-                    static_cast<int32_t>(steps), params.dt_ms};
+  RecorderConfig rc{net, o.text("output.spikes"), o.text("output.rates"), plan.trials, plan.steps_per_trial, plan.dt_ms};
+  if (in.restored) rc.start = in.restored->recorder;
   auto recorder = system.spawn(recorder_behavior, rc);
-  auto engine_handle = spawn_engine(system, engine);
-  engine.reset();  // the actor owns it now
-  RunPlan run_plan{static_cast<int32_t>(trials), static_cast<int32_t>(steps), constants.delay_steps, params.dt_ms,
-                   net->neuron_count(), constants.v0};
-  auto sim = system.spawn(sim_loop_behavior, run_plan, engine_handle, recorder);
+  checkpointer_actor checkpointer;
+  if (checkpointing)
+    checkpointer = system.spawn<caf::detached>(
+        checkpointer_behavior, CheckpointerConfig{o.text("checkpoint.dir"), static_cast<std::size_t>(keep),
+                                                  {in.compatibility, kKernelVersion, net->content_hash()}});
+  auto engine_handle = spawn_engine(system, std::move(engine));
+  auto sim = system.spawn(sim_loop_behavior, plan, engine_handle, recorder, checkpointer);
 
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
@@ -127,7 +236,7 @@ int run_command(const std::vector<std::string>& args) {
   {
     caf::scoped_actor self{system};
     self->request(sim, caf::infinite, run_atom::value)
-        .receive([&](const RunSummary& summary) { print_summary(summary, *net, *plan, params.r_poi_Hz, compatibility); },
+        .receive([&](const RunSummary& summary) { print_summary(summary, *net, *stimulus, in.record.stimulus_rate_Hz, in.compatibility); },
                  [&](const caf::error& err) {
                    if (g_signal.load() != 0) {
                      spdlog::warn("interrupted: stopped cleanly; no output file was written");
@@ -140,9 +249,8 @@ int run_command(const std::vector<std::string>& args) {
   }
   finished = true;
   watcher.join();
-  for (const caf::actor& a : {caf::actor_cast<caf::actor>(sim), caf::actor_cast<caf::actor>(recorder),
-                              caf::actor_cast<caf::actor>(engine_handle)})
-    caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
+  // The sim loop is linked to the engine, recorder and checkpointer: they end with it.
+  caf::anon_send_exit(sim, caf::exit_reason::user_shutdown);
   return exit_code;
 }
 

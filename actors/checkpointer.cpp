@@ -1,0 +1,37 @@
+#include "actors/checkpointer.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <filesystem>
+
+namespace flysim {
+
+std::string checkpoint_file_name(int32_t trial, int32_t step) {
+  return fmt::format("flysim-trial{:04}-step{:09}.ckpt", trial, step);
+}
+
+checkpointer_actor::behavior_type checkpointer_behavior(checkpointer_actor::stateful_pointer<checkpointer_state> self,
+                                                        CheckpointerConfig config) {
+  self->state.config = std::move(config);
+  return {
+      [=](checkpoint_atom, const Snapshot& snapshot) -> caf::result<std::string> {
+        auto& st = self->state;
+        const std::string path =
+            (std::filesystem::path(st.config.dir) / checkpoint_file_name(snapshot.engine.trial, snapshot.engine.next_step)).string();
+        try {
+          save_checkpoint(path, snapshot, st.config.identity);
+        } catch (const std::exception& e) {
+          return fail(std::string("checkpoint not written: ") + e.what());
+        }
+        st.written.push_back(path);
+        while (st.written.size() > st.config.keep) {
+          std::remove(st.written.front().c_str());
+          st.written.pop_front();
+        }
+        return path;
+      },
+  };
+}
+
+}  // namespace flysim

@@ -1,0 +1,30 @@
+#pragma once
+// The checkpointer: writes snapshots (checkpoint/checkpoint_file.hpp) in its own actor,
+// spawned detached, so the sim loop goes on while a file is written and fsynced.
+#include <deque>
+#include <string>
+
+#include "checkpoint/checkpoint_file.hpp"
+#include "messages/interfaces.hpp"
+
+namespace flysim {
+
+struct CheckpointerConfig {
+  std::string dir;
+  std::size_t keep = 3;  // newest files kept; older ones written by this run are removed
+  CheckpointIdentity identity;
+};
+
+struct checkpointer_state {
+  CheckpointerConfig config;
+  std::deque<std::string> written;
+  static inline const char* name = "checkpointer";
+};
+
+checkpointer_actor::behavior_type checkpointer_behavior(checkpointer_actor::stateful_pointer<checkpointer_state> self,
+                                                        CheckpointerConfig config);
+
+// "flysim-trial0000-step000005004.ckpt": sorts by position.
+std::string checkpoint_file_name(int32_t trial, int32_t step);
+
+}  // namespace flysim
