@@ -40,7 +40,7 @@ double elapsed_s(const sim_loop_state& st) {
 }
 
 void abort_run(self_ptr self, const caf::error& err) {
-  self->state.promise.deliver(err);
+  if (self->state.promise.pending()) self->state.promise.deliver(err);
   self->quit(err);
 }
 
@@ -216,6 +216,11 @@ sim_loop_actor::behavior_type sim_loop_behavior(sim_loop_actor::stateful_pointer
   self->link_to(st.engine);
   self->link_to(st.recorder);
   if (st.checkpointer) self->link_to(st.checkpointer);
+  // An exit message (Ctrl-C, or a linked actor that failed) must still answer the
+  // caller: a response promise dropped undelivered leaves it waiting forever (CAF 0.17).
+  self->set_exit_handler([=](caf::exit_msg& msg) {
+    if (msg.reason != caf::exit_reason::normal) abort_run(self, msg.reason);
+  });
   return {
       [=](run_atom) -> caf::typed_response_promise<RunSummary> {
         auto& st = self->state;

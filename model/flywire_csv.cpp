@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <unordered_map>
 
 #include "model/atomic_file.hpp"
 #include "model/csv_reader.hpp"
@@ -13,12 +14,17 @@ std::vector<int64_t> load_flywire_neurons(const std::string& path) {
   CsvReader reader(path);
   if (!reader.next_line()) throw input_error(path + ": empty file, expected the header ',Completed'");
   std::vector<int64_t> ids;
+  std::unordered_map<int64_t, std::size_t> first_line;
   while (reader.next_line()) {
     if (CsvReader::trim(reader.line()).empty()) continue;
-    ids.push_back(reader.integer<int64_t>(0, "root ID"));
+    const auto id = reader.integer<int64_t>(0, "root ID");
+    const auto [it, fresh] = first_line.emplace(id, reader.line_number());
+    if (!fresh)
+      throw reader.error("neuron ID " + std::to_string(id) + " appears more than once (first on line " +
+                         std::to_string(it->second) + ")");
+    ids.push_back(id);
   }
   if (ids.empty()) throw input_error(path + ": no neurons after the header");
-  index_of_ids(ids, path);  // rejects a repeated ID
   return ids;
 }
 

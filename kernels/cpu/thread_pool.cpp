@@ -4,52 +4,69 @@
 
 namespace flysim {
 
+namespace {
+// About 20-50 us of polling before a thread sleeps: long enough to catch the next
+// epoch's job, short enough not to steal a core from anyone for long.
+constexpr int kSpins = 20000;
+
+template <class T, class Done>
+void spin_then_wait(const std::atomic<T>& value, T current, Done done) {
+  for (int i = 0; i < kSpins; ++i) {
+    if (done()) return;
+#if defined(__x86_64__)
+    __builtin_ia32_pause();
+#endif
+  }
+  while (!done()) value.wait(current, std::memory_order_acquire), current = value.load(std::memory_order_acquire);
+}
+}  // namespace
+
 ThreadPool::ThreadPool(unsigned threads) {
   if (threads == 0) throw std::invalid_argument("a thread pool needs at least one thread");
-  for (unsigned w = 0; w < threads; ++w) workers_.emplace_back([this, w] { work(w); });
+  for (unsigned w = 1; w < threads; ++w) helpers_.emplace_back([this, w] { work(w); });
 }
 
 ThreadPool::~ThreadPool() {
-  {
-    std::lock_guard lock(mutex_);
-    stopping_ = true;
-  }
-  start_.notify_all();
-  for (auto& t : workers_) t.join();
+  stopping_.store(true, std::memory_order_release);
+  generation_.fetch_add(1, std::memory_order_acq_rel);
+  generation_.notify_all();
+  for (auto& t : helpers_) t.join();
+}
+
+void ThreadPool::record_failure() {
+  std::lock_guard lock(failure_mutex_);
+  if (!failure_) failure_ = std::current_exception();
 }
 
 void ThreadPool::run(const std::function<void(unsigned, unsigned)>& job) {
-  std::unique_lock lock(mutex_);
-  job_ = &job;
-  running_ = size();
   failure_ = nullptr;
-  ++generation_;
-  start_.notify_all();
-  done_.wait(lock, [this] { return running_ == 0; });
+  job_ = &job;
+  running_.store(static_cast<unsigned>(helpers_.size()), std::memory_order_release);
+  generation_.fetch_add(1, std::memory_order_acq_rel);
+  generation_.notify_all();
+  try {
+    job(0, size());
+  } catch (...) {
+    record_failure();
+  }
+  unsigned left = running_.load(std::memory_order_acquire);
+  spin_then_wait(running_, left, [&] { return running_.load(std::memory_order_acquire) == 0; });
   job_ = nullptr;
   if (failure_) std::rethrow_exception(failure_);
 }
 
 void ThreadPool::work(unsigned worker) {
-  std::size_t seen = 0;
+  uint64_t seen = 0;
   for (;;) {
-    const std::function<void(unsigned, unsigned)>* job;
-    {
-      std::unique_lock lock(mutex_);
-      start_.wait(lock, [&] { return stopping_ || generation_ != seen; });
-      if (stopping_) return;
-      seen = generation_;
-      job = job_;
-    }
-    std::exception_ptr failure;
+    spin_then_wait(generation_, seen, [&] { return generation_.load(std::memory_order_acquire) != seen; });
+    seen = generation_.load(std::memory_order_acquire);
+    if (stopping_.load(std::memory_order_acquire)) return;
     try {
-      (*job)(worker, size());
+      (*job_)(worker, size());
     } catch (...) {
-      failure = std::current_exception();
+      record_failure();
     }
-    std::lock_guard lock(mutex_);
-    if (failure && !failure_) failure_ = failure;
-    if (--running_ == 0) done_.notify_one();
+    if (running_.fetch_sub(1, std::memory_order_acq_rel) == 1) running_.notify_one();
   }
 }
 

@@ -1,14 +1,19 @@
 #pragma once
-// A fixed fork-join pool owned by one engine, apart from CAF's scheduler threads.
+// A fixed fork-join pool owned by one engine, apart from CAF's scheduler threads: the
+// engine actor's own (detached) thread is worker 0, and threads - 1 helpers join it.
 // Written here rather than taken from a library (TBB, OpenMP) because the engine needs
-// exactly this and no more: its own threads with its own lifetime (a hot-swap destroys
-// one engine and builds another), a static split of the work by worker index (so the
-// partition is a pure function of the thread count), and nothing global to the process.
-#include <condition_variable>
+// exactly this and no more: threads with the engine's lifetime (a hot-swap destroys one
+// engine and builds another), a static split of the work by worker index (the
+// partition is a pure function of the thread count), nothing global to the process,
+// and a hand-off in microseconds (an epoch is ~0.1 ms of work, twice per epoch): the
+// workers spin briefly before they sleep on a futex (std::atomic::wait).
+#include <atomic>
 #include <cstddef>
+#include <exception>
 #include <functional>
 #include <mutex>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace flysim {
@@ -20,20 +25,20 @@ class ThreadPool {
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
 
-  unsigned size() const { return static_cast<unsigned>(workers_.size()); }
-  // Runs job(worker, workers) once on every worker and returns when all are done.
-  // An exception thrown by a job is rethrown here.
+  unsigned size() const { return static_cast<unsigned>(helpers_.size()) + 1; }
+  // Runs job(worker, size()) once for every worker (0 on the calling thread) and
+  // returns when all are done. An exception thrown by a job is rethrown here.
   void run(const std::function<void(unsigned, unsigned)>& job);
 
  private:
   void work(unsigned worker);
-  std::vector<std::thread> workers_;
-  std::mutex mutex_;
-  std::condition_variable start_, done_;
+  void record_failure();
+  std::vector<std::thread> helpers_;
   const std::function<void(unsigned, unsigned)>* job_ = nullptr;
-  std::size_t generation_ = 0;
-  unsigned running_ = 0;
-  bool stopping_ = false;
+  std::atomic<uint64_t> generation_{0};  // bumped per job; helpers wait on it
+  std::atomic<unsigned> running_{0};     // helpers still busy with the current job
+  std::atomic<bool> stopping_{false};
+  std::mutex failure_mutex_;
   std::exception_ptr failure_;
 };
 

@@ -1,0 +1,264 @@
+#include "kernels/cuda/cuda_engine.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "kernels/cuda/cuda_support.cuh"
+#include "kernels/cuda/epoch_kernels.cuh"
+#include "kernels/spike_queue.hpp"
+#include "model/errors.hpp"
+
+namespace flysim {
+namespace {
+
+// The CUDA stream engine: CpuEngine's epoch (kernels/README.md) with the network and the
+// state resident on one device and every call ordered on one stream. The host keeps only
+// the SpikeQueue, the same bookkeeping CpuEngine keeps, for export_state.
+class CudaEngine final : public Engine {
+ public:
+  CudaEngine(EngineSetup setup, int device, std::string device_name);
+  std::string describe() const override;
+  std::vector<Spike> advance(kernels::EpochSpan span) override;
+  EngineState export_state() const override;
+  void import_state(const EngineState& state) override;
+
+ private:
+  cuda::DeviceState device_state() const;
+  cuda::DeviceNetwork device_network() const;
+  kernels::RngKey rng_key() const;
+  // Copies spikes into cell_spikes_ at `offset` (ordered on the stream).
+  void upload_cell_spikes(const std::vector<Spike>& spikes, std::size_t offset);
+  void select_device() const;
+
+  EngineSetup setup_;
+  std::size_t n_;
+  int device_;
+  std::string device_name_;
+  cuda::Stream stream_;
+  cuda::DeviceBuffer<uint64_t> out_offsets_;
+  cuda::DeviceBuffer<uint32_t> out_targets_;
+  cuda::DeviceBuffer<int32_t> out_weights_;
+  uint64_t max_out_degree_ = 0;
+  cuda::DeviceBuffer<double> v_, g_;
+  cuda::DeviceBuffer<int32_t> last_spike_;
+  cuda::DeviceBuffer<int64_t> ring_;             // [slot][neuron], fixed-point units
+  cuda::DeviceBuffer<uint32_t> synaptic_slots_;  // per neuron: ring slots holding input
+  cuda::DeviceBuffer<uint32_t> kick_steps_;      // per neuron: kicks in the current epoch
+  cuda::DeviceBuffer<uint8_t> poisson_;          // per neuron: Poisson-driven
+  cuda::DeviceBuffer<Kick> kicks_;               // the whole plan, sorted like the host's
+  // The current cell's spikes so far, in device order: the next cell start scatters
+  // them, then the cell's epochs append to it again (the stream orders the two). A cell
+  // holds at most neurons x delay_steps spikes; that is the capacity.
+  cuda::DeviceBuffer<Spike> cell_spikes_;
+  std::size_t cell_spike_count_ = 0;
+  cuda::DeviceBuffer<uint32_t> counters_;
+  cuda::MappedHostBuffer<Spike> epoch_spikes_;
+  cuda::MappedHostBuffer<uint32_t> epoch_spike_count_;
+  std::vector<uint64_t> sort_keys_;
+  SpikeQueue queue_;
+  int32_t trial_ = 0;
+  int32_t next_step_ = 0;
+};
+
+CudaEngine::CudaEngine(EngineSetup setup, int device, std::string device_name)
+    : setup_(std::move(setup)),
+      n_(setup_.network->neuron_count()),
+      device_(device),
+      device_name_(std::move(device_name)),
+      stream_(device) {
+  const Network& net = *setup_.network;
+  const LifConstants& c = setup_.constants;
+  const std::size_t cell_capacity = n_ * static_cast<std::size_t>(c.delay_steps);
+  if (cell_capacity >= (std::size_t{1} << 32))
+    throw std::invalid_argument("the CUDA engine counts a delay cell's spikes in 32 bits: " + std::to_string(n_) +
+                                " neurons x " + std::to_string(c.delay_steps) + " steps is too many");
+  const StimulusPlan& plan = *setup_.stimulus;
+  std::vector<uint8_t> poisson(n_, 0);
+  for (uint32_t i : plan.poisson_neurons) poisson.at(i) = 1;
+  // The plan's loaders check kick indices and CpuEngine trusts them; on the device a bad
+  // one would corrupt memory without a trace, so they are checked here, once.
+  for (const Kick& k : plan.kicks)
+    if (k.neuron >= n_)
+      throw std::invalid_argument("kick at step " + std::to_string(k.step) + " names neuron " +
+                                  std::to_string(k.neuron) + " of a network of " + std::to_string(n_));
+
+  for (std::size_t i = 0; i < n_; ++i)
+    max_out_degree_ = std::max(max_out_degree_, net.out_offsets[i + 1] - net.out_offsets[i]);
+  out_offsets_ = cuda::DeviceBuffer<uint64_t>(net.out_offsets.size(), "allocating the network");
+  out_targets_ = cuda::DeviceBuffer<uint32_t>(net.out_targets.size(), "allocating the network");
+  out_weights_ = cuda::DeviceBuffer<int32_t>(net.out_weights.size(), "allocating the network");
+  v_ = cuda::DeviceBuffer<double>(n_, "allocating the state");
+  g_ = cuda::DeviceBuffer<double>(n_, "allocating the state");
+  last_spike_ = cuda::DeviceBuffer<int32_t>(n_, "allocating the state");
+  ring_ = cuda::DeviceBuffer<int64_t>(cell_capacity, "allocating the delay ring");
+  synaptic_slots_ = cuda::DeviceBuffer<uint32_t>(n_, "allocating the state");
+  kick_steps_ = cuda::DeviceBuffer<uint32_t>(n_, "allocating the state");
+  poisson_ = cuda::DeviceBuffer<uint8_t>(n_, "allocating the state");
+  kicks_ = cuda::DeviceBuffer<Kick>(plan.kicks.size(), "allocating the kicks");
+  cell_spikes_ = cuda::DeviceBuffer<Spike>(cell_capacity, "allocating the spike buffer");
+  counters_ = cuda::DeviceBuffer<uint32_t>(2, "allocating the spike counters");
+  epoch_spikes_ = cuda::MappedHostBuffer<Spike>(cell_capacity, "allocating mapped host memory for spikes");
+  epoch_spike_count_ = cuda::MappedHostBuffer<uint32_t>(1, "allocating mapped host memory for spikes");
+
+  const cudaStream_t s = stream_.get();
+  auto upload = [&](auto* device, const auto& host, const char* what) {
+    if (!host.empty())
+      cuda::check(cudaMemcpyAsync(device, host.data(), host.size() * sizeof(host[0]), cudaMemcpyHostToDevice, s), what);
+  };
+  upload(out_offsets_.get(), net.out_offsets, "uploading the network");
+  upload(out_targets_.get(), net.out_targets, "uploading the network");
+  upload(out_weights_.get(), net.out_weights, "uploading the network");
+  upload(poisson_.get(), poisson, "uploading the stimulus");
+  upload(kicks_.get(), plan.kicks, "uploading the kicks");
+  cuda::check(cudaMemsetAsync(kick_steps_.get(), 0, n_ * sizeof(uint32_t), s), "clearing the kicks");
+  cuda::check(cudaMemsetAsync(counters_.get(), 0, 2 * sizeof(uint32_t), s), "clearing the spike counters");
+  import_state(resting_state(n_, c.v0, 0));
+}
+
+void CudaEngine::select_device() const { cuda::check(cudaSetDevice(device_), "cudaSetDevice"); }
+
+std::string CudaEngine::describe() const { return "cuda stream, device " + std::to_string(device_) + " " + device_name_; }
+
+cuda::DeviceState CudaEngine::device_state() const {
+  return {static_cast<uint32_t>(n_), v_.get(),          g_.get(),          last_spike_.get(),
+          ring_.get(),              synaptic_slots_.get(), kick_steps_.get(), poisson_.get()};
+}
+
+cuda::DeviceNetwork CudaEngine::device_network() const {
+  return {out_offsets_.get(), out_targets_.get(), out_weights_.get(), max_out_degree_};
+}
+
+kernels::RngKey CudaEngine::rng_key() const {
+  const uint64_t seed = setup_.stimulus->seed;
+  return {static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32), static_cast<uint32_t>(trial_)};
+}
+
+std::vector<Spike> CudaEngine::advance(kernels::EpochSpan span) {
+  const LifConstants& c = setup_.constants;
+  check_span(span, next_step_, c.delay_steps);
+  select_device();
+  const cudaStream_t s = stream_.get();
+  if (span.first % c.delay_steps == 0) {
+    // The host's copy of these spikes moves on in the queue; the device's copy is
+    // cell_spikes_[0, count), scattered now and then overwritten by this cell's spikes.
+    queue_.begin_cell();
+    cuda::launch_scatter(s, c, device_network(), device_state(), cell_spikes_.get(),
+                         static_cast<uint32_t>(cell_spike_count_), span.first);
+    cell_spike_count_ = 0;
+  }
+
+  const auto& kicks = setup_.stimulus->kicks;
+  const auto kick_begin = std::lower_bound(kicks.begin(), kicks.end(), span.first,
+                                           [](const Kick& k, int32_t step) { return k.step < step; });
+  const auto kick_end = std::lower_bound(kick_begin, kicks.end(), span.first + span.steps,
+                                         [](const Kick& k, int32_t step) { return k.step < step; });
+  cuda::launch_set_kicks(s, kicks_.get() + (kick_begin - kicks.begin()), static_cast<uint32_t>(kick_end - kick_begin),
+                         span.first, kick_steps_.get());
+
+  const auto capacity = static_cast<uint32_t>(cell_spikes_.size() - cell_spike_count_);
+  cuda::launch_advance(s, c, span, rng_key(), device_state(),
+                       {cell_spikes_.get() + cell_spike_count_, epoch_spikes_.device(), capacity, counters_.get(),
+                        epoch_spike_count_.device()});
+  cuda::check(cudaGetLastError(), "launching the epoch");
+  cuda::check(cudaStreamSynchronize(s), "running the epoch");
+
+  const uint32_t count = *epoch_spike_count_.host();
+  if (count > capacity)
+    throw std::logic_error("CUDA engine: " + std::to_string(count) + " spikes in one epoch exceed the cell's room of " +
+                           std::to_string(capacity));
+  // Sorted by (step, neuron) as one 64-bit key: the step relative to the epoch fits in
+  // the high half, and plain integers sort faster than the tuple comparison.
+  sort_keys_.resize(count);
+  const Spike* device_order = epoch_spikes_.host();
+  for (uint32_t k = 0; k < count; ++k)
+    sort_keys_[k] = uint64_t{static_cast<uint32_t>(device_order[k].step - span.first)} << 32 | device_order[k].neuron;
+  std::sort(sort_keys_.begin(), sort_keys_.end());
+  std::vector<Spike> spikes(count);
+  for (uint32_t k = 0; k < count; ++k)
+    spikes[k] = {span.first + static_cast<int32_t>(sort_keys_[k] >> 32), static_cast<uint32_t>(sort_keys_[k])};
+  cell_spike_count_ += count;
+  queue_.record(spikes);
+  next_step_ = span.first + span.steps;
+  return spikes;
+}
+
+EngineState CudaEngine::export_state() const {
+  select_device();
+  EngineState state;
+  state.trial = trial_;
+  state.next_step = next_step_;
+  state.v.resize(n_);
+  state.g.resize(n_);
+  state.last_spike.resize(n_);
+  const cudaStream_t s = stream_.get();
+  cuda::check(cudaMemcpyAsync(state.v.data(), v_.get(), n_ * sizeof(double), cudaMemcpyDeviceToHost, s), "exporting v");
+  cuda::check(cudaMemcpyAsync(state.g.data(), g_.get(), n_ * sizeof(double), cudaMemcpyDeviceToHost, s), "exporting g");
+  cuda::check(cudaMemcpyAsync(state.last_spike.data(), last_spike_.get(), n_ * sizeof(int32_t), cudaMemcpyDeviceToHost, s),
+              "exporting last_spike");
+  cuda::check(cudaStreamSynchronize(s), "exporting the state");
+  state.pending = queue_.undelivered(next_step_, setup_.constants.delay_steps);
+  return state;
+}
+
+void CudaEngine::upload_cell_spikes(const std::vector<Spike>& spikes, std::size_t offset) {
+  if (spikes.empty()) return;
+  cuda::check(cudaMemcpyAsync(cell_spikes_.get() + offset, spikes.data(), spikes.size() * sizeof(Spike),
+                              cudaMemcpyHostToDevice, stream_.get()),
+              "importing the pending spikes");
+}
+
+void CudaEngine::import_state(const EngineState& state) {
+  if (state.v.size() != n_ || state.g.size() != n_ || state.last_spike.size() != n_)
+    throw std::invalid_argument("engine state holds " + std::to_string(state.v.size()) + " neurons, the network " +
+                                std::to_string(n_));
+  const int32_t delay = setup_.constants.delay_steps;
+  // The split SpikeQueue::restore makes: mid-cell, the previous cell's spikes are still
+  // being delivered (scattered now, from next_step on); the rest wait for the next cell.
+  const bool mid_cell = state.next_step % delay != 0;
+  const int32_t cell = cell_start(state.next_step, delay);
+  std::vector<Spike> delivering, waiting;
+  for (const Spike& spike : state.pending) {
+    if (spike.neuron >= n_)
+      throw std::invalid_argument("engine state has a pending spike of neuron " + std::to_string(spike.neuron) +
+                                  ", the network " + std::to_string(n_) + " neurons");
+    (mid_cell && spike.step < cell ? delivering : waiting).push_back(spike);
+  }
+  if (delivering.size() > cell_spikes_.size() || waiting.size() > cell_spikes_.size())
+    throw std::invalid_argument("engine state holds " + std::to_string(state.pending.size()) +
+                                " pending spikes, more than " + std::to_string(n_) + " neurons can emit in a cell");
+
+  select_device();
+  const cudaStream_t s = stream_.get();
+  cuda::check(cudaMemcpyAsync(v_.get(), state.v.data(), n_ * sizeof(double), cudaMemcpyHostToDevice, s), "importing v");
+  cuda::check(cudaMemcpyAsync(g_.get(), state.g.data(), n_ * sizeof(double), cudaMemcpyHostToDevice, s), "importing g");
+  cuda::check(cudaMemcpyAsync(last_spike_.get(), state.last_spike.data(), n_ * sizeof(int32_t), cudaMemcpyHostToDevice, s),
+              "importing last_spike");
+  cuda::check(cudaMemsetAsync(ring_.get(), 0, ring_.size() * sizeof(int64_t), s), "clearing the delay ring");
+  cuda::check(cudaMemsetAsync(synaptic_slots_.get(), 0, n_ * sizeof(uint32_t), s), "clearing the ring flags");
+  // A failed advance can leave kicks set or the counters mid-count: start clean.
+  cuda::check(cudaMemsetAsync(kick_steps_.get(), 0, n_ * sizeof(uint32_t), s), "clearing the kicks");
+  cuda::check(cudaMemsetAsync(counters_.get(), 0, 2 * sizeof(uint32_t), s), "clearing the spike counters");
+  upload_cell_spikes(delivering, 0);
+  cuda::launch_scatter(s, setup_.constants, device_network(), device_state(), cell_spikes_.get(),
+                       static_cast<uint32_t>(delivering.size()), state.next_step);
+  cuda::check(cudaGetLastError(), "launching the scatter");
+  upload_cell_spikes(waiting, 0);
+  cuda::check(cudaStreamSynchronize(s), "importing the state");
+
+  queue_.restore(state.pending, state.next_step, delay);
+  cell_spike_count_ = waiting.size();
+  trial_ = state.trial;
+  next_step_ = state.next_step;
+}
+
+}  // namespace
+
+std::unique_ptr<Engine> make_cuda_engine(EngineSetup setup) {
+  const CudaProbe probe = probe_cuda();
+  if (!probe.problem.empty()) throw input_error("the CUDA engine cannot run here: " + probe.problem);
+  return std::make_unique<CudaEngine>(std::move(setup), 0,
+                                      probe.device_name + " (sm_" + std::to_string(probe.cc_major) +
+                                          std::to_string(probe.cc_minor) + ")");
+}
+
+}  // namespace flysim

@@ -1,0 +1,68 @@
+#include <cuda_runtime.h>
+
+#include "kernels/cuda/cuda_probe.hpp"
+#include "kernels/cuda/epoch_kernels.cuh"
+
+namespace flysim {
+
+CudaProbe probe_cuda() {
+  CudaProbe p;
+  p.binary_archs = FLYSIM_CUDA_ARCHS;
+  // With cudart linked statically the runtime version is the toolkit's; the driver
+  // version is 0 when libcuda.so cannot be loaded at all.
+  cudaRuntimeGetVersion(&p.runtime_version);
+  if (cudaDriverGetVersion(&p.driver_version) != cudaSuccess) p.driver_version = 0;
+  const std::string runtime = cuda_version_string(p.runtime_version);
+
+  int count = 0;
+  const cudaError_t counted = cudaGetDeviceCount(&count);
+  cudaGetLastError();
+  if (counted != cudaSuccess || count == 0) {
+    if (p.driver_version == 0)
+      p.problem = "no NVIDIA driver could be loaded (libcuda.so): install an NVIDIA driver for CUDA " + runtime +
+                  " or newer, or use engine.kind=cpu";
+    else if (counted == cudaErrorInsufficientDriver || p.driver_version < p.runtime_version)
+      p.problem = "the NVIDIA driver supports CUDA " + cuda_version_string(p.driver_version) +
+                  " but this flysim was built with CUDA runtime " + runtime +
+                  ": upgrade the driver (it must be >= the runtime), or rebuild flysim with CUDA " +
+                  cuda_version_string(p.driver_version) + " or older";
+    else if (counted == cudaErrorNoDevice || count == 0)
+      p.problem = "no CUDA device is visible (check nvidia-smi and CUDA_VISIBLE_DEVICES), or use engine.kind=cpu";
+    else
+      p.problem = std::string("CUDA could not start: ") + cudaGetErrorName(counted) + " (" +
+                  cudaGetErrorString(counted) + "); check nvidia-smi, or use engine.kind=cpu";
+    return p;
+  }
+  p.device_present = true;
+  p.device_count = count;
+  cudaDeviceProp prop{};
+  if (const cudaError_t e = cudaGetDeviceProperties(&prop, 0); e != cudaSuccess) {
+    cudaGetLastError();
+    p.problem = std::string("CUDA device 0 cannot be queried: ") + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) +
+                "); check nvidia-smi";
+    return p;
+  }
+  p.device_name = prop.name;
+  p.cc_major = prop.major;
+  p.cc_minor = prop.minor;
+
+  cudaFuncAttributes attributes{};
+  const cudaError_t loaded = cuda::advance_kernel_attributes(&attributes);
+  cudaGetLastError();
+  p.binary_runs_on_device = loaded == cudaSuccess;
+  if (loaded == cudaErrorNoKernelImageForDevice || loaded == cudaErrorInvalidDeviceFunction) {
+    const std::string sm = std::to_string(p.cc_major) + std::to_string(p.cc_minor);
+    p.problem = "this flysim holds GPU code for " + p.binary_archs + " only, and device 0 (" + p.device_name +
+                ") is sm_" + sm + ": rebuild with -DCMAKE_CUDA_ARCHITECTURES=" + sm + "-real";
+  } else if (loaded == cudaErrorUnsupportedPtxVersion || loaded == cudaErrorInsufficientDriver) {
+    p.problem = "the NVIDIA driver (CUDA " + cuda_version_string(p.driver_version) +
+                ") cannot load this flysim's GPU code, built with CUDA " + runtime +
+                ": upgrade the driver (it must be >= the runtime)";
+  } else if (loaded != cudaSuccess) {
+    p.problem = std::string("the CUDA engine's kernels cannot be loaded on device 0: ") + cudaGetErrorName(loaded) +
+                " (" + cudaGetErrorString(loaded) + ")";
+  }
+  return p;
+}
+
+}  // namespace flysim

@@ -1,0 +1,30 @@
+#pragma once
+// What `flysim doctor` and make_cuda_engine learn about the CUDA device before using it.
+// Plain C++: nothing of CUDA leaks out of kernels/cuda.
+#include <string>
+
+namespace flysim {
+
+struct CudaProbe {
+  bool device_present = false;
+  int device_count = 0;
+  std::string device_name;  // of device 0, the one the engine uses
+  int cc_major = 0, cc_minor = 0;
+  // As cudaDriverGetVersion / cudaRuntimeGetVersion report them (1000 * major + 10 * minor);
+  // driver_version is 0 when no driver could be loaded.
+  int driver_version = 0, runtime_version = 0;
+  std::string binary_archs;  // GPU code in this binary, e.g. "sm_75 sm_80 sm_86 sm_89 sm_90 compute_90"
+  bool binary_runs_on_device = false;  // the engine's kernels have code (real or PTX) for device 0
+  // Empty when the CUDA engine can run; else one sentence: what is wrong and what to do.
+  std::string problem;
+};
+
+// Never throws; safe to call on a machine without a GPU or driver.
+CudaProbe probe_cuda();
+
+// "13.0" from 13000. Inline: `flysim doctor` prints versions in builds without CUDA too.
+inline std::string cuda_version_string(int version) {
+  return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
+}
+
+}  // namespace flysim

@@ -1,0 +1,103 @@
+#pragma once
+// RAII owners and error checks for the CUDA runtime; included by the .cu files only.
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <string>
+#include <utility>
+
+#include "kernels/cuda/cuda_engine.hpp"
+
+namespace flysim::cuda {
+
+// Throws cuda_error naming the operation; clears the runtime's last error first so a
+// later probe does not report a stale one.
+inline void check(cudaError_t status, const char* what) {
+  if (status == cudaSuccess) return;
+  cudaGetLastError();
+  throw cuda_error(std::string("CUDA engine: ") + what + " failed: " + cudaGetErrorName(status) + " (" +
+                   cudaGetErrorString(status) + ")");
+}
+
+// Device memory for `count` objects of T. Released without checks: a destructor cannot
+// report, and a failed free means the context is gone anyway.
+template <class T>
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  DeviceBuffer(std::size_t count, const char* what) : count_(count) {
+    if (count > 0) check(cudaMalloc(reinterpret_cast<void**>(&data_), count * sizeof(T)), what);
+  }
+  DeviceBuffer(DeviceBuffer&& other) noexcept
+      : data_(std::exchange(other.data_, nullptr)), count_(std::exchange(other.count_, 0)) {}
+  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
+    std::swap(data_, other.data_);
+    std::swap(count_, other.count_);
+    return *this;
+  }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  ~DeviceBuffer() {
+    if (data_ != nullptr) cudaFree(data_);
+  }
+  T* get() const { return data_; }
+  std::size_t size() const { return count_; }
+
+ private:
+  T* data_ = nullptr;
+  std::size_t count_ = 0;
+};
+
+// Pinned host memory mapped into the device's address space: kernels write it directly
+// and the host reads it after synchronizing the stream, with no copy call per epoch.
+template <class T>
+class MappedHostBuffer {
+ public:
+  MappedHostBuffer() = default;
+  MappedHostBuffer(std::size_t count, const char* what) : count_(count) {
+    check(cudaHostAlloc(reinterpret_cast<void**>(&host_), (count > 0 ? count : 1) * sizeof(T), cudaHostAllocMapped),
+          what);
+    check(cudaHostGetDevicePointer(reinterpret_cast<void**>(&device_), host_, 0), what);
+  }
+  MappedHostBuffer(MappedHostBuffer&& other) noexcept
+      : host_(std::exchange(other.host_, nullptr)),
+        device_(std::exchange(other.device_, nullptr)),
+        count_(std::exchange(other.count_, 0)) {}
+  MappedHostBuffer& operator=(MappedHostBuffer&& other) noexcept {
+    std::swap(host_, other.host_);
+    std::swap(device_, other.device_);
+    std::swap(count_, other.count_);
+    return *this;
+  }
+  MappedHostBuffer(const MappedHostBuffer&) = delete;
+  MappedHostBuffer& operator=(const MappedHostBuffer&) = delete;
+  ~MappedHostBuffer() {
+    if (host_ != nullptr) cudaFreeHost(host_);
+  }
+  T* host() const { return host_; }
+  T* device() const { return device_; }
+  std::size_t size() const { return count_; }
+
+ private:
+  T* host_ = nullptr;
+  T* device_ = nullptr;
+  std::size_t count_ = 0;
+};
+
+// A stream on `device`, which it makes the calling thread's current device.
+class Stream {
+ public:
+  explicit Stream(int device) {
+    check(cudaSetDevice(device), "cudaSetDevice");
+    check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+  }
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  ~Stream() { cudaStreamDestroy(stream_); }
+  cudaStream_t get() const { return stream_; }
+
+ private:
+  cudaStream_t stream_ = nullptr;
+};
+
+}  // namespace flysim::cuda

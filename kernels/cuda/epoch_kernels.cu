@@ -1,0 +1,127 @@
+#include "kernels/cuda/epoch_kernels.cuh"
+
+#include <algorithm>
+
+namespace flysim::cuda {
+namespace {
+
+constexpr unsigned kBlock = 256;
+// Connections one scatter block adds per pass: kUnroll per thread.
+constexpr unsigned kUnroll = 4;
+constexpr unsigned kChunk = kBlock * kUnroll;
+// gridDim.y's limit; a spike with more chunks than this loops over them.
+constexpr uint64_t kMaxChunksPerSpike = 65535;
+
+// Block (x, y) adds chunk y (kChunk connections) of spike x's out-connections, so a hub
+// with thousands of targets is spread over many blocks instead of one warp looping for
+// hundreds of microseconds. Each thread first loads its kUnroll connections, then issues
+// their atomics: the loads are in flight together rather than one per atomic. The ring
+// holds int64 fixed-point sums: adding them as unsigned 64-bit wraps exactly as two's
+// complement does, so the order the atomics land in cannot change the result.
+__global__ void __launch_bounds__(kBlock)
+    scatter_kernel(LifConstants c, DeviceNetwork net, DeviceState state, const Spike* spikes, int32_t first_delivery) {
+  const Spike spike = spikes[blockIdx.x];
+  if (spike.step + c.delay_steps < first_delivery) return;
+  const int32_t slot = kernels::delivery_slot(c, spike.step);
+  auto* ring_slot = reinterpret_cast<unsigned long long*>(state.ring + static_cast<std::size_t>(slot) * state.neurons);
+  const uint32_t flag = 1u << slot;
+  const uint64_t begin = __ldg(net.out_offsets + spike.neuron), end = __ldg(net.out_offsets + spike.neuron + 1);
+  for (uint64_t chunk = begin + uint64_t{blockIdx.y} * kChunk; chunk < end; chunk += uint64_t{gridDim.y} * kChunk) {
+    uint32_t post[kUnroll];
+    int32_t weight[kUnroll];
+#pragma unroll
+    for (unsigned u = 0; u < kUnroll; ++u) {
+      const uint64_t e = chunk + u * kBlock + threadIdx.x;
+      if (e < end) {
+        post[u] = __ldg(net.out_targets + e);
+        weight[u] = __ldg(net.out_weights + e);
+      }
+    }
+#pragma unroll
+    for (unsigned u = 0; u < kUnroll; ++u) {
+      if (chunk + u * kBlock + threadIdx.x < end) {
+        atomicAdd(ring_slot + post[u], static_cast<unsigned long long>(static_cast<int64_t>(weight[u])));
+        atomicOr(state.synaptic_slots + post[u], flag);
+      }
+    }
+  }
+}
+
+__global__ void __launch_bounds__(kBlock)
+    set_kicks_kernel(const Kick* kicks, uint32_t count, int32_t first, uint32_t* kick_steps) {
+  const uint64_t k = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (k < count) atomicOr(kick_steps + kicks[k].neuron, 1u << (kicks[k].step - first));
+}
+
+__device__ inline bool same_bits(double a, double b) { return __double_as_longlong(a) == __double_as_longlong(b); }
+
+__global__ void __launch_bounds__(kBlock)
+    advance_kernel(LifConstants c, kernels::EpochSpan span, kernels::RngKey key, uint32_t consumed, DeviceState state,
+                   EpochOutput out) {
+  const uint64_t index = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (index < state.neurons) {
+    const uint32_t i = static_cast<uint32_t>(index);
+    const kernels::NeuronInputs in{state.synaptic_slots[i], state.kick_steps[i], state.poisson[i] != 0};
+    const double v_before = state.v[i], g_before = state.g[i];
+    const int32_t last_before = state.last_spike[i];
+    double v = v_before, g = g_before;
+    int32_t last_spike = last_before;
+    kernels::advance_neuron(c, i, span, in, key, state.ring + i, state.neurons, v, g, last_spike, [&](int32_t step) {
+      const uint32_t slot = atomicAdd(out.counters, 1u);
+      if (slot < out.capacity) {
+        out.cell_spikes[slot] = Spike{step, i};
+        out.host_spikes[slot] = Spike{step, i};
+      }
+    });
+    // Most neurons rest through an epoch: skip their stores. Bits, not ==, so that a g
+    // decaying to -0.0 is still written.
+    if (!same_bits(v, v_before)) state.v[i] = v;
+    if (!same_bits(g, g_before)) state.g[i] = g;
+    if (last_spike != last_before) state.last_spike[i] = last_spike;
+    if ((in.synaptic_slots & consumed) != 0u) state.synaptic_slots[i] = in.synaptic_slots & ~consumed;
+    if (in.kick_steps != 0u) state.kick_steps[i] = 0u;
+  }
+  // The last block to finish publishes the spike count (the threadFenceReduction
+  // pattern): every block's counter increments are visible once it has counted itself.
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    __threadfence();
+    if (atomicAdd(out.counters + 1, 1u) == gridDim.x - 1) {
+      *out.host_count = atomicExch(out.counters, 0u);
+      out.counters[1] = 0u;
+    }
+  }
+}
+
+unsigned blocks_for(uint64_t threads) { return static_cast<unsigned>((threads + kBlock - 1) / kBlock); }
+
+}  // namespace
+
+void launch_scatter(cudaStream_t stream, const LifConstants& c, DeviceNetwork net, DeviceState state,
+                    const Spike* spikes, uint32_t count, int32_t first_delivery) {
+  if (count == 0) return;
+  const uint64_t chunks = std::min<uint64_t>(std::max<uint64_t>((net.max_out_degree + kChunk - 1) / kChunk, 1),
+                                             kMaxChunksPerSpike);
+  scatter_kernel<<<dim3(count, static_cast<unsigned>(chunks)), kBlock, 0, stream>>>(c, net, state, spikes,
+                                                                                  first_delivery);
+}
+
+void launch_set_kicks(cudaStream_t stream, const Kick* kicks, uint32_t count, int32_t first, uint32_t* kick_steps) {
+  if (count == 0) return;
+  set_kicks_kernel<<<blocks_for(count), kBlock, 0, stream>>>(kicks, count, first, kick_steps);
+}
+
+void launch_advance(cudaStream_t stream, const LifConstants& c, kernels::EpochSpan span, kernels::RngKey key,
+                    DeviceState state, EpochOutput out) {
+  const uint32_t first_slot = static_cast<uint32_t>(span.first % c.delay_steps);
+  const uint32_t consumed = static_cast<uint32_t>(((uint64_t{1} << span.steps) - 1) << first_slot);
+  // At least one block, even for an empty network: the last block publishes the count.
+  const unsigned blocks = state.neurons > 0 ? blocks_for(state.neurons) : 1u;
+  advance_kernel<<<blocks, kBlock, 0, stream>>>(c, span, key, consumed, state, out);
+}
+
+cudaError_t advance_kernel_attributes(cudaFuncAttributes* attributes) {
+  return cudaFuncGetAttributes(attributes, advance_kernel);
+}
+
+}  // namespace flysim::cuda
