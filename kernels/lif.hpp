@@ -57,11 +57,25 @@ FLYSIM_HD inline bool provably_below_threshold(const LifConstants& c, double v, 
   return c.v0 + lift_v + lift_g < c.v_threshold - c.quiet_margin_mV;
 }
 
+// A quiet neuron within rest_snap_mV of rest (v and g) is put exactly at rest, so it
+// drops out of the work (EpochPath::unchanged) instead of decaying for seconds, and
+// into subnormal numbers, towards a rest it never reaches in floating point.
+FLYSIM_HD inline void settle_at_rest(const LifConstants& c, double& v, double& g) {
+  const double dv = v - c.v0;
+  if (dv < c.rest_snap_mV && dv > -c.rest_snap_mV && g < c.rest_snap_mV && g > -c.rest_snap_mV) {
+    v = c.v0;
+    g = 0.0;
+  }
+}
+
+// True when a neuron is exactly at rest (its update maps it to itself).
+FLYSIM_HD inline bool at_rest(const LifConstants& c, double v, double g) { return v == c.v0 && g == 0.0; }
+
 FLYSIM_HD inline EpochPath choose_path(const LifConstants& c, const NeuronInputs& in, EpochSpan e, double v, double g,
                                       int32_t last_spike) {
   if (in.synaptic_slots != 0u || in.kick_steps != 0u || in.poisson) return EpochPath::stepwise;
   const int32_t ref = refractory_steps(c, in);
-  if (v == c.v0 && g == 0.0) return EpochPath::unchanged;
+  if (at_rest(c, v, g)) return EpochPath::unchanged;
   if (e.first + e.steps - 1 - last_spike < ref) return EpochPath::unchanged;
   if (e.first - last_spike >= ref && provably_below_threshold(c, v, g)) return EpochPath::quiet;
   return EpochPath::stepwise;
@@ -84,6 +98,7 @@ FLYSIM_HD inline void advance_neuron(const LifConstants& c, uint32_t neuron, Epo
   if (path == EpochPath::unchanged) return;
   if (path == EpochPath::quiet) {
     decay(c, e.steps, v, g);
+    settle_at_rest(c, v, g);
     return;
   }
   const int32_t ref = refractory_steps(c, in);

@@ -32,6 +32,8 @@ struct LifConstants {
   double evg_epoch_max;
   // Safety margin (mV) of the quiet-neuron bound, far above any rounding error.
   double quiet_margin_mV;
+  // A quiet neuron this close to rest (|v - v_0| and |g|, mV) is set exactly to rest.
+  double rest_snap_mV;
   int32_t ref_steps;           // refractory period of unstimulated neurons, steps
   int32_t delay_steps;         // synaptic delay D, steps; also the epoch length
   uint32_t poisson_threshold;  // a draw u (uint32) is an event when u < threshold

@@ -49,6 +49,7 @@ LifConstants derive_constants(const LifParams& p) {
     c.evg_epoch_max = std::fmax(c.evg_epoch_max, c.evg_epoch[steps]);
   }
   c.quiet_margin_mV = 1e-6;
+  c.rest_snap_mV = 1e-12;
   const double probability = p.r_poi_Hz * p.dt_ms * 1e-3;
   const double scaled = std::floor(probability * 4294967296.0);
   c.poisson_threshold = scaled >= 4294967295.0 ? 0xffffffffu : static_cast<uint32_t>(scaled);

@@ -5,9 +5,9 @@
 namespace flysim {
 
 namespace {
-// About 20-50 us of polling before a thread sleeps: long enough to catch the next
+// A few microseconds of polling before a thread sleeps: long enough to catch the next
 // epoch's job, short enough not to steal a core from anyone for long.
-constexpr int kSpins = 20000;
+constexpr int kSpins = 4000;
 
 template <class T, class Done>
 void spin_then_wait(const std::atomic<T>& value, T current, Done done) {
