@@ -71,6 +71,9 @@ void finish(self_ptr self) {
       summary.engine = std::move(engine);
       summary.trials = st.plan.trials;
       summary.simulated_s = st.plan.steps_per_trial * st.plan.dt_ms * 1e-3;
+      const int64_t start = static_cast<int64_t>(st.plan.start.trial) * st.plan.steps_per_trial + st.plan.start.step;
+      summary.simulated_this_run_s =
+          static_cast<double>(static_cast<int64_t>(st.plan.trials) * st.plan.steps_per_trial - start) * st.plan.dt_ms * 1e-3;
       summary.wall_s = elapsed_s(st);
       summary.cpu_s = process_cpu_seconds() - st.cpu_at_start;
       summary.peak_memory_MiB = peak_memory_MiB();

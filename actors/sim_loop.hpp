@@ -3,7 +3,7 @@
 // and keeps a few epochs in flight, so the engine never waits for a round trip (the
 // engine's mailbox keeps them in order). Spikes go on to the recorder as they arrive.
 // At delay-cell boundaries it takes snapshots for checkpoints and hot-swaps
-// (actors/SIM_LOOP.md).
+// (actors/README.md).
 #include <chrono>
 #include <cstdint>
 #include <functional>

@@ -5,6 +5,7 @@
 #include <cereal/types/vector.hpp>
 #include <xxhash.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -89,8 +90,10 @@ struct Parsed {
 
 // Checks magic and format version, decodes the header, locates the payload.
 Parsed parse(const std::string& path, const std::string& bytes) {
-  if (bytes.size() < sizeof kMagic + 8 || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0)
+  if (bytes.empty() || std::memcmp(bytes.data(), kMagic, std::min(bytes.size(), sizeof kMagic)) != 0)
     throw input_error(path + ": not a flysim checkpoint (wrong magic bytes)");
+  if (bytes.size() < sizeof kMagic + 8)
+    throw input_error(path + ": truncated checkpoint (" + std::to_string(bytes.size()) + " bytes: the header length is incomplete)");
   uint64_t header_bytes = 0;
   for (int b = 0; b < 8; ++b) header_bytes |= uint64_t(uint8_t(bytes[sizeof kMagic + b])) << (8 * b);
   const std::size_t header_at = sizeof kMagic + 8;
@@ -176,8 +179,9 @@ void verify_identity(const std::string& path, const CheckpointHeader& header, co
 Snapshot load_checkpoint(const std::string& path, const CheckpointIdentity& expected) {
   const std::string bytes = read_all(path);
   const Parsed p = parse(path, bytes);
+  Snapshot snapshot = decode(path, p);
   verify_identity(path, p.header, expected);
-  return decode(path, p);
+  return snapshot;
 }
 
 }  // namespace flysim

@@ -60,6 +60,7 @@ struct RunSummary {
   std::string engine;            // the engine's describe()
   int32_t trials = 0;
   double simulated_s = 0.0;      // per trial
+  double simulated_this_run_s = 0.0;  // all trials, less what a restored checkpoint had done
   double wall_s = 0.0;
   double cpu_s = 0.0;            // process CPU time (getrusage) during the run
   double peak_memory_MiB = 0.0;  // peak resident set of the process (getrusage)
@@ -93,7 +94,7 @@ typename Inspector::result_type inspect(Inspector& f, RecorderSummary& x) {
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, RunSummary& x) {
-  return f(caf::meta::type_name("flysim.run_summary"), x.recorded, x.engine, x.trials, x.simulated_s, x.wall_s,
+  return f(caf::meta::type_name("flysim.run_summary"), x.recorded, x.engine, x.trials, x.simulated_s, x.simulated_this_run_s, x.wall_s,
            x.cpu_s, x.peak_memory_MiB, x.checkpoints, x.swaps);
 }
 template <class Inspector>

@@ -8,5 +8,7 @@ namespace flysim::app {
 int run_command(const std::vector<std::string>& args);
 int generate_command(const std::vector<std::string>& args);
 int doctor_command(const std::vector<std::string>& args);
+// `checkpoint inspect FILE`: a checkpoint's header and summary.
+int checkpoint_command(const std::vector<std::string>& args);
 
 }  // namespace flysim::app

@@ -20,6 +20,7 @@ constexpr const char* kUsage =
     "             on the synthetic FlyWire-scale network, generated and cached on first use)\n"
     "  generate   write a synthetic FlyWire-scale network as FlyWire CSV files\n"
     "  doctor     can this machine run the engine asked for? (CUDA, driver, device, CPUs)\n"
+    "  checkpoint inspect FILE: print a checkpoint's header, position and plan\n"
     "  help       this text\n"
     "\n"
     "`flysim <command> --help` lists a command's options. Options can also come from a\n"
@@ -27,7 +28,10 @@ constexpr const char* kUsage =
     "Examples:\n"
     "  flysim run\n"
     "  flysim run --stimulus.rate=200 --run.trials=30 --output.rates=rates.csv\n"
-    "  flysim generate --output.neurons=n.csv --output.connectivity=c.csv\n";
+    "  flysim generate --output.neurons=n.csv --output.connectivity=c.csv\n"
+    "  flysim run --checkpoint.every-ms=100 --checkpoint.dir=ckpt\n"
+    "  flysim run --restore=ckpt/flysim-trial0000-step000005004.ckpt\n"
+    "  flysim checkpoint inspect ckpt/flysim-trial0000-step000005004.ckpt\n";
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -42,6 +46,7 @@ int main(int argc, char** argv) {
     if (command == "run") return flysim::app::run_command(args);
     if (command == "generate") return flysim::app::generate_command(args);
     if (command == "doctor") return flysim::app::doctor_command(args);
+    if (command == "checkpoint") return flysim::app::checkpoint_command(args);
     std::cerr << "flysim: unknown command '" << command << "'\n\n" << kUsage;
     return 2;
   } catch (const flysim::input_error& e) {

@@ -44,21 +44,24 @@ extern "C" void on_signal(int sig) { g_signal.store(sig); }
 
 void print_summary(const RunSummary& s, const Network& net, const StimulusPlan& plan, double rate_Hz,
                    const std::string& compatibility) {
-  const double simulated_total = s.simulated_s * s.trials;
+  const double simulated_total = s.simulated_this_run_s;
   std::cout << fmt::format(
       "flysim run: done\n"
       "  network     {} ({} neurons, {} connections, {} synapses)\n"
       "  stimulus    {} Poisson neurons at {} Hz, {} timed kicks, seed {}\n"
-      "  simulated   {} trial(s) x {:.1f} ms\n"
+      "  simulated   {} trial(s) x {:.1f} ms ({:.1f} ms in this run)\n"
       "  spikes      {} from {} active neurons\n",
       net.description, net.neuron_count(), net.connection_count(), net.synapse_count(), plan.poisson_neurons.size(), rate_Hz,
-      plan.kicks.size(), plan.seed, s.trials, s.simulated_s * 1e3, s.recorded.spikes, s.recorded.active_neurons);
+      plan.kicks.size(), plan.seed, s.trials, s.simulated_s * 1e3, simulated_total * 1e3, s.recorded.spikes, s.recorded.active_neurons);
   if (!s.recorded.top.empty()) std::cout << "  top responders (mean rate over trials):\n";
   for (std::size_t k = 0; k < s.recorded.top.size(); ++k) {
     const Responder& r = s.recorded.top[k];
     std::cout << fmt::format("    {:2}. {:>18}  index {:>6}  {:8.1f} Hz{}\n", k + 1, r.root_id, r.index, r.rate_Hz,
                              r.root_id == kMn9RootId ? "  (MN9)" : "");
   }
+  for (const std::string& swap : s.swaps) std::cout << fmt::format("  swap        {}\n", swap);
+  if (!s.checkpoints.empty())
+    std::cout << fmt::format("  checkpoints {} written, the last {}\n", s.checkpoints.size(), s.checkpoints.back());
   const double per_sim = simulated_total > 0 ? s.wall_s / simulated_total : 0.0;
   std::cout << fmt::format(
       "  wall time   {:.3f} s, {:.4f} wall s per simulated s ({:.1f}x faster than real time)\n"
@@ -136,6 +139,10 @@ std::vector<SwapPoint> swap_points(const Options& o, const RunPlan& plan) {
     if (colon == std::string::npos || ec != std::errc() || end != number.data() + number.size() || !(ms > 0) ||
         (kind != "cpu" && kind != "cuda"))
       o.reject("run.swap-at", "has '" + item + "'; expected MS:cpu or MS:cuda items separated by commas, MS > 0");
+    if (kind == "cuda") {
+      const CudaProbe probe = probe_cuda_backend();
+      if (!probe.problem.empty()) o.reject("run.swap-at", "asks for the cuda engine, which cannot run here: " + probe.problem);
+    }
     swaps.push_back({position_at_ms(ms, plan), kind == "cuda" ? EngineKind::cuda : EngineKind::cpu});
     pos = comma + 1;
   }
@@ -151,7 +158,7 @@ std::vector<RunPosition> checkpoint_points(const Options& o, const RunPlan& plan
   const double total_ms = static_cast<double>(plan.trials) * plan.steps_per_trial * plan.dt_ms;
   for (double ms = every; ms < total_ms; ms += every) {
     const RunPosition p = position_at_ms(ms, plan);
-    if (p.trial < plan.trials && (points.empty() || points.back() < p)) points.push_back(p);
+    if (p.trial < plan.trials && plan.start < p && (points.empty() || points.back() < p)) points.push_back(p);
   }
   return points;
 }
@@ -177,13 +184,13 @@ int run_command(const std::vector<std::string>& args) {
   const int64_t keep = o.integer("checkpoint.keep");
   if (keep < 1) o.reject("checkpoint.keep", "must be at least 1");
   const bool checkpointing = o.number("checkpoint.every-ms") != 0;
+
+  RunInputs in = o.text("restore").empty() ? fresh_inputs(o) : restored_inputs(o);
   if (checkpointing) {
     std::error_code ec;
     std::filesystem::create_directories(o.text("checkpoint.dir"), ec);
     if (ec) o.reject("checkpoint.dir", "cannot be created: " + ec.message());
   }
-
-  RunInputs in = o.text("restore").empty() ? fresh_inputs(o) : restored_inputs(o);
   const auto net = in.network;
   const auto stimulus = std::make_shared<const StimulusPlan>(in.record.stimulus);
   const EngineSetup setup{net, stimulus, in.constants};

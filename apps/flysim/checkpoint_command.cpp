@@ -1,0 +1,115 @@
+// flysim checkpoint inspect FILE: what a checkpoint file holds. The header (format
+// version, contract strings, network hash, payload size and checksum, and whether the
+// checksum verifies), then where the run stood and what it was running. A file that
+// cannot be read, is not a checkpoint, or is damaged ends in one error line, exit 2.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+
+#include "apps/flysim/commands.hpp"
+#include "apps/flysim/options.hpp"
+#include "checkpoint/checkpoint_file.hpp"
+#include "model/errors.hpp"
+#include "model/lif_params.hpp"
+
+namespace flysim::app {
+
+namespace {
+
+constexpr const char* kCheckpointUsage = "flysim checkpoint inspect FILE [--model.dt-ms=MS]";
+
+std::vector<OptionSpec> checkpoint_options() {
+  const LifParams d;
+  return {{"model.dt-ms", OptionType::number, fmt::format("{}", d.dt_ms),
+           "time step of the run that wrote the checkpoint, ms (only to print times; the file holds steps)"}};
+}
+
+void print_header(const std::string& path, const CheckpointHeader& h) {
+  std::error_code ec;
+  const auto file_bytes = std::filesystem::file_size(path, ec);
+  std::cout << fmt::format(
+      "flysim checkpoint {}\n"
+      "  file bytes      {}\n"
+      "  format version  {}\n"
+      "  compatibility   {}\n"
+      "  kernel version  {}\n"
+      "  network hash    {:016x}\n"
+      "  payload         {} bytes, checksum {:016x} (xxh3-64), ",
+      path, ec ? std::string("?") : std::to_string(file_bytes), h.format_version, h.compatibility, h.kernel_version,
+      h.network_hash, h.payload_bytes, h.payload_checksum);
+}
+
+void print_snapshot(const Snapshot& s, double dt_ms) {
+  const EngineState& e = s.engine;
+  const PlanRecord& p = s.plan;
+  const auto active = std::count_if(s.recorder.counts.begin(), s.recorder.counts.end(), [](uint64_t c) { return c > 0; });
+  const double done_ms = (static_cast<double>(e.trial) * p.steps_per_trial + e.next_step) * dt_ms;
+  std::cout << fmt::format(
+      "position\n"
+      "  trial           {} (of trials 0..{})\n"
+      "  step            {} of {} ({:.3f} ms into the trial, {:.3f} ms since the start of the run, at dt {} ms)\n"
+      "  neurons         {}\n"
+      "  delay ring      {} undelivered spikes\n"
+      "plan\n"
+      "  trials          {} x {} steps ({:.3f} ms each)\n"
+      "  stimulus        {} Poisson neurons at {} Hz, {} timed kicks, seed {}\n"
+      "recorder\n"
+      "  spikes so far   {} from {} active neurons\n"
+      "plasticity\n"
+      "  plastic weights {}\n",
+      e.trial, p.trials - 1, e.next_step, p.steps_per_trial, e.next_step * dt_ms, done_ms, dt_ms, e.v.size(),
+      e.pending.size(), p.trials, p.steps_per_trial, p.steps_per_trial * dt_ms, p.stimulus.poisson_neurons.size(),
+      p.stimulus_rate_Hz, p.stimulus.kicks.size(), p.stimulus.seed, s.recorder.spikes, active, s.plastic_weights.size());
+}
+
+int inspect(const std::string& path, double dt_ms) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) throw input_error(path + ": no such checkpoint file");
+  if (!std::filesystem::is_regular_file(path, ec)) throw input_error(path + ": not a regular file");
+  // Magic, header length and format version first: nothing is printed for a file
+  // that is not a checkpoint this flysim reads.
+  const CheckpointHeader header = read_checkpoint_header(path);
+  print_header(path, header);
+  Snapshot snapshot;
+  try {
+    snapshot = load_checkpoint_unchecked(path);
+  } catch (const input_error&) {
+    std::cout << "verifies: no" << std::endl;
+    throw;
+  }
+  std::cout << "verifies: yes\n";
+  print_snapshot(snapshot, dt_ms);
+  return 0;
+}
+
+}  // namespace
+
+int checkpoint_command(const std::vector<std::string>& args) {
+  const auto specs = checkpoint_options();
+  for (const auto& a : args)
+    if (a == "--help" || a == "-h") {
+      std::cout << format_help(kCheckpointUsage,
+                               "inspect FILE: prints a checkpoint's header (format version, compatibility and kernel "
+                               "version strings, network hash, payload size and checksum, and whether the checksum "
+                               "verifies) and what it holds: trial and step, neurons, undelivered spikes, the run plan, "
+                               "spikes recorded so far and active neurons, plastic weights. Exits 2 when the file is "
+                               "missing, not a checkpoint, or damaged.",
+                               specs);
+      return 0;
+    }
+  std::vector<std::string> words, options;
+  for (const auto& a : args) (a.rfind("--", 0) == 0 ? options : words).push_back(a);
+  if (words.empty()) throw input_error(std::string("checkpoint: missing subcommand; usage: ") + kCheckpointUsage);
+  if (words[0] != "inspect")
+    throw input_error("checkpoint: unknown subcommand '" + words[0] + "'; usage: " + kCheckpointUsage);
+  if (words.size() != 2)
+    throw input_error(std::string("checkpoint inspect: expected exactly one FILE; usage: ") + kCheckpointUsage);
+  const Options o = Options::parse(specs, options);
+  const double dt_ms = o.number("model.dt-ms");
+  if (!(dt_ms > 0.0)) o.reject("model.dt-ms", "must be above 0");
+  return inspect(words[1], dt_ms);
+}
+
+}  // namespace flysim::app

@@ -1,0 +1,339 @@
+// State that moves, end to end through the flysim program: scheduled engine swaps,
+// checkpoints written during a run, runs restored from them, and the refusals. On
+// net2000 with its 21 Poisson neurons and its kicks, 2 trials of 300 ms; every run is
+// compared with the uninterrupted run byte for byte.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "kernels/engine_factory.hpp"
+#include "test_support.hpp"
+
+namespace flysim::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int code = -1;
+  std::string out, err;
+};
+
+std::string slurp(const std::string& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void spit(const std::string& p, const std::string& bytes) {
+  std::ofstream(p, std::ios::binary | std::ios::trunc).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+std::size_t count_of(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// The header line plus every spike line at or after (trial, step).
+std::string spikes_from(const std::string& csv, int trial, int step) {
+  std::istringstream in(csv);
+  std::string line, out;
+  std::getline(in, line);
+  out = line + "\n";
+  while (std::getline(in, line)) {
+    const int t = std::stoi(line);
+    const int s = std::stoi(line.substr(line.find(',') + 1));
+    if (t > trial || (t == trial && s >= step)) out += line + "\n";
+  }
+  return out;
+}
+
+// Exactly one error line on stderr naming `where`, exit code 2.
+void expect_one_line_error(const Result& r, const std::string& where) {
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("flysim: error: " + where), std::string::npos) << r.err;
+  std::istringstream lines(r.err);
+  int errors = 0;
+  for (std::string line; std::getline(lines, line);) errors += line.find("error") != std::string::npos;
+  EXPECT_EQ(errors, 1) << r.err;
+}
+
+class HotSwap : public ::testing::Test {
+ protected:
+  // Shared by every test: the uninterrupted run, and one run that wrote checkpoints.
+  static void SetUpTestSuite() {
+    suite_ = fs::temp_directory_path() / ("flysim-hotswap-" + std::to_string(::getpid()));
+    fs::remove_all(suite_);
+    fs::create_directories(suite_ / "ckpt");
+    baseline_ = run_in(suite_, "baseline", "--output.spikes=" + (suite_ / "spikes.csv").string() +
+                                               " --output.rates=" + (suite_ / "rates.csv").string());
+    checkpointed_ = run_in(suite_, "checkpointed",
+                           "--checkpoint.every-ms=90 --checkpoint.dir=" + (suite_ / "ckpt").string() +
+                               " --checkpoint.keep=2 --output.spikes=" + (suite_ / "ck_spikes.csv").string() +
+                               " --output.rates=" + (suite_ / "ck_rates.csv").string());
+  }
+  static void TearDownTestSuite() { fs::remove_all(suite_); }
+
+  void SetUp() override {
+    ASSERT_EQ(baseline_.code, 0) << baseline_.err;
+    dir_ = suite_ / ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    fs::create_directories(dir_);
+  }
+
+  static std::string data_args() {
+    return "--network.neurons=" + data_path("net2000/neurons.csv") + " --network.connectivity=" +
+           data_path("net2000/connectivity.csv") + " --stimulus.ids=" + data_path("net2000/stimulated.txt") +
+           " --stimulus.kicks=" + data_path("net2000/kicks.csv");
+  }
+  static std::string plan_args() { return "--run.duration-ms=300 --run.trials=2 --engine.threads=2"; }
+
+  // `flysim ARGS` with the suite's network cache; stdout and stderr kept in `where`.
+  static Result flysim_in(const fs::path& where, const std::string& tag, const std::string& args) {
+    const std::string out = (where / (tag + ".out")).string(), err = (where / (tag + ".err")).string();
+    const std::string cmd = std::string(FLYSIM_BINARY) + " " + args + " > " + out + " 2> " + err;
+    const int status = std::system(cmd.c_str());
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+  }
+  static Result run_in(const fs::path& where, const std::string& tag, const std::string& extra) {
+    return flysim_in(where, tag, "run " + data_args() + " " + plan_args() + " --network.cache-dir=" +
+                                     (suite_ / "cache").string() + " " + extra);
+  }
+  Result run(const std::string& tag, const std::string& extra) const { return run_in(dir_, tag, extra); }
+  // A restore: the network, the model and the engine come from the options; the plan
+  // (trials, duration, stimulus) from the checkpoint.
+  Result restore(const std::string& tag, const std::string& file, const std::string& extra,
+                 const std::string& connectivity = data_path("net2000/connectivity.csv")) const {
+    return flysim_in(dir_, tag, "run --network.neurons=" + data_path("net2000/neurons.csv") + " --network.connectivity=" +
+                                    connectivity + " --network.cache-dir=" + (suite_ / "cache").string() +
+                                    " --restore=" + file + " " + extra);
+  }
+  Result inspect(const std::string& tag, const std::string& file) const {
+    return flysim_in(dir_, tag, "checkpoint inspect " + file);
+  }
+
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  static std::string checkpoint(int trial, int step) {
+    char name[64];
+    std::snprintf(name, sizeof name, "flysim-trial%04d-step%09d.ckpt", trial, step);
+    return (suite_ / "ckpt" / name).string();
+  }
+  static std::string baseline_spikes() { return slurp((suite_ / "spikes.csv").string()); }
+  static std::string baseline_rates() { return slurp((suite_ / "rates.csv").string()); }
+
+  // Files in this test's folder other than the logs of the runs.
+  std::vector<std::string> outputs() const {
+    std::vector<std::string> names;
+    for (const auto& entry : fs::directory_iterator(dir_)) {
+      const std::string name = entry.path().filename().string();
+      if (!name.ends_with(".out") && !name.ends_with(".err")) names.push_back(name);
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+
+  static inline fs::path suite_;
+  static inline Result baseline_, checkpointed_;
+  fs::path dir_;
+};
+
+TEST_F(HotSwap, BaselineHasSpikesInBothTrials) {
+  const std::string spikes = baseline_spikes();
+  EXPECT_GT(count_of(spikes, "\n0,"), 1000u);
+  EXPECT_GT(count_of(spikes, "\n1,"), 1000u);
+  EXPECT_NE(baseline_.out.find("simulated   2 trial(s) x 300.0 ms"), std::string::npos) << baseline_.out;
+}
+
+// (a) Three swaps to fresh CPU engines (one in the second trial): the same bytes.
+TEST_F(HotSwap, SwapsToFreshCpuEnginesChangeNothing) {
+  const Result r = run("swapped", "--run.swap-at=100:cpu,250:cpu,450:cpu --output.spikes=" + path("spikes.csv") +
+                                      " --output.rates=" + path("rates.csv"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(slurp(path("spikes.csv")), baseline_spikes());
+  EXPECT_EQ(slurp(path("rates.csv")), baseline_rates());
+  // The summary (stdout) lists the swaps, at the delay-cell boundaries at or after
+  // 100 ms (step 1008), 250 ms (2502) and 450 ms (trial 1, 150 ms: step 1512).
+  EXPECT_EQ(count_of(r.out, "swapped to cpu pool"), 3u) << r.out;
+  EXPECT_NE(r.out.find("trial 0 step 1008: swapped to"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("trial 0 step 2502: swapped to"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("trial 1 step 1512: swapped to"), std::string::npos) << r.out;
+}
+
+TEST_F(HotSwap, SwapWithOtherThreadCountChangesNothing) {
+  const Result r = run("swapped", "--engine.threads=1 --run.swap-at=55.5:cpu --output.spikes=" + path("spikes.csv"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(slurp(path("spikes.csv")), baseline_spikes());
+}
+
+// (b) Checkpoints every 90 ms: at 90, 180, 270 ms of trial 0 and (trial 1) steps 612,
+// 1512, 2412; only the newest two are kept. Writing them changes no output byte.
+TEST_F(HotSwap, CheckpointsAreWrittenAndOnlyTheNewestKept) {
+  ASSERT_EQ(checkpointed_.code, 0) << checkpointed_.err;
+  std::vector<std::string> files;
+  for (const auto& entry : fs::directory_iterator(suite_ / "ckpt")) files.push_back(entry.path().string());
+  std::sort(files.begin(), files.end());
+  EXPECT_EQ(files, (std::vector<std::string>{checkpoint(1, 1512), checkpoint(1, 2412)}));
+  EXPECT_EQ(count_of(checkpointed_.err, "checkpoint written: "), 6u) << checkpointed_.err;
+  EXPECT_NE(checkpointed_.err.find("checkpoint written: " + checkpoint(0, 900)), std::string::npos) << checkpointed_.err;
+  EXPECT_EQ(slurp((suite_ / "ck_spikes.csv").string()), baseline_spikes());
+  EXPECT_EQ(slurp((suite_ / "ck_rates.csv").string()), baseline_rates());
+}
+
+// (b) A restored run writes the spikes from its checkpoint on, and the rates of the
+// whole run (the checkpoint carries the counts so far): the uninterrupted run's bytes.
+TEST_F(HotSwap, RestoredRunContinuesTheUninterruptedRun) {
+  ASSERT_EQ(checkpointed_.code, 0) << checkpointed_.err;
+  const Result r = restore("restored", checkpoint(1, 1512),
+                           "--engine.threads=2 --output.spikes=" + path("spikes.csv") + " --output.rates=" + path("rates.csv"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string tail = spikes_from(baseline_spikes(), 1, 1512);
+  EXPECT_GT(count_of(tail, "\n"), 100u);
+  EXPECT_EQ(slurp(path("spikes.csv")), tail);
+  EXPECT_EQ(slurp(path("rates.csv")), baseline_rates());
+  // The summary counts the whole run's spikes, as the uninterrupted run's does.
+  const std::regex spikes_line("spikes +[0-9]+ from [0-9]+ active neurons");
+  std::smatch a, b;
+  ASSERT_TRUE(std::regex_search(baseline_.out, a, spikes_line)) << baseline_.out;
+  ASSERT_TRUE(std::regex_search(r.out, b, spikes_line)) << r.out;
+  EXPECT_EQ(a.str(), b.str());
+}
+
+// Restore, other thread count, a swap after the restore point, and plan options that a
+// restored run ignores (with a warning): still the same bytes.
+TEST_F(HotSwap, RestoreThenSwapContinuesTheUninterruptedRun) {
+  ASSERT_EQ(checkpointed_.code, 0) << checkpointed_.err;
+  const Result r = restore("restored", checkpoint(1, 2412),
+                           "--engine.threads=1 --run.swap-at=100:cpu,560:cpu --run.duration-ms=50 --output.spikes=" +
+                               path("spikes.csv") + " --output.rates=" + path("rates.csv"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("run.duration-ms is ignored"), std::string::npos) << r.err;
+  EXPECT_EQ(slurp(path("spikes.csv")), spikes_from(baseline_spikes(), 1, 2412));
+  EXPECT_EQ(slurp(path("rates.csv")), baseline_rates());
+  EXPECT_NE((r.out + r.err).find("trial 1 step 2610: swapped to"), std::string::npos) << r.out << r.err;
+  EXPECT_EQ((r.out + r.err).find("trial 0 step 1008: swapped to"), std::string::npos) << r.out << r.err;
+}
+
+// A restored run that writes checkpoints into the folder of the one it started from
+// writes none at its own start position, so it never rewrites, nor (keep=1) removes,
+// the file it was restored from.
+TEST_F(HotSwap, RestoredRunLeavesItsCheckpointAlone) {
+  ASSERT_EQ(checkpointed_.code, 0) << checkpointed_.err;
+  fs::create_directories(path("ckpt"));
+  const std::string mine = path("ckpt/flysim-trial0001-step000001512.ckpt");
+  fs::copy_file(checkpoint(1, 1512), mine);
+  const auto written_at = fs::last_write_time(mine);
+  const Result r = restore("restored", mine,
+                           "--checkpoint.every-ms=90 --checkpoint.keep=1 --checkpoint.dir=" + path("ckpt") +
+                               " --output.spikes=" + path("spikes.csv"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(slurp(path("spikes.csv")), spikes_from(baseline_spikes(), 1, 1512));
+  ASSERT_TRUE(fs::exists(mine));
+  EXPECT_EQ(slurp(mine), slurp(checkpoint(1, 1512)));
+  EXPECT_EQ(fs::last_write_time(mine), written_at);
+  EXPECT_EQ(r.err.find("checkpoint written: " + mine), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("checkpoint written: " + path("ckpt/flysim-trial0001-step000002412.ckpt")), std::string::npos) << r.err;
+}
+
+// (c) Refusals of a restore: one error line naming the file, exit 2, no output file
+// written and none overwritten.
+TEST_F(HotSwap, RestoreIsRefusedForOtherModelNetworkOrDamagedFile) {
+  ASSERT_EQ(checkpointed_.code, 0) << checkpointed_.err;
+  const std::string good = checkpoint(1, 1512);
+  const std::string bytes = slurp(good);
+  std::string flipped = bytes;
+  flipped[bytes.size() - 5] = static_cast<char>(flipped[bytes.size() - 5] ^ 0x04);
+  spit(path("flipped.ckpt"), flipped);
+  spit(path("truncated.ckpt"), bytes.substr(0, bytes.size() / 2));
+  spit(path("magic.ckpt"), "NOTFLYSIM" + bytes.substr(9));
+  // net2000 with one connection's synapse count changed (13 -> 14).
+  {
+    std::ifstream in(data_path("net2000/connectivity.csv"));
+    std::string text, row;
+    for (int n = 1; std::getline(in, row); ++n)
+      text += (n == 2 ? std::string("820475940600000023,820475940600019979,0,393,14,1,14") : row) + "\n";
+    spit(path("connectivity.csv"), text);
+  }
+  spit(path("spikes.csv"), "an earlier file\n");
+  const std::string outputs_args = " --output.spikes=" + path("spikes.csv") + " --output.rates=" + path("rates.csv");
+  const std::vector<std::string> before = outputs();
+
+  struct Case {
+    std::string tag, file, args, connectivity, problem;
+  };
+  const std::vector<Case> cases = {
+      {"tau", good, "--model.tau-m-ms=21", data_path("net2000/connectivity.csv"), "compatibility string differs"},
+      {"network", good, "", path("connectivity.csv"), "checkpoint of another network"},
+      {"flipped", path("flipped.ckpt"), "", data_path("net2000/connectivity.csv"), "checksum mismatch"},
+      {"truncated", path("truncated.ckpt"), "", data_path("net2000/connectivity.csv"), "truncated checkpoint"},
+      {"magic", path("magic.ckpt"), "", data_path("net2000/connectivity.csv"), "wrong magic bytes"},
+      {"missing", path("none.ckpt"), "", data_path("net2000/connectivity.csv"), "cannot open"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.tag);
+    const Result r = restore(c.tag, c.file, c.args + outputs_args, c.connectivity);
+    expect_one_line_error(r, c.file + ": ");
+    EXPECT_NE(r.err.find(c.problem), std::string::npos) << r.err;
+    EXPECT_EQ(outputs(), before);
+    EXPECT_EQ(slurp(path("spikes.csv")), "an earlier file\n");
+  }
+  EXPECT_EQ(slurp(good), bytes);
+}
+
+// (d) inspect: header and position of a good file; a damaged one is an error, exit 2.
+TEST_F(HotSwap, InspectShowsTheCheckpointAndRefusesDamage) {
+  ASSERT_EQ(checkpointed_.code, 0) << checkpointed_.err;
+  const std::string good = checkpoint(1, 1512);
+  const Result r = inspect("inspect", good);
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const std::string& expected :
+       {std::string("format version  1"), std::string("compatibility   flysim-compat"), std::string("kernel version  flysim-kernel"),
+        std::string("verifies: yes"), std::string("trial           1 (of trials 0..1)"),
+        std::string("step            1512 of 3000 (151.200 ms into the trial"), std::string("neurons         2000"),
+        std::string("trials          2 x 3000 steps"), std::string("21 Poisson neurons at 150 Hz"),
+        std::string("seed 1"), std::string("plastic weights 0")})
+    EXPECT_NE(r.out.find(expected), std::string::npos) << expected << "\n" << r.out;
+  EXPECT_NE(r.out.find("timed kicks"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("active neurons"), std::string::npos) << r.out;
+
+  const std::string bytes = slurp(good);
+  spit(path("truncated.ckpt"), bytes.substr(0, bytes.size() - 10));
+  expect_one_line_error(inspect("truncated", path("truncated.ckpt")), path("truncated.ckpt") + ": truncated checkpoint");
+  std::string flipped = bytes;
+  flipped[bytes.size() - 5] = static_cast<char>(flipped[bytes.size() - 5] ^ 0x04);
+  spit(path("flipped.ckpt"), flipped);
+  const Result damaged = inspect("flipped", path("flipped.ckpt"));
+  expect_one_line_error(damaged, path("flipped.ckpt") + ": checkpoint payload checksum mismatch");
+  EXPECT_NE(damaged.out.find("verifies: no"), std::string::npos) << damaged.out;
+  expect_one_line_error(inspect("missing", path("none.ckpt")), path("none.ckpt") + ": ");
+  EXPECT_EQ(inspect("help", "--help").code, 0);
+  EXPECT_EQ(flysim_in(dir_, "usage", "checkpoint").code, 2);
+}
+
+// A swap to cuda: without a usable CUDA engine the run ends with an error naming the
+// problem, a non-zero exit and no output; with one, the same bytes as the CPU run.
+TEST_F(HotSwap, SwapToCuda) {
+  const Result r = run("cuda", "--run.swap-at=100:cuda --output.spikes=" + path("spikes.csv") + " --output.rates=" +
+                                   path("rates.csv"));
+  const CudaProbe probe = probe_cuda_backend();
+  if (cuda_compiled_in() && probe.problem.empty()) {
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(slurp(path("spikes.csv")), baseline_spikes());
+    EXPECT_EQ(slurp(path("rates.csv")), baseline_rates());
+    return;
+  }
+  EXPECT_NE(r.code, 0) << r.err;
+  EXPECT_TRUE(r.err.find("built without CUDA") != std::string::npos ||
+              r.err.find("the CUDA engine cannot run here") != std::string::npos)
+      << r.err;
+  EXPECT_TRUE(outputs().empty());
+}
+
+}  // namespace
+}  // namespace flysim::test
