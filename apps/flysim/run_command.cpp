@@ -218,7 +218,9 @@ int run_command(const std::vector<std::string>& args) {
 
   caf::actor_system_config cfg;
   register_message_types(cfg);
-  cfg.set("scheduler.max-threads", std::size_t{2});
+  // One scheduler thread: the sim loop, recorder and messages are light, and the cores
+  // belong to the engine (its pool is engine.threads on top of this).
+  cfg.set("scheduler.max-threads", std::size_t{1});
   caf::actor_system system{cfg};
   RecorderConfig rc{net, o.text("output.spikes"), o.text("output.rates"), plan.trials, plan.steps_per_trial, plan.dt_ms};
   if (in.restored) rc.start = in.restored->recorder;
