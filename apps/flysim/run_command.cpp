@@ -222,7 +222,13 @@ int run_command(const std::vector<std::string>& args) {
   // belong to the engine (its pool is engine.threads on top of this).
   cfg.set("scheduler.max-threads", std::size_t{1});
   caf::actor_system system{cfg};
-  RecorderConfig rc{net, o.text("output.spikes"), o.text("output.rates"), plan.trials, plan.steps_per_trial, plan.dt_ms};
+  RecorderConfig rc;
+  rc.network = net;
+  rc.spikes_path = o.text("output.spikes");
+  rc.rates_path = o.text("output.rates");
+  rc.trials = plan.trials;
+  rc.steps_per_trial = plan.steps_per_trial;
+  rc.dt_ms = plan.dt_ms;
   if (in.restored) rc.start = in.restored->recorder;
   auto recorder = system.spawn(recorder_behavior, rc);
   checkpointer_actor checkpointer;
