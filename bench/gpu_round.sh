@@ -17,7 +17,7 @@ check() {  # check NAME FILE_A FILE_B
 }
 
 echo "== doctor"; flysim doctor --engine.kind=cuda || status=1
-echo "== CUDA tests"; "$here/.device/run" flysim_tests --gtest_filter='*Cuda*' --gtest_brief=1 || status=1
+echo "== CUDA tests"; "$here/.device/run" flysim_tests --gtest_filter='CudaEngine.*' --gtest_brief=1 || status=1
 
 echo "== engine identity through the app (FlyWire-scale synthetic network, default stimulus, 2 trials x 500 ms)"
 common=(--run.duration-ms=500 --run.trials=2 --log.level=warn)

@@ -195,7 +195,13 @@ int run_command(const std::vector<std::string>& args) {
   const auto stimulus = std::make_shared<const StimulusPlan>(in.record.stimulus);
   const EngineSetup setup{net, stimulus, in.constants};
   const auto build_engine = [setup, threads](EngineKind kind) -> std::shared_ptr<Engine> {
-    return make_engine(kind, setup, static_cast<unsigned>(threads));
+    std::shared_ptr<Engine> engine = make_engine(kind, setup, static_cast<unsigned>(threads));
+    if (kind == EngineKind::cuda) {
+      const CudaProbe p = probe_cuda_backend();
+      spdlog::info("cuda backend attached: {} (compute capability {}.{}), driver {}, runtime {}", p.device_name, p.cc_major,
+                   p.cc_minor, cuda_version_string(p.driver_version), cuda_version_string(p.runtime_version));
+    }
+    return engine;
   };
   std::shared_ptr<Engine> engine = build_engine(engine_kind(o));
   if (in.restored) engine->import_state(in.restored->engine);
