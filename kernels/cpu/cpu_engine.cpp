@@ -9,8 +9,12 @@ namespace flysim {
 CpuEngine::CpuEngine(EngineSetup setup, unsigned threads)
     : setup_(std::move(setup)), n_(setup_.network->neuron_count()), pool_(threads) {
   ring_.assign(static_cast<std::size_t>(setup_.constants.delay_steps) * n_, 0);
-  neurons_.assign(n_, NeuronRecord{});
-  for (uint32_t i : setup_.stimulus->poisson_neurons) neurons_.at(i).poisson = 1;
+  rest_last_spike_.assign(n_, kNeverSpiked);
+  listed_.assign(n_, 0);
+  poisson_.assign(n_, 0);
+  synaptic_slots_.assign(n_, 0);
+  kick_steps_.assign(n_, 0);
+  for (uint32_t i : setup_.stimulus->poisson_neurons) poisson_.at(i) = 1;
   worker_spikes_.resize(threads);
   worker_joined_.resize(threads);
   worker_kept_.resize(threads);
@@ -26,29 +30,26 @@ kernels::RngKey CpuEngine::rng_key() const {
   return {static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32), static_cast<uint32_t>(trial_)};
 }
 
-bool CpuEngine::stays_active(const NeuronRecord& r) const {
-  return !kernels::at_rest(setup_.constants, r.v, r.g) || r.poisson || r.synaptic_slots;
+bool CpuEngine::stays_active(const ActiveNeuron& a) const {
+  return !kernels::at_rest(setup_.constants, a.v, a.g) || a.poisson || synaptic_slots_[a.index];
 }
 
-void CpuEngine::enlist(uint32_t i, std::vector<uint32_t>& joined) {
-  if (std::atomic_ref<uint8_t>(neurons_[i].listed).exchange(1, std::memory_order_relaxed) == 0) joined.push_back(i);
+bool CpuEngine::enlist(uint32_t i) {
+  return std::atomic_ref<uint8_t>(listed_[i]).exchange(1, std::memory_order_relaxed) == 0;
 }
 
 void CpuEngine::join_active(std::vector<uint32_t>& joined) {
-  // Kept in index order: the sweep then walks memory forwards, which the prefetcher
-  // follows (in scattered order every neuron costs cache misses).
+  if (joined.empty()) return;
   std::sort(joined.begin(), joined.end());
-  const auto middle = static_cast<std::ptrdiff_t>(active_.size());
-  active_.insert(active_.end(), joined.begin(), joined.end());
-  std::inplace_merge(active_.begin(), active_.begin() + middle, active_.end());
-}
-
-void CpuEngine::rebuild_active() {
-  active_.clear();
-  for (std::size_t i = 0; i < n_; ++i) {
-    neurons_[i].listed = stays_active(neurons_[i]);
-    if (neurons_[i].listed) active_.push_back(static_cast<uint32_t>(i));
+  merged_.clear();
+  merged_.reserve(active_.size() + joined.size());
+  auto a = active_.begin();
+  for (uint32_t i : joined) {
+    for (; a != active_.end() && a->index < i; ++a) merged_.push_back(*a);
+    merged_.push_back({setup_.constants.v0, 0.0, rest_last_spike_[i], i, poisson_[i]});
   }
+  merged_.insert(merged_.end(), a, active_.end());
+  active_.swap(merged_);
 }
 
 void CpuEngine::scatter(const std::vector<Spike>& spikes, int32_t first_delivery) {
@@ -66,13 +67,15 @@ void CpuEngine::scatter(const std::vector<Spike>& spikes, int32_t first_delivery
       for (uint64_t e = net.out_offsets[spikes[s].neuron]; e < net.out_offsets[spikes[s].neuron + 1]; ++e) {
         const uint32_t post = net.out_targets[e];
         std::atomic_ref<int64_t>(ring_[post * d + slot]).fetch_add(net.out_weights[e], std::memory_order_relaxed);
-        NeuronRecord& r = neurons_[post];
-        if (std::atomic_ref<uint32_t>(r.synaptic_slots).fetch_or(flag, std::memory_order_relaxed) == 0 && !r.listed)
-          enlist(post, joined);
+        if (std::atomic_ref<uint32_t>(synaptic_slots_[post]).fetch_or(flag, std::memory_order_relaxed) == 0 &&
+            !listed_[post] && enlist(post))
+          joined.push_back(post);
       }
     }
   });
-  for (auto& joined : worker_joined_) join_active(joined);
+  std::vector<uint32_t>& all = worker_joined_[0];
+  for (std::size_t w = 1; w < worker_joined_.size(); ++w) all.insert(all.end(), worker_joined_[w].begin(), worker_joined_[w].end());
+  join_active(all);
 }
 
 std::vector<Spike> CpuEngine::advance(kernels::EpochSpan span) {
@@ -87,8 +90,8 @@ std::vector<Spike> CpuEngine::advance(kernels::EpochSpan span) {
   std::vector<uint32_t>& kicked = worker_joined_[0];
   kicked.clear();
   for (; kick_end != kicks.end() && kick_end->step < span.first + span.steps; ++kick_end) {
-    neurons_[kick_end->neuron].kick_steps |= 1u << (kick_end->step - span.first);
-    enlist(kick_end->neuron, kicked);
+    kick_steps_[kick_end->neuron] |= 1u << (kick_end->step - span.first);
+    if (enlist(kick_end->neuron)) kicked.push_back(kick_end->neuron);
   }
   join_active(kicked);
 
@@ -97,22 +100,24 @@ std::vector<Spike> CpuEngine::advance(kernels::EpochSpan span) {
   const uint32_t consumed = static_cast<uint32_t>(((uint64_t{1} << span.steps) - 1) << first_slot);
   pool_.run([&](unsigned w, unsigned workers) {
     std::vector<Spike>& out = worker_spikes_[w];
-    std::vector<uint32_t>& kept = worker_kept_[w];
+    std::vector<ActiveNeuron>& kept = worker_kept_[w];
     out.clear();
     kept.clear();
     const auto [begin, end] = share_of(active_.size(), w, workers);
-    for (std::size_t a = begin; a < end; ++a) {
-      const uint32_t i = active_[a];
-      NeuronRecord& r = neurons_[i];
-      const kernels::NeuronInputs in{r.synaptic_slots, r.kick_steps, r.poisson != 0};
-      kernels::advance_neuron(c, i, span, in, key, ring_.data() + std::size_t{i} * c.delay_steps, 1, r.v, r.g,
-                              r.last_spike, [&](int32_t step) { out.push_back({step, i}); });
-      r.synaptic_slots &= ~consumed;
-      r.kick_steps = 0;
-      if (stays_active(r))
-        kept.push_back(i);
-      else
-        r.listed = 0;
+    for (std::size_t k = begin; k < end; ++k) {
+      ActiveNeuron a = active_[k];
+      const uint32_t i = a.index;
+      const kernels::NeuronInputs in{synaptic_slots_[i], kick_steps_[i], a.poisson != 0};
+      kernels::advance_neuron(c, i, span, in, key, ring_.data() + std::size_t{i} * c.delay_steps, 1, a.v, a.g,
+                              a.last_spike, [&](int32_t step) { out.push_back({step, i}); });
+      synaptic_slots_[i] &= ~consumed;
+      kick_steps_[i] = 0;
+      if (stays_active(a)) {
+        kept.push_back(a);
+      } else {
+        rest_last_spike_[i] = a.last_spike;
+        listed_[i] = 0;
+      }
     }
   });
   active_.clear();
@@ -130,13 +135,13 @@ EngineState CpuEngine::export_state() const {
   EngineState s;
   s.trial = trial_;
   s.next_step = next_step_;
-  s.v.resize(n_);
-  s.g.resize(n_);
-  s.last_spike.resize(n_);
-  for (std::size_t i = 0; i < n_; ++i) {
-    s.v[i] = neurons_[i].v;
-    s.g[i] = neurons_[i].g;
-    s.last_spike[i] = neurons_[i].last_spike;
+  s.v.assign(n_, setup_.constants.v0);
+  s.g.assign(n_, 0.0);
+  s.last_spike = rest_last_spike_;
+  for (const ActiveNeuron& a : active_) {
+    s.v[a.index] = a.v;
+    s.g[a.index] = a.g;
+    s.last_spike[a.index] = a.last_spike;
   }
   s.pending = queue_.undelivered(next_step_, setup_.constants.delay_steps);
   return s;
@@ -148,16 +153,17 @@ void CpuEngine::import_state(const EngineState& s) {
                                 std::to_string(n_));
   trial_ = s.trial;
   next_step_ = s.next_step;
-  for (std::size_t i = 0; i < n_; ++i) {
-    NeuronRecord& r = neurons_[i];
-    r.v = s.v[i];
-    r.g = s.g[i];
-    r.last_spike = s.last_spike[i];
-    r.synaptic_slots = 0;
-    r.kick_steps = 0;
-  }
   std::fill(ring_.begin(), ring_.end(), 0);
-  rebuild_active();
+  std::fill(synaptic_slots_.begin(), synaptic_slots_.end(), 0u);
+  std::fill(kick_steps_.begin(), kick_steps_.end(), 0u);
+  active_.clear();
+  for (std::size_t i = 0; i < n_; ++i) {
+    const uint32_t index = static_cast<uint32_t>(i);
+    rest_last_spike_[i] = s.last_spike[i];
+    const ActiveNeuron a{s.v[i], s.g[i], s.last_spike[i], index, poisson_[i]};
+    listed_[i] = stays_active(a);
+    if (listed_[i]) active_.push_back(a);
+  }
   // Mid-cell, the previous cell's spikes are still being delivered: scatter what is
   // left of them (deliveries before next_step happened already).
   scatter(queue_.restore(s.pending, s.next_step, setup_.constants.delay_steps), s.next_step);

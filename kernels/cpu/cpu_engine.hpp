@@ -18,29 +18,26 @@ class CpuEngine final : public Engine {
   void import_state(const EngineState& state) override;
 
  private:
-  // Everything the sweep reads of one neuron, in 32 bytes: the active neurons are a
-  // sparse subset, so one cache line per neuron instead of one per array is what makes
-  // the sweep fast.
-  struct NeuronRecord {
-    double v;                 // mV
-    double g;                 // mV
-    int32_t last_spike;       // step
-    uint32_t synaptic_slots;  // ring slots holding input
-    uint32_t kick_steps;      // kicks in the current epoch
-    uint8_t poisson;          // Poisson-driven
-    uint8_t listed;           // in active_
+  // The state of a neuron the sweep visits. Active neurons live densely in active_,
+  // sorted by index, so the sweep streams through memory; a neuron leaves the list
+  // only exactly at rest (v = v_0, g = 0), so all the rest of the brain needs is its
+  // last spike step (rest_last_spike_).
+  struct ActiveNeuron {
+    double v;            // mV
+    double g;            // mV
+    int32_t last_spike;  // step
+    uint32_t index;      // model index
+    uint8_t poisson;     // Poisson-driven (never leaves the list)
   };
 
   // Adds the connections of `spikes` that deliver at or after `first_delivery`; lists
   // the targets that were not yet active.
   void scatter(const std::vector<Spike>& spikes, int32_t first_delivery);
-  // Adds neuron i to the active list unless it is there (thread-safe: the flag decides).
-  void enlist(uint32_t i, std::vector<uint32_t>& joined);
-  // Merges newly listed neurons into active_, keeping it sorted.
+  // Marks neuron i listed; true when it was not (thread-safe: the flag decides).
+  bool enlist(uint32_t i);
+  // Merges newly listed neurons (at rest) into active_, keeping it sorted.
   void join_active(std::vector<uint32_t>& joined);
-  // The active list from scratch: every neuron not at rest, every Poisson neuron.
-  void rebuild_active();
-  bool stays_active(const NeuronRecord& r) const;
+  bool stays_active(const ActiveNeuron& a) const;
   kernels::RngKey rng_key() const;
 
   EngineSetup setup_;
@@ -48,17 +45,18 @@ class CpuEngine final : public Engine {
   ThreadPool pool_;
   int32_t trial_ = 0;
   int32_t next_step_ = 0;
-  std::vector<NeuronRecord> neurons_;
+  std::vector<ActiveNeuron> active_, merged_;
+  std::vector<int32_t> rest_last_spike_;   // per neuron, valid while not listed
+  std::vector<uint8_t> listed_;            // per neuron: in active_
+  std::vector<uint8_t> poisson_;           // per neuron: Poisson-driven
+  std::vector<uint32_t> synaptic_slots_;   // per neuron: ring slots holding input
+  std::vector<uint32_t> kick_steps_;       // per neuron: kicks in the current epoch
   // [neuron][slot], fixed-point units: a neuron's slots share a cache line or two (the
   // GPU keeps [slot][neuron], which coalesces; the layout is the engine's own affair).
   std::vector<int64_t> ring_;
   SpikeQueue queue_;
-  // The neurons the sweep visits, in index order: everything not exactly at rest,
-  // everything with input this epoch, the Poisson neurons. The rest of the brain costs
-  // nothing (each neuron's update depends on that neuron alone, so which neurons are
-  // listed, and in which order, never changes a result).
-  std::vector<uint32_t> active_;
-  std::vector<std::vector<uint32_t>> worker_joined_, worker_kept_;
+  std::vector<std::vector<uint32_t>> worker_joined_;
+  std::vector<std::vector<ActiveNeuron>> worker_kept_;
   std::vector<std::vector<Spike>> worker_spikes_;
 };
 
