@@ -4,6 +4,8 @@
 # driven at 50 Hz), 1 s simulated, at each thread count. A measurement, not a test.
 #   bench/bench.sh BUILD/flysim [threads...]      (default threads: 1 2)
 #   ENGINES="cpu cuda" bench/bench.sh ...          (cuda: where a GPU is there)
+#   REPEAT=5 bench/bench.sh ...                    (each figure the median of 5 runs, and
+#                                                   the fastest in brackets: shared machines are noisy)
 set -euo pipefail
 flysim=${1:?usage: bench.sh PATH/TO/flysim [threads...]}
 shift
@@ -20,18 +22,22 @@ awk -F, 'NR > 1 && (NR - 2) % 10 == 0 { print $1 }' "$data/Completeness_783.csv"
 echo "# flysim benchmark, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
 # Load (and, the first time, generate and cache) the network once, outside the timings.
 "$flysim" run --run.duration-ms=1 --log.level=warn > /dev/null
-printf "%-9s %-6s %-8s %14s %14s %10s %8s %8s\n" scenario engine threads "wall_s/sim_s" "cpu_s/sim_s" "peak_MiB" spikes active
+printf "%-9s %-6s %-8s %18s %14s %10s %8s %8s\n" scenario engine threads "wall_s/sim_s" "cpu_s/sim_s" "peak_MiB" spikes active
 for engine in "${engines[@]}"; do
   for t in "${threads[@]}"; do
     for scenario in default dense; do
       args=(--engine.kind="$engine" --engine.threads="$t" --log.level=warn)
       [[ $scenario == dense ]] && args+=(--stimulus.ids="$work/dense_ids.txt" --stimulus.rate=50)
-      out=$("$flysim" run "${args[@]}")
-      wall=$(sed -n 's/.*s, \([0-9.]*\) wall s per simulated s.*/\1/p' <<< "$out")
+      walls=()
+      for ((r = 0; r < ${REPEAT:-1}; ++r)); do
+        out=$("$flysim" run "${args[@]}")
+        walls+=("$(sed -n 's/.*s, \([0-9.]*\) wall s per simulated s.*/\1/p' <<< "$out")")
+      done
+      wall=$(printf '%s\n' "${walls[@]}" | sort -g | awk '{a[NR] = $1} END {m = a[int((NR + 1) / 2)]; print (NR > 1 ? m " [" a[1] "]" : m)}')
       cpu=$(sed -n 's/.*s, \([0-9.]*\) cpu s per simulated s.*/\1/p' <<< "$out")
       mem=$(sed -n 's/.*memory *\([0-9]*\) MiB peak.*/\1/p' <<< "$out")
       read -r spikes active < <(sed -n 's/.*spikes *\([0-9]*\) from \([0-9]*\) active.*/\1 \2/p' <<< "$out")
-      printf "%-9s %-6s %-8s %14s %14s %10s %8s %8s\n" "$scenario" "$engine" "$t" "$wall" "$cpu" "$mem" "$spikes" "$active"
+      printf "%-9s %-6s %-8s %18s %14s %10s %8s %8s\n" "$scenario" "$engine" "$t" "$wall" "$cpu" "$mem" "$spikes" "$active"
     done
   done
 done
