@@ -17,6 +17,7 @@
 
 #include "checkpoint/checkpoint_file.hpp"
 #include "model/errors.hpp"
+#include "cli_support.hpp"
 #include "model/lif_constants.hpp"
 
 namespace flysim::test {
@@ -90,15 +91,6 @@ class CheckpointFile : public ::testing::Test {
 
   std::string path(const std::string& name) const { return (dir_ / name).string(); }
 
-  static std::string slurp(const std::string& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-  }
-  static void spit(const std::string& p, const std::string& bytes) {
-    std::ofstream(p, std::ios::binary | std::ios::trunc).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  }
 
   // A valid checkpoint of a small snapshot at `name`; returns its path.
   std::string written(const std::string& name = "ok.ckpt") const {

@@ -12,17 +12,13 @@
 #include <sstream>
 #include <thread>
 
+#include "cli_support.hpp"
 #include "test_support.hpp"
 
 namespace flysim::test {
 namespace {
 
 namespace fs = std::filesystem;
-
-struct Result {
-  int code;
-  std::string out, err;
-};
 
 class Cli : public ::testing::Test {
  protected:
@@ -38,18 +34,8 @@ class Cli : public ::testing::Test {
 
   void write(const std::string& name, const std::string& text) const { std::ofstream(path(name)) << text; }
 
-  static std::string slurp(const std::string& p) {
-    std::ifstream in(p);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-  }
-
-  Result flysim(const std::string& args) const {
-    const std::string cmd = std::string(FLYSIM_BINARY) + " " + args + " --network.cache-dir=" + path("cache") + " > " +
-                            path("stdout") + " 2> " + path("stderr");
-    const int status = std::system(cmd.c_str());
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(path("stdout")), slurp(path("stderr"))};
+  CliResult flysim(const std::string& args) const {
+    return run_flysim(args + " --network.cache-dir=" + path("cache"), path("stdout"), path("stderr"));
   }
 
   std::string net2000(const std::string& extra = "") const {
@@ -69,22 +55,11 @@ class Cli : public ::testing::Test {
   fs::path dir_;
 };
 
-// Exactly one error line on stderr (progress lines may precede it), naming the file and
-// line, and exit code 2.
-void expect_one_line_error(const Result& r, const std::string& where) {
-  EXPECT_EQ(r.code, 2) << r.err;
-  EXPECT_NE(r.err.find("flysim: error: " + where), std::string::npos) << r.err;
-  std::istringstream lines(r.err);
-  int errors = 0;
-  for (std::string line; std::getline(lines, line);) errors += line.find("error") != std::string::npos;
-  EXPECT_EQ(errors, 1) << r.err;
-}
-
 TEST_F(Cli, HelpExplainsCommandsAndOptions) {
-  const Result top = flysim("--help");
+  const CliResult top = flysim("--help");
   EXPECT_EQ(top.code, 0);
   EXPECT_NE(top.out.find("generate"), std::string::npos);
-  const Result run = flysim("run --help");
+  const CliResult run = flysim("run --help");
   EXPECT_EQ(run.code, 0);
   for (const char* key : {"network.neurons", "network.connectivity", "stimulus.ids", "stimulus.rate", "stimulus.kicks",
                           "run.duration-ms", "run.trials", "run.seed", "engine.kind", "engine.threads", "output.spikes",
@@ -93,7 +68,7 @@ TEST_F(Cli, HelpExplainsCommandsAndOptions) {
 }
 
 TEST_F(Cli, UnknownOptionAndBadValueAreErrors) {
-  Result r = flysim("run --run.duration=5");
+  CliResult r = flysim("run --run.duration=5");
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("unknown option 'run.duration'"), std::string::npos) << r.err;
   r = flysim("run --run.trials=many");
@@ -113,32 +88,32 @@ TEST_F(Cli, MissingColumnNamesFileAndLine) {
 
 TEST_F(Cli, NonNumericFieldNamesFileAndLine) {
   const std::string file = connectivity_with(5, "820475940600000023,820475940600019979,0,393,thirteen,1,13");
-  const Result r = flysim("run --network.neurons=" + data_path("net2000/neurons.csv") + " --network.connectivity=" + file);
+  const CliResult r = flysim("run --network.neurons=" + data_path("net2000/neurons.csv") + " --network.connectivity=" + file);
   expect_one_line_error(r, file + ":5: column 'Connectivity': 'thirteen' is not an integer");
 }
 
 TEST_F(Cli, IndexOutOfRangeNamesFileAndLine) {
   const std::string file = connectivity_with(3, "820475940600000023,820475940600019979,0,2000,13,1,13");
-  const Result r = flysim("run --network.neurons=" + data_path("net2000/neurons.csv") + " --network.connectivity=" + file);
+  const CliResult r = flysim("run --network.neurons=" + data_path("net2000/neurons.csv") + " --network.connectivity=" + file);
   expect_one_line_error(r, file + ":3: Postsynaptic_Index 2000 is out of range");
 }
 
 TEST_F(Cli, DuplicateNeuronNamesFileAndLine) {
   write("neurons.csv", ",Completed\n11,True\n12,True\n11,True\n");
   write("conn.csv", "Presynaptic_ID,Postsynaptic_ID,Presynaptic_Index,Postsynaptic_Index,Connectivity,Excitatory,Excitatory x Connectivity\n");
-  const Result r = flysim("run --network.neurons=" + path("neurons.csv") + " --network.connectivity=" + path("conn.csv"));
+  const CliResult r = flysim("run --network.neurons=" + path("neurons.csv") + " --network.connectivity=" + path("conn.csv"));
   expect_one_line_error(r, path("neurons.csv") + ":4: neuron ID 11 appears more than once");
 }
 
 TEST_F(Cli, UnknownStimulusIdNamesFileAndLine) {
   write("ids.txt", "# two IDs\n820475940600000023\n12345\n");
-  const Result r = flysim(net2000("--stimulus.ids=" + path("ids.txt") + " --output.spikes=" + path("spikes.csv")));
+  const CliResult r = flysim(net2000("--stimulus.ids=" + path("ids.txt") + " --output.spikes=" + path("spikes.csv")));
   expect_one_line_error(r, path("ids.txt") + ":3: neuron ID 12345 is not in the network");
   EXPECT_FALSE(fs::exists(path("spikes.csv")));
 }
 
 TEST_F(Cli, MatchesTheReferenceThroughTheActors) {
-  const Result r = flysim(net2000("--stimulus.kicks=" + data_path("net2000/kicks.csv") + " --output.spikes=" +
+  const CliResult r = flysim(net2000("--stimulus.kicks=" + data_path("net2000/kicks.csv") + " --output.spikes=" +
                                   path("spikes.csv") + " --output.rates=" + path("rates.csv") + " --engine.threads=2"));
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("spikes      7755 from 72 active neurons"), std::string::npos) << r.out;
@@ -162,7 +137,7 @@ TEST_F(Cli, MatchesTheReferenceThroughTheActors) {
 }
 
 TEST_F(Cli, BadOutputFolderIsAnErrorBeforeAnythingRuns) {
-  const Result r = flysim(net2000("--output.spikes=" + path("no/such/dir/spikes.csv")));
+  const CliResult r = flysim(net2000("--output.spikes=" + path("no/such/dir/spikes.csv")));
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("output.spikes"), std::string::npos) << r.err;
 }

@@ -13,28 +13,13 @@
 #include <sstream>
 
 #include "kernels/engine_factory.hpp"
+#include "cli_support.hpp"
 #include "test_support.hpp"
 
 namespace flysim::test {
 namespace {
 
 namespace fs = std::filesystem;
-
-struct Result {
-  int code = -1;
-  std::string out, err;
-};
-
-std::string slurp(const std::string& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-void spit(const std::string& p, const std::string& bytes) {
-  std::ofstream(p, std::ios::binary | std::ios::trunc).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-}
 
 std::size_t count_of(const std::string& text, const std::string& what) {
   std::size_t n = 0;
@@ -56,15 +41,6 @@ std::string spikes_from(const std::string& csv, int trial, int step) {
   return out;
 }
 
-// Exactly one error line on stderr naming `where`, exit code 2.
-void expect_one_line_error(const Result& r, const std::string& where) {
-  EXPECT_EQ(r.code, 2) << r.err;
-  EXPECT_NE(r.err.find("flysim: error: " + where), std::string::npos) << r.err;
-  std::istringstream lines(r.err);
-  int errors = 0;
-  for (std::string line; std::getline(lines, line);) errors += line.find("error") != std::string::npos;
-  EXPECT_EQ(errors, 1) << r.err;
-}
 
 class HotSwap : public ::testing::Test {
  protected:
@@ -96,26 +72,23 @@ class HotSwap : public ::testing::Test {
   static std::string plan_args() { return "--run.duration-ms=300 --run.trials=2 --engine.threads=2"; }
 
   // `flysim ARGS` with the suite's network cache; stdout and stderr kept in `where`.
-  static Result flysim_in(const fs::path& where, const std::string& tag, const std::string& args) {
-    const std::string out = (where / (tag + ".out")).string(), err = (where / (tag + ".err")).string();
-    const std::string cmd = std::string(FLYSIM_BINARY) + " " + args + " > " + out + " 2> " + err;
-    const int status = std::system(cmd.c_str());
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+  static CliResult flysim_in(const fs::path& where, const std::string& tag, const std::string& args) {
+    return run_flysim(args, (where / (tag + ".out")).string(), (where / (tag + ".err")).string());
   }
-  static Result run_in(const fs::path& where, const std::string& tag, const std::string& extra) {
+  static CliResult run_in(const fs::path& where, const std::string& tag, const std::string& extra) {
     return flysim_in(where, tag, "run " + data_args() + " " + plan_args() + " --network.cache-dir=" +
                                      (suite_ / "cache").string() + " " + extra);
   }
-  Result run(const std::string& tag, const std::string& extra) const { return run_in(dir_, tag, extra); }
+  CliResult run(const std::string& tag, const std::string& extra) const { return run_in(dir_, tag, extra); }
   // A restore: the network, the model and the engine come from the options; the plan
   // (trials, duration, stimulus) from the checkpoint.
-  Result restore(const std::string& tag, const std::string& file, const std::string& extra,
+  CliResult restore(const std::string& tag, const std::string& file, const std::string& extra,
                  const std::string& connectivity = data_path("net2000/connectivity.csv")) const {
     return flysim_in(dir_, tag, "run --network.neurons=" + data_path("net2000/neurons.csv") + " --network.connectivity=" +
                                     connectivity + " --network.cache-dir=" + (suite_ / "cache").string() +
                                     " --restore=" + file + " " + extra);
   }
-  Result inspect(const std::string& tag, const std::string& file) const {
+  CliResult inspect(const std::string& tag, const std::string& file) const {
     return flysim_in(dir_, tag, "checkpoint inspect " + file);
   }
 
@@ -140,7 +113,7 @@ class HotSwap : public ::testing::Test {
   }
 
   static inline fs::path suite_;
-  static inline Result baseline_, checkpointed_;
+  static inline CliResult baseline_, checkpointed_;
   fs::path dir_;
 };
 
@@ -153,7 +126,7 @@ TEST_F(HotSwap, BaselineHasSpikesInBothTrials) {
 
 // (a) Three swaps to fresh CPU engines (one in the second trial): the same bytes.
 TEST_F(HotSwap, SwapsToFreshCpuEnginesChangeNothing) {
-  const Result r = run("swapped", "--run.swap-at=100:cpu,250:cpu,450:cpu --output.spikes=" + path("spikes.csv") +
+  const CliResult r = run("swapped", "--run.swap-at=100:cpu,250:cpu,450:cpu --output.spikes=" + path("spikes.csv") +
                                       " --output.rates=" + path("rates.csv"));
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(slurp(path("spikes.csv")), baseline_spikes());
@@ -167,7 +140,7 @@ TEST_F(HotSwap, SwapsToFreshCpuEnginesChangeNothing) {
 }
 
 TEST_F(HotSwap, SwapWithOtherThreadCountChangesNothing) {
-  const Result r = run("swapped", "--engine.threads=1 --run.swap-at=55.5:cpu --output.spikes=" + path("spikes.csv"));
+  const CliResult r = run("swapped", "--engine.threads=1 --run.swap-at=55.5:cpu --output.spikes=" + path("spikes.csv"));
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(slurp(path("spikes.csv")), baseline_spikes());
 }
@@ -190,7 +163,7 @@ TEST_F(HotSwap, CheckpointsAreWrittenAndOnlyTheNewestKept) {
 // whole run (the checkpoint carries the counts so far): the uninterrupted run's bytes.
 TEST_F(HotSwap, RestoredRunContinuesTheUninterruptedRun) {
   ASSERT_EQ(checkpointed_.code, 0) << checkpointed_.err;
-  const Result r = restore("restored", checkpoint(1, 1512),
+  const CliResult r = restore("restored", checkpoint(1, 1512),
                            "--engine.threads=2 --output.spikes=" + path("spikes.csv") + " --output.rates=" + path("rates.csv"));
   ASSERT_EQ(r.code, 0) << r.err;
   const std::string tail = spikes_from(baseline_spikes(), 1, 1512);
@@ -209,7 +182,7 @@ TEST_F(HotSwap, RestoredRunContinuesTheUninterruptedRun) {
 // restored run ignores (with a warning): still the same bytes.
 TEST_F(HotSwap, RestoreThenSwapContinuesTheUninterruptedRun) {
   ASSERT_EQ(checkpointed_.code, 0) << checkpointed_.err;
-  const Result r = restore("restored", checkpoint(1, 2412),
+  const CliResult r = restore("restored", checkpoint(1, 2412),
                            "--engine.threads=1 --run.swap-at=100:cpu,560:cpu --run.duration-ms=50 --output.spikes=" +
                                path("spikes.csv") + " --output.rates=" + path("rates.csv"));
   ASSERT_EQ(r.code, 0) << r.err;
@@ -229,7 +202,7 @@ TEST_F(HotSwap, RestoredRunLeavesItsCheckpointAlone) {
   const std::string mine = path("ckpt/flysim-trial0001-step000001512.ckpt");
   fs::copy_file(checkpoint(1, 1512), mine);
   const auto written_at = fs::last_write_time(mine);
-  const Result r = restore("restored", mine,
+  const CliResult r = restore("restored", mine,
                            "--checkpoint.every-ms=90 --checkpoint.keep=1 --checkpoint.dir=" + path("ckpt") +
                                " --output.spikes=" + path("spikes.csv"));
   ASSERT_EQ(r.code, 0) << r.err;
@@ -277,7 +250,7 @@ TEST_F(HotSwap, RestoreIsRefusedForOtherModelNetworkOrDamagedFile) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.tag);
-    const Result r = restore(c.tag, c.file, c.args + outputs_args, c.connectivity);
+    const CliResult r = restore(c.tag, c.file, c.args + outputs_args, c.connectivity);
     expect_one_line_error(r, c.file + ": ");
     EXPECT_NE(r.err.find(c.problem), std::string::npos) << r.err;
     EXPECT_EQ(outputs(), before);
@@ -290,7 +263,7 @@ TEST_F(HotSwap, RestoreIsRefusedForOtherModelNetworkOrDamagedFile) {
 TEST_F(HotSwap, InspectShowsTheCheckpointAndRefusesDamage) {
   ASSERT_EQ(checkpointed_.code, 0) << checkpointed_.err;
   const std::string good = checkpoint(1, 1512);
-  const Result r = inspect("inspect", good);
+  const CliResult r = inspect("inspect", good);
   ASSERT_EQ(r.code, 0) << r.err;
   for (const std::string& expected :
        {std::string("format version  1"), std::string("compatibility   flysim-compat"), std::string("kernel version  flysim-kernel"),
@@ -308,7 +281,7 @@ TEST_F(HotSwap, InspectShowsTheCheckpointAndRefusesDamage) {
   std::string flipped = bytes;
   flipped[bytes.size() - 5] = static_cast<char>(flipped[bytes.size() - 5] ^ 0x04);
   spit(path("flipped.ckpt"), flipped);
-  const Result damaged = inspect("flipped", path("flipped.ckpt"));
+  const CliResult damaged = inspect("flipped", path("flipped.ckpt"));
   expect_one_line_error(damaged, path("flipped.ckpt") + ": checkpoint payload checksum mismatch");
   EXPECT_NE(damaged.out.find("verifies: no"), std::string::npos) << damaged.out;
   expect_one_line_error(inspect("missing", path("none.ckpt")), path("none.ckpt") + ": ");
@@ -319,7 +292,7 @@ TEST_F(HotSwap, InspectShowsTheCheckpointAndRefusesDamage) {
 // A swap to cuda: without a usable CUDA engine the run ends with an error naming the
 // problem, a non-zero exit and no output; with one, the same bytes as the CPU run.
 TEST_F(HotSwap, SwapToCuda) {
-  const Result r = run("cuda", "--run.swap-at=100:cuda --output.spikes=" + path("spikes.csv") + " --output.rates=" +
+  const CliResult r = run("cuda", "--run.swap-at=100:cuda --output.spikes=" + path("spikes.csv") + " --output.rates=" +
                                    path("rates.csv"));
   const CudaProbe probe = probe_cuda_backend();
   if (cuda_compiled_in() && probe.problem.empty()) {

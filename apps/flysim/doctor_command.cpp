@@ -32,16 +32,13 @@ std::vector<std::string> nvidia_device_files() {
 
 int doctor_command(const std::vector<std::string>& args) {
   const auto specs = run_options();
-  for (const auto& a : args)
-    if (a == "--help" || a == "-h") {
-      std::cout << format_help("flysim doctor [--key=value ...]",
+  if (print_help_if_asked(args, "flysim doctor [--key=value ...]",
                                "Reports whether this machine can run flysim's engines: CUDA compiled in, /dev/nvidia* "
                                "devices, driver and runtime versions, GPU code in the binary for the card, CPUs and "
                                "engine threads. Takes the options of `flysim run` (so one config file serves both); "
                                "exits 1 when the cuda engine is asked for (engine.kind or FLY_LIF_CUDA) and cannot run.",
-                               specs);
-      return 0;
-    }
+                               specs))
+    return 0;
   const Options o = Options::parse(specs, args);
   const EngineKind kind = engine_kind(o);
   const CudaProbe probe = probe_cuda_backend();

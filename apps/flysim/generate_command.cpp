@@ -30,14 +30,11 @@ std::vector<OptionSpec> generate_options() {
 
 int generate_command(const std::vector<std::string>& args) {
   const auto specs = generate_options();
-  for (const auto& a : args)
-    if (a == "--help" || a == "-h") {
-      std::cout << format_help("flysim generate [--key=value ...]",
+  if (print_help_if_asked(args, "flysim generate [--key=value ...]",
                                "Generates a synthetic network with the statistics of FlyWire v783 (model/GENERATOR.md) "
                                "and writes it in the FlyWire CSV format that `flysim run --network.connectivity=` reads.",
-                               specs);
-      return 0;
-    }
+                               specs))
+    return 0;
   const Options o = Options::parse(specs, args);
   configure_logging(o);
   require_writable(o, "output.neurons");

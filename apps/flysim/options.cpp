@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <fstream>
+#include <iostream>
 
 #include "model/errors.hpp"
 
@@ -140,6 +141,13 @@ std::string Options::origin(const std::string& key) const { return value(key).or
 
 void Options::reject(const std::string& key, const std::string& why) const {
   throw input_error(origin(key) + ": option " + key + "='" + text(key) + "' " + why);
+}
+
+bool print_help_if_asked(const std::vector<std::string>& args, const std::string& usage, const std::string& description,
+                         const std::vector<OptionSpec>& specs) {
+  const bool asked = std::any_of(args.begin(), args.end(), [](const std::string& a) { return a == "--help" || a == "-h"; });
+  if (asked) std::cout << format_help(usage, description, specs);
+  return asked;
 }
 
 std::string format_help(const std::string& usage, const std::string& description, const std::vector<OptionSpec>& specs) {

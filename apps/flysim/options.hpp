@@ -50,6 +50,10 @@ class Options {
   std::map<std::string, Value> values_;
 };
 
+// When args hold --help or -h: prints format_help(...) to stdout and returns true.
+bool print_help_if_asked(const std::vector<std::string>& args, const std::string& usage, const std::string& description,
+                         const std::vector<OptionSpec>& specs);
+
 // `--help` text for a command: usage line, description, and every option.
 std::string format_help(const std::string& usage, const std::string& description, const std::vector<OptionSpec>& specs);
 

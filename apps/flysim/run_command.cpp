@@ -167,14 +167,11 @@ std::vector<RunPosition> checkpoint_points(const Options& o, const RunPlan& plan
 
 int run_command(const std::vector<std::string>& args) {
   const auto specs = run_options();
-  for (const auto& a : args)
-    if (a == "--help" || a == "-h") {
-      std::cout << format_help("flysim run [--key=value ...]",
+  if (print_help_if_asked(args, "flysim run [--key=value ...]",
                                "Runs the LIF model of the fly brain (MODEL.md). With no options: the canonical experiment, "
                                "the 21 sugar GRNs at 150 Hz for 1 s on the synthetic FlyWire-scale network.",
-                               specs);
-      return 0;
-    }
+                               specs))
+    return 0;
   const Options o = Options::parse(specs, args);
   configure_logging(o);
   const int64_t threads = o.integer("engine.threads");
