@@ -71,6 +71,13 @@ recorder_actor::behavior_type recorder_behavior(recorder_actor::stateful_pointer
           RecorderSummary summary;
           summary.spikes = st.total;
           summary.active_neurons = static_cast<uint32_t>(ranked.size());
+          const auto& ids = st.config.network->root_ids;
+          if (const auto it = std::find(ids.begin(), ids.end(), st.config.readout_root_id);
+              st.config.readout_root_id != 0 && it != ids.end()) {
+            const auto index = static_cast<uint32_t>(it - ids.begin());
+            summary.readouts.push_back({st.config.readout_root_id, index, st.counts[index],
+                                        static_cast<double>(st.counts[index]) / seconds});
+          }
           ranked.resize(std::min(ranked.size(), st.config.top_count));
           summary.top = std::move(ranked);
           return summary;

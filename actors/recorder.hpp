@@ -22,6 +22,7 @@ struct RecorderConfig {
   int32_t steps_per_trial = 0;
   double dt_ms = 0.1;
   std::size_t top_count = 10;
+  int64_t readout_root_id = 0;  // reported on its own (MN9 in the canonical experiment); 0: none
   RecorderPosition start;  // a restored run continues the counts of its checkpoint
 };
 

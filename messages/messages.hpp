@@ -52,6 +52,7 @@ struct RecorderSummary {
   uint64_t spikes = 0;
   uint32_t active_neurons = 0;   // neurons with at least one spike
   std::vector<Responder> top;    // highest rates first
+  std::vector<Responder> readouts;  // the readout neuron, when the network has it
 };
 
 // ---- sim_loop -> caller: the whole run
@@ -90,7 +91,7 @@ typename Inspector::result_type inspect(Inspector& f, Responder& x) {
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, RecorderSummary& x) {
-  return f(caf::meta::type_name("flysim.recorder_summary"), x.spikes, x.active_neurons, x.top);
+  return f(caf::meta::type_name("flysim.recorder_summary"), x.spikes, x.active_neurons, x.top, x.readouts);
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, RunSummary& x) {

@@ -59,6 +59,8 @@ void print_summary(const RunSummary& s, const Network& net, const StimulusPlan& 
     std::cout << fmt::format("    {:2}. {:>18}  index {:>6}  {:8.1f} Hz{}\n", k + 1, r.root_id, r.index, r.rate_Hz,
                              r.root_id == kMn9RootId ? "  (MN9)" : "");
   }
+  for (const Responder& r : s.recorded.readouts)
+    std::cout << fmt::format("  readout     {} (MN9, index {}): {:.1f} Hz\n", r.root_id, r.index, r.rate_Hz);
   for (const std::string& swap : s.swaps) std::cout << fmt::format("  swap        {}\n", swap);
   if (!s.checkpoints.empty())
     std::cout << fmt::format("  checkpoints {} written, the last {}\n", s.checkpoints.size(), s.checkpoints.back());
@@ -232,6 +234,7 @@ int run_command(const std::vector<std::string>& args) {
   rc.trials = plan.trials;
   rc.steps_per_trial = plan.steps_per_trial;
   rc.dt_ms = plan.dt_ms;
+  rc.readout_root_id = kMn9RootId;
   if (in.restored) rc.start = in.restored->recorder;
   auto recorder = system.spawn(recorder_behavior, rc);
   checkpointer_actor checkpointer;
