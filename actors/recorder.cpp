@@ -57,7 +57,13 @@ recorder_actor::behavior_type recorder_behavior(recorder_actor::stateful_pointer
             fmt::format_to(std::back_inserter(st.line_buffer), "{},{},{:.{}f},{}\n", epoch.trial, s.step,
                            s.step * st.config.dt_ms, st.time_decimals, st.config.network->root_ids[s.neuron]);
         }
-        if (st.spikes_file) st.spikes_file->write(st.line_buffer.data(), st.line_buffer.size());
+        if (!st.spikes_file) return;
+        try {
+          st.spikes_file->write(st.line_buffer.data(), st.line_buffer.size());
+        } catch (const std::exception& e) {
+          // A full disk: end with the reason; the sim loop (linked) passes it on.
+          self->quit(fail(e.what()));
+        }
       },
       [=](position_atom) { return RecorderPosition{self->state.total, self->state.counts}; },
       [=](finish_atom) -> caf::result<RecorderSummary> {

@@ -1,5 +1,6 @@
 #include "model/flywire_csv.hpp"
 
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <unordered_map>
@@ -13,6 +14,11 @@ namespace flysim {
 std::vector<int64_t> load_flywire_neurons(const std::string& path) {
   CsvReader reader(path);
   if (!reader.next_line()) throw input_error(path + ": empty file, expected the header ',Completed'");
+  int64_t first_field = 0;
+  const std::string_view head = CsvReader::trim(reader.fields()[0]);
+  if (std::from_chars(head.data(), head.data() + head.size(), first_field).ptr == head.data() + head.size() && !head.empty())
+    throw reader.error("expected the header ',Completed' (the first line holds a neuron ID; a headerless file would "
+                       "shift every index by one)");
   std::vector<int64_t> ids;
   std::unordered_map<int64_t, std::size_t> first_line;
   while (reader.next_line()) {

@@ -25,7 +25,11 @@ LifConstants derive_constants(const LifParams& p) {
   require_positive(p.delay_ms, "delay");
   require_positive(p.w_syn_mV, "w_syn");
   if (p.tau_m_ms == p.tau_g_ms) throw input_error("parameters tau_m and tau_g must differ (the exact propagator divides by tau_m - tau_g)");
-  if (!(p.t_ref_ms >= 0.0)) throw input_error("parameter t_ref must be >= 0");
+  // Steps are int32 and "never spiked" is -2^30: durations must stay well below that.
+  constexpr double kMaxSteps = 1 << 29;
+  if (!(p.t_ref_ms >= 0.0) || p.t_ref_ms / p.dt_ms >= kMaxSteps)
+    throw input_error("parameter t_ref must be >= 0 and below 2^29 steps, got " + std::to_string(p.t_ref_ms) + " ms");
+  if (p.delay_ms / p.dt_ms >= kMaxSteps) throw input_error("parameter delay is far too long: " + std::to_string(p.delay_ms) + " ms");
   if (!(p.r_poi_Hz >= 0.0) || p.r_poi_Hz * p.dt_ms * 1e-3 > 1.0)
     throw input_error("stimulus rate must be between 0 and 1/dt (" + std::to_string(1e3 / p.dt_ms) + " Hz), got " + std::to_string(p.r_poi_Hz));
   if (!(p.v_threshold_mV > p.v0_mV)) throw input_error("parameter v_th must lie above v_0");

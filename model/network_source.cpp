@@ -134,8 +134,12 @@ std::shared_ptr<const Network> obtain_network(const NetworkSource& source, const
     if (ec) {
       log("network: cannot create cache directory " + source.cache_dir + " (" + ec.message() + "); not caching");
     } else {
-      save_network_cache(net, path, key);
-      log("network: cached in " + path);
+      try {
+        save_network_cache(net, path, key);
+        log("network: cached in " + path);
+      } catch (const input_error& e) {
+        log(std::string("network: not cached (") + e.what() + ")");
+      }
     }
   }
   return std::make_shared<const Network>(std::move(net));

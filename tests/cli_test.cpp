@@ -105,6 +105,23 @@ TEST_F(Cli, DuplicateNeuronNamesFileAndLine) {
   expect_one_line_error(r, path("neurons.csv") + ":4: neuron ID 11 appears more than once");
 }
 
+TEST_F(Cli, HeaderlessNeuronsFileIsRefused) {
+  write("neurons.csv", "11,True\n12,True\n");
+  const CliResult r = flysim("run --network.neurons=" + path("neurons.csv") + " --run.duration-ms=1");
+  expect_one_line_error(r, path("neurons.csv") + ":1: expected the header ',Completed'");
+}
+
+TEST_F(Cli, OutOfRangeModelParameterNamesTheOptions) {
+  const CliResult r = flysim(net2000("--model.t-ref-ms=1e12"));
+  expect_one_line_error(r, "options model.* / stimulus.rate: parameter t_ref must be >= 0 and below 2^29 steps");
+}
+
+TEST_F(Cli, NegativeCheckpointIntervalCreatesNothing) {
+  const CliResult r = flysim(net2000("--checkpoint.every-ms=-1 --checkpoint.dir=" + path("ckpt")));
+  expect_one_line_error(r, "command line: option checkpoint.every-ms='-1' must not be negative");
+  EXPECT_FALSE(fs::exists(path("ckpt")));
+}
+
 TEST_F(Cli, UnknownStimulusIdNamesFileAndLine) {
   write("ids.txt", "# two IDs\n820475940600000023\n12345\n");
   const CliResult r = flysim(net2000("--stimulus.ids=" + path("ids.txt") + " --output.spikes=" + path("spikes.csv")));

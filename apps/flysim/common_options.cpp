@@ -92,7 +92,7 @@ std::vector<OptionSpec> run_options() {
       {"stimulus.kicks", OptionType::path, "", "CSV 'step,neuron_id': at that step the neuron gets v += f_poi*w_syn"},
       {"run.duration-ms", OptionType::number, "1000", "simulated time per trial, ms"},
       {"run.trials", OptionType::integer, "1", "trials; each starts at rest and draws its own Poisson input"},
-      {"run.seed", OptionType::integer, "1", "seed of the Poisson input (0..2^64-1)"},
+      {"run.seed", OptionType::integer, "1", "seed of the Poisson input (0..2^63-1)"},
       {"run.swap-at", OptionType::text, "",
        "scheduled engine swaps, 'MS:KIND,...' (e.g. 500:cuda,800:cpu): at the first delay-cell boundary at or after MS "
        "of simulated time since the start of the run, hand the state to a new engine of that kind"},

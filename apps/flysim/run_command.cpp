@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <charconv>
+#include <cmath>
 #include <filesystem>
 #include <optional>
 #include <csignal>
@@ -76,6 +77,15 @@ void print_summary(const RunSummary& s, const Network& net, const StimulusPlan& 
       s.peak_memory_MiB, s.engine, compatibility, kKernelVersion);
 }
 
+// derive_constants names the model's parameters; say which options set them.
+LifConstants constants_from_options(const LifParams& params) {
+  try {
+    return derive_constants(params);
+  } catch (const input_error& e) {
+    throw input_error(std::string("options model.* / stimulus.rate: ") + e.what());
+  }
+}
+
 // Everything a run is made from, whether it starts from rest or from a checkpoint.
 struct RunInputs {
   LifParams params;
@@ -94,11 +104,15 @@ RunInputs fresh_inputs(const Options& o) {
   if (trials < 1 || trials > 1000000) o.reject("run.trials", "must be 1..1000000");
   if (o.integer("run.seed") < 0) o.reject("run.seed", "must not be negative");
   in.params = model_params(o);
-  in.constants = derive_constants(in.params);
+  in.constants = constants_from_options(in.params);
   const int64_t steps = duration_to_steps(duration_ms, in.params.dt_ms);
   if (steps < 1 || steps > (int64_t{1} << 29)) o.reject("run.duration-ms", "gives " + std::to_string(steps) + " steps; allowed 1..2^29");
   in.network = obtain_network(network_source(o), [](const std::string& line) { spdlog::info("{}", line); });
   in.record = PlanRecord{static_cast<int32_t>(trials), static_cast<int32_t>(steps), in.params.r_poi_Hz, stimulus_plan(o, *in.network)};
+  const auto& kicks = in.record.stimulus.kicks;
+  if (const auto late = std::count_if(kicks.begin(), kicks.end(), [&](const Kick& k) { return k.step >= steps; }); late > 0)
+    spdlog::warn("{}: {} kicks at step {} or later fall after the end of a trial ({} steps) and do nothing",
+                 o.text("stimulus.kicks"), late, steps, steps);
   in.compatibility = compatibility_string(in.constants, in.network->content_hash());
   return in;
 }
@@ -114,7 +128,7 @@ RunInputs restored_inputs(const Options& o) {
     if (o.given(key)) spdlog::warn("{} is ignored: a restored run continues the plan of {}", key, path);
   in.params = model_params(o);
   in.params.r_poi_Hz = snapshot.plan.stimulus_rate_Hz;
-  in.constants = derive_constants(in.params);
+  in.constants = constants_from_options(in.params);
   in.network = obtain_network(network_source(o), [](const std::string& line) { spdlog::info("{}", line); });
   in.compatibility = compatibility_string(in.constants, in.network->content_hash());
   verify_identity(path, header, {in.compatibility, kKernelVersion, in.network->content_hash()});
@@ -123,6 +137,11 @@ RunInputs restored_inputs(const Options& o) {
                snapshot.engine.next_step, in.record.trials, in.record.steps_per_trial);
   in.restored = std::move(snapshot);
   return in;
+}
+
+// True when a run reaches p (it lies inside a trial and after the start).
+bool reached(const RunPosition& p, const RunPlan& plan) {
+  return p.trial < plan.trials && p.step < plan.steps_per_trial && plan.start < p;
 }
 
 // "500:cuda,800:cpu" -> swap points (simulated ms since the start of the run).
@@ -149,19 +168,27 @@ std::vector<SwapPoint> swap_points(const Options& o, const RunPlan& plan) {
     pos = comma + 1;
   }
   std::stable_sort(swaps.begin(), swaps.end(), [](const SwapPoint& a, const SwapPoint& b) { return a.at < b.at; });
+  for (const SwapPoint& swap : swaps)
+    if (!reached(swap.at, plan))
+      spdlog::warn("run.swap-at: the swap to {} at trial {} step {} lies outside what this run simulates; it will not happen",
+                   to_string(swap.kind), swap.at.trial, swap.at.step);
   return swaps;
 }
 
 std::vector<RunPosition> checkpoint_points(const Options& o, const RunPlan& plan) {
   const double every = o.number("checkpoint.every-ms");
-  if (every < 0) o.reject("checkpoint.every-ms", "must not be negative (0 turns checkpoints off)");
   std::vector<RunPosition> points;
   if (every == 0) return points;
-  const double total_ms = static_cast<double>(plan.trials) * plan.steps_per_trial * plan.dt_ms;
-  for (double ms = every; ms < total_ms; ms += every) {
-    const RunPosition p = position_at_ms(ms, plan);
-    if (p.trial < plan.trials && plan.start < p && (points.empty() || points.back() < p)) points.push_back(p);
+  // Counted in whole steps, so a tiny interval on a long run still ends.
+  const int64_t every_steps = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(every / plan.dt_ms - 1e-9)));
+  const int64_t total_steps = static_cast<int64_t>(plan.trials) * plan.steps_per_trial;
+  for (int64_t step = every_steps; step < total_steps; step += every_steps) {
+    const RunPosition p = position_at_ms(static_cast<double>(step) * plan.dt_ms, plan);
+    if (reached(p, plan) && (points.empty() || points.back() < p)) points.push_back(p);
   }
+  if (points.empty())
+    spdlog::warn("checkpoint.every-ms={} ms: no delay-cell boundary of this run falls on it; no checkpoint will be written",
+                 every);
   return points;
 }
 
@@ -182,7 +209,9 @@ int run_command(const std::vector<std::string>& args) {
   require_writable(o, "output.rates");
   const int64_t keep = o.integer("checkpoint.keep");
   if (keep < 1) o.reject("checkpoint.keep", "must be at least 1");
-  const bool checkpointing = o.number("checkpoint.every-ms") != 0;
+  const double checkpoint_every = o.number("checkpoint.every-ms");
+  if (checkpoint_every < 0) o.reject("checkpoint.every-ms", "must not be negative (0 turns checkpoints off)");
+  const bool checkpointing = checkpoint_every != 0;
 
   RunInputs in = o.text("restore").empty() ? fresh_inputs(o) : restored_inputs(o);
   if (checkpointing) {
