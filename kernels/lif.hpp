@@ -88,6 +88,27 @@ FLYSIM_HD inline void decay(const LifConstants& c, int32_t steps, double& v, dou
   v = v_next;
 }
 
+// Index of the lowest set bit of a non-zero word.
+FLYSIM_HD inline int32_t lowest_bit(uint32_t word) {
+#if defined(__CUDA_ARCH__)
+  return __ffs(static_cast<int>(word)) - 1;
+#else
+  return __builtin_ctz(word);
+#endif
+}
+
+// Steps at the start of a stepwise epoch before the first input (synaptic or kick) that
+// may be taken as one exact multi-step decay: the neuron is not Poisson-driven, not
+// refractory, and provably below threshold until that input arrives. 0 when not.
+FLYSIM_HD inline int32_t quiet_prefix(const LifConstants& c, const NeuronInputs& in, EpochSpan e, double v, double g,
+                                      int32_t last_spike, int32_t ref) {
+  if (in.poisson || e.first - last_spike < ref || !provably_below_threshold(c, v, g)) return 0;
+  // Bit t of input_steps: input at step e.first + t (slots of this cell start at first % D).
+  const uint32_t input_steps = (in.synaptic_slots >> (e.first % c.delay_steps)) | in.kick_steps;
+  const int32_t first_input = input_steps ? lowest_bit(input_steps) : e.steps;
+  return first_input < e.steps ? first_input : e.steps;
+}
+
 // Advances one neuron through the epoch. `ring` points at this neuron's slot 0 of the
 // delay ring, slots `stride` apart; each slot read is cleared. emit(step) reports a spike.
 template <class Emit>
@@ -102,7 +123,9 @@ FLYSIM_HD inline void advance_neuron(const LifConstants& c, uint32_t neuron, Epo
     return;
   }
   const int32_t ref = refractory_steps(c, in);
-  for (int32_t t = 0; t < e.steps; ++t) {
+  int32_t t = quiet_prefix(c, in, e, v, g, last_spike, ref);
+  if (t > 0) decay(c, t, v, g);
+  for (; t < e.steps; ++t) {
     const int32_t step = e.first + t;
     const int32_t slot = step % c.delay_steps;
     int64_t synaptic_units = 0;
