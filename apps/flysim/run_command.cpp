@@ -255,11 +255,6 @@ int run_command(const std::vector<std::string>& args) {
   // One scheduler thread: the sim loop, recorder and messages are light, and the cores
   // belong to the engine (its pool is engine.threads on top of this).
   cfg.set("scheduler.max-threads", std::size_t{1});
-  // CAF's worker spins, then naps in 50 us steps, before it sleeps on a condition
-  // variable; on a machine whose cores run the engine that polling only steals time.
-  // Straight to the condition variable instead (it is woken when a message arrives).
-  cfg.set("work-stealing.aggressive-poll-attempts", std::size_t{10});
-  cfg.set("work-stealing.moderate-poll-attempts", std::size_t{0});
   caf::actor_system system{cfg};
   RecorderConfig rc;
   rc.network = net;
