@@ -12,6 +12,7 @@
 #include "model/flywire_csv.hpp"
 #include "model/generator.hpp"
 #include "model/network_cache.hpp"
+#include "model/stimulus.hpp"
 
 namespace flysim {
 
@@ -25,13 +26,8 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 std::vector<uint32_t> indices_of_listed_ids(const std::string& path, const std::vector<int64_t>& ids) {
   const auto index = index_of_ids(ids, path);
   std::vector<uint32_t> found;
-  CsvReader reader(path);
-  while (reader.next_line()) {
-    std::string_view text = CsvReader::trim(reader.line());
-    if (text.empty() || text.front() == '#') continue;
-    const auto it = index.find(reader.integer<int64_t>(0, "neuron ID"));
-    if (it != index.end()) found.push_back(it->second);
-  }
+  for (const ListedId& listed : read_id_list(path))
+    if (const auto it = index.find(listed.id); it != index.end()) found.push_back(it->second);
   return found;
 }
 

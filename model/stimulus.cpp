@@ -7,18 +7,27 @@
 
 namespace flysim {
 
-std::vector<uint32_t> load_stimulus_ids(const std::string& path, const Network& net) {
-  const auto index = index_of_ids(net.root_ids, "network");
+std::vector<ListedId> read_id_list(const std::string& path) {
   CsvReader reader(path);
-  std::vector<uint32_t> neurons;
-  std::unordered_set<uint32_t> seen;
+  std::vector<ListedId> ids;
   while (reader.next_line()) {
     std::string_view text = CsvReader::trim(reader.line());
     if (text.empty() || text.front() == '#') continue;
-    const auto id = reader.integer<int64_t>(0, "neuron ID");
-    const auto it = index.find(id);
-    if (it == index.end()) throw reader.error("neuron ID " + std::to_string(id) + " is not in the network (" + net.description + ")");
-    if (!seen.insert(it->second).second) throw reader.error("neuron ID " + std::to_string(id) + " is listed twice");
+    ids.push_back({reader.integer<int64_t>(0, "neuron ID"), reader.line_number()});
+  }
+  return ids;
+}
+
+std::vector<uint32_t> load_stimulus_ids(const std::string& path, const Network& net) {
+  const auto index = index_of_ids(net.root_ids, "network");
+  std::vector<uint32_t> neurons;
+  std::unordered_set<uint32_t> seen;
+  for (const ListedId& listed : read_id_list(path)) {
+    const auto it = index.find(listed.id);
+    if (it == index.end())
+      throw input_error_at(path, listed.line, "neuron ID " + std::to_string(listed.id) + " is not in the network (" + net.description + ")");
+    if (!seen.insert(it->second).second)
+      throw input_error_at(path, listed.line, "neuron ID " + std::to_string(listed.id) + " is listed twice");
     neurons.push_back(it->second);
   }
   if (neurons.empty()) throw input_error(path + ": no neuron IDs in the file");

@@ -21,6 +21,16 @@ struct StimulusPlan {
   uint64_t seed = 1;
 };
 
+// One ID of an ID list file and the line it stands on.
+struct ListedId {
+  int64_t id;
+  std::size_t line;
+};
+
+// Reads an ID list: one root ID per line, '#' starts a comment, blank lines ignored.
+// Errors (a field that is not an integer) name file:line.
+std::vector<ListedId> read_id_list(const std::string& path);
+
 // Reads root IDs, one per line ('#' starts a comment, blank lines ignored), and maps
 // them to model indices. Unknown or repeated IDs are input_errors naming file:line.
 std::vector<uint32_t> load_stimulus_ids(const std::string& path, const Network& net);
