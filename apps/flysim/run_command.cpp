@@ -144,9 +144,15 @@ bool reached(const RunPosition& p, const RunPlan& plan) {
   return p.trial < plan.trials && p.step < plan.steps_per_trial && plan.start < p;
 }
 
-// "500:cuda,800:cpu" -> swap points (simulated ms since the start of the run).
-std::vector<SwapPoint> swap_points(const Options& o, const RunPlan& plan) {
-  std::vector<SwapPoint> swaps;
+struct SwapRequest {
+  double ms;
+  EngineKind kind;
+};
+
+// "500:cuda,800:cpu" -> what is asked for (simulated ms since the start of the run).
+// Checked before the network loads, so a typo costs no waiting.
+std::vector<SwapRequest> swap_requests(const Options& o) {
+  std::vector<SwapRequest> requests;
   const std::string text = o.text("run.swap-at");
   std::size_t pos = 0;
   while (pos < text.size()) {
@@ -164,9 +170,16 @@ std::vector<SwapPoint> swap_points(const Options& o, const RunPlan& plan) {
       const CudaProbe probe = probe_cuda_backend();
       if (!probe.problem.empty()) o.reject("run.swap-at", "asks for the cuda engine, which cannot run here: " + probe.problem);
     }
-    swaps.push_back({position_at_ms(ms, plan), kind == "cuda" ? EngineKind::cuda : EngineKind::cpu});
+    requests.push_back({ms, kind == "cuda" ? EngineKind::cuda : EngineKind::cpu});
     pos = comma + 1;
   }
+  return requests;
+}
+
+// The swap points of the plan: the first delay-cell boundary at or after each request.
+std::vector<SwapPoint> swap_points(const std::vector<SwapRequest>& requests, const RunPlan& plan) {
+  std::vector<SwapPoint> swaps;
+  for (const SwapRequest& r : requests) swaps.push_back({position_at_ms(r.ms, plan), r.kind});
   std::stable_sort(swaps.begin(), swaps.end(), [](const SwapPoint& a, const SwapPoint& b) { return a.at < b.at; });
   for (const SwapPoint& swap : swaps)
     if (!reached(swap.at, plan))
@@ -212,6 +225,7 @@ int run_command(const std::vector<std::string>& args) {
   const double checkpoint_every = o.number("checkpoint.every-ms");
   if (checkpoint_every < 0) o.reject("checkpoint.every-ms", "must not be negative (0 turns checkpoints off)");
   const bool checkpointing = checkpoint_every != 0;
+  const std::vector<SwapRequest> swaps = swap_requests(o);
 
   RunInputs in = o.text("restore").empty() ? fresh_inputs(o) : restored_inputs(o);
   if (checkpointing) {
@@ -246,7 +260,7 @@ int run_command(const std::vector<std::string>& args) {
   plan.v0 = in.constants.v0;
   if (in.restored) plan.start = {in.restored->engine.trial, in.restored->engine.next_step};
   plan.checkpoints = checkpoint_points(o, plan);
-  plan.swaps = swap_points(o, plan);
+  plan.swaps = swap_points(swaps, plan);
   plan.record = in.record;
   plan.make_engine = build_engine;
 
