@@ -17,11 +17,7 @@ struct PlanRecord {
   int32_t steps_per_trial = 0;
   double stimulus_rate_Hz = 0.0;
   StimulusPlan stimulus;  // Poisson neurons, kicks, seed
-  friend bool operator==(const PlanRecord& a, const PlanRecord& b) {
-    return a.trials == b.trials && a.steps_per_trial == b.steps_per_trial && a.stimulus_rate_Hz == b.stimulus_rate_Hz &&
-           a.stimulus.poisson_neurons == b.stimulus.poisson_neurons && a.stimulus.seed == b.stimulus.seed &&
-           a.stimulus.kicks.size() == b.stimulus.kicks.size();
-  }
+  friend bool operator==(const PlanRecord&, const PlanRecord&) = default;
 };
 
 // Where the recorder stood: spikes per neuron over all trials so far.

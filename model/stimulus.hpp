@@ -11,6 +11,7 @@ namespace flysim {
 struct Kick {
   int32_t step;
   uint32_t neuron;
+  friend bool operator==(const Kick&, const Kick&) = default;
 };
 
 struct StimulusPlan {
@@ -19,6 +20,7 @@ struct StimulusPlan {
   // Timed kicks, sorted by (step, neuron); the same in every trial.
   std::vector<Kick> kicks;
   uint64_t seed = 1;
+  friend bool operator==(const StimulusPlan&, const StimulusPlan&) = default;
 };
 
 // One ID of an ID list file and the line it stands on.

@@ -139,6 +139,15 @@ LifParams model_params(const Options& o) {
   return p;
 }
 
+// derive_constants names the model's parameters; say which options set them.
+LifConstants constants_from_options(const LifParams& params) {
+  try {
+    return derive_constants(params);
+  } catch (const input_error& e) {
+    throw input_error(std::string("options model.* / stimulus.rate: ") + e.what());
+  }
+}
+
 EngineKind engine_kind(const Options& o) {
   if (const char* env = std::getenv("FLY_LIF_CUDA"); env && *env) {
     const std::string v = env;

@@ -28,6 +28,8 @@ NetworkSource network_source(const Options& o);
 std::vector<OptionSpec> run_options();
 // model.* and stimulus.rate as model parameters.
 LifParams model_params(const Options& o);
+// derive_constants(params), its errors prefixed with the options that set the parameters.
+LifConstants constants_from_options(const LifParams& params);
 // engine.kind, overridden by FLY_LIF_CUDA=1|0 (any other value is an error).
 EngineKind engine_kind(const Options& o);
 

@@ -77,15 +77,6 @@ void print_summary(const RunSummary& s, const Network& net, const StimulusPlan& 
       s.peak_memory_MiB, s.engine, compatibility, kKernelVersion);
 }
 
-// derive_constants names the model's parameters; say which options set them.
-LifConstants constants_from_options(const LifParams& params) {
-  try {
-    return derive_constants(params);
-  } catch (const input_error& e) {
-    throw input_error(std::string("options model.* / stimulus.rate: ") + e.what());
-  }
-}
-
 // Everything a run is made from, whether it starts from rest or from a checkpoint.
 struct RunInputs {
   LifParams params;
