@@ -31,6 +31,12 @@ engine_actor::behavior_type engine_behavior(engine_actor::stateful_pointer<engin
           return import_atom::value;
         });
       },
+      [=](weights_atom, const WeightUpdate& u) -> caf::result<weights_atom> {
+        return guarded([&] {
+          self->state.engine->apply_weights(u.changes);
+          return weights_atom::value;
+        });
+      },
       [=](describe_atom) { return self->state.engine->describe(); },
   };
 }

@@ -23,13 +23,18 @@ double peak_memory_MiB() {
   return static_cast<double>(usage.ru_maxrss) / 1024.0;
 }
 
-RunPosition position_at_ms(double ms, const RunPlan& plan) {
+RunPosition position_at_ms(double ms, const RunPlan& plan, int32_t granularity) {
   const auto total = static_cast<int64_t>(std::ceil(ms / plan.dt_ms - 1e-9));
   RunPosition p{static_cast<int32_t>(total / plan.steps_per_trial), static_cast<int32_t>(total % plan.steps_per_trial)};
-  p.step = (p.step + plan.delay_steps - 1) / plan.delay_steps * plan.delay_steps;
-  if (p.step == 0) p.step = plan.delay_steps;
-  if (p.step >= plan.steps_per_trial) p = {p.trial + 1, plan.delay_steps};
+  p.step = (p.step + granularity - 1) / granularity * granularity;
+  if (p.step == 0) p.step = granularity;
+  if (p.step >= plan.steps_per_trial) p = {p.trial + 1, granularity};
   return p;
+}
+
+RunPosition weights_apply_position(int32_t trial, int32_t end, const RunPlan& plan) {
+  const int64_t next = int64_t{end} + plan.plasticity.period_steps;
+  return next < plan.steps_per_trial ? RunPosition{trial, static_cast<int32_t>(next)} : RunPosition{trial + 1, 0};
 }
 
 namespace {
@@ -39,7 +44,13 @@ double elapsed_s(const sim_loop_state& st) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - st.started).count();
 }
 
+void stop_shards(self_ptr self) {
+  for (auto& shard : self->state.plan.plasticity.shards) self->send_exit(shard, caf::exit_reason::user_shutdown);
+}
+
 void abort_run(self_ptr self, const caf::error& err) {
+  self->state.finishing = true;
+  stop_shards(self);
   if (self->state.promise.pending()) self->state.promise.deliver(err);
   self->quit(err);
 }
@@ -61,12 +72,9 @@ void log_progress(self_ptr self, bool force) {
                st.plan.steps_per_trial * st.plan.dt_ms, st.spikes, simulated_s > 0 ? elapsed_s(st) / simulated_s : 0.0);
 }
 
-void finish(self_ptr self) {
-  log_progress(self, true);
-  self->request(self->state.recorder, caf::infinite, finish_atom::value).then([=](RecorderSummary& recorded) {
-    self->request(self->state.engine, caf::infinite, describe_atom::value).then([=](std::string& engine) mutable {
-      auto& st = self->state;
-      RunSummary summary;
+void deliver_summary(self_ptr self, RecorderSummary recorded, std::string engine, std::vector<int32_t> final_weights) {
+  auto& st = self->state;
+  RunSummary summary;
       summary.recorded = std::move(recorded);
       summary.engine = std::move(engine);
       summary.trials = st.plan.trials;
@@ -79,7 +87,25 @@ void finish(self_ptr self) {
       summary.peak_memory_MiB = peak_memory_MiB();
       summary.checkpoints = st.checkpoint_files;
       summary.swaps = st.swap_log;
+      summary.plasticity_shards = static_cast<uint32_t>(st.plan.plasticity.shards.size());
+      summary.weight_changes = st.weight_changes;
+      summary.final_weights = std::move(final_weights);
+      stop_shards(self);
       st.promise.deliver(std::move(summary));
+}
+
+void finish(self_ptr self) {
+  log_progress(self, true);
+  self->state.finishing = true;
+  self->request(self->state.recorder, caf::infinite, finish_atom::value).then([=](RecorderSummary& recorded) {
+    self->request(self->state.engine, caf::infinite, describe_atom::value).then([=](std::string& engine) mutable {
+      if (!self->state.plan.plasticity.want_final_weights) {
+        deliver_summary(self, std::move(recorded), std::move(engine), {});
+        return;
+      }
+      self->request(self->state.engine, caf::infinite, export_atom::value).then([=](EngineState& state) mutable {
+        deliver_summary(self, std::move(recorded), std::move(engine), std::move(state.plastic_weights));
+      }, on_error(self));
     }, on_error(self));
   }, on_error(self));
 }
@@ -88,20 +114,100 @@ bool plan_done(const sim_loop_state& st) { return st.issued.trial == st.plan.tri
 
 void finish_if_done(self_ptr self) {
   const auto& st = self->state;
-  if (plan_done(st) && st.in_flight == 0 && st.writing == 0 && !st.swapping) finish(self);
+  if (plan_done(st) && st.in_flight == 0 && st.writing == 0 && !st.swapping && st.weights.empty() && !st.finishing)
+    finish(self);
 }
 
 void issue(self_ptr self);
+
+// The end of a plasticity period: every shard reports the weights it changed; the
+// merged update waits in st.weights for its apply position.
+void request_period_weights(self_ptr self, int32_t trial, int32_t end) {
+  auto& st = self->state;
+  const auto& shards = st.plan.plasticity.shards;
+  const int32_t first = end - 1 - (end - 1) % st.plan.plasticity.period_steps;
+  st.weights.push_back({weights_apply_position(trial, end, st.plan), shards.size(), WeightUpdate{trial, first, {}}});
+  PendingWeights* pending = &st.weights.back();
+  for (const auto& shard : shards)
+    self->request(shard, caf::infinite, flush_atom::value, trial, first).then([=](WeightUpdate& update) {
+      auto& changes = pending->update.changes;
+      changes.insert(changes.end(), update.changes.begin(), update.changes.end());
+      if (--pending->awaiting == 0) {
+        std::sort(changes.begin(), changes.end(), [](const WeightChange& a, const WeightChange& b) { return a.plastic < b.plastic; });
+        issue(self);
+        finish_if_done(self);
+      }
+    }, on_error(self));
+}
+
+// Sends the engine every update due at st.issued; false while one is still awaited
+// (the sim loop then waits: the update's place is fixed, whatever the shards' speed).
+bool apply_due_weights(self_ptr self) {
+  auto& st = self->state;
+  while (!st.weights.empty() && st.weights.front().apply_at <= st.issued) {
+    PendingWeights& front = st.weights.front();
+    if (front.awaiting > 0) return false;
+    st.weight_changes += front.update.changes.size();
+    ++st.in_flight;
+    self->request(st.engine, caf::infinite, weights_atom::value, std::move(front.update)).then([=](weights_atom) {
+      --self->state.in_flight;
+      finish_if_done(self);
+    }, on_error(self));
+    st.weights.pop_front();
+  }
+  return true;
+}
 
 void on_epoch(self_ptr self, EpochSpikes& epoch) {
   auto& st = self->state;
   --st.in_flight;
   st.spikes += epoch.spikes.size();
   st.done = {epoch.trial, epoch.first + epoch.steps};
+  const int32_t end = epoch.first + epoch.steps;
+  for (const auto& shard : st.plan.plasticity.shards) self->send(shard, learn_atom::value, epoch);
+  if (!st.plan.plasticity.shards.empty() &&
+      (end % st.plan.plasticity.period_steps == 0 || end == st.plan.steps_per_trial))
+    request_period_weights(self, epoch.trial, end);
   self->send(st.recorder, record_atom::value, std::move(epoch));
   log_progress(self, false);
   issue(self);
   finish_if_done(self);
+}
+
+void write_checkpoint(self_ptr self, Snapshot& snapshot) {
+  auto& st = self->state;
+  self->request(st.checkpointer, caf::infinite, checkpoint_atom::value, std::move(snapshot)).then([=](std::string& path) {
+    auto& st = self->state;
+    --st.writing;
+    spdlog::info("checkpoint written: {}", path);
+    st.checkpoint_files.push_back(path);
+    finish_if_done(self);
+  }, on_error(self));
+}
+
+// The shards' traces and weights, merged into the shard-count-independent layout. Asked
+// once the engine's state is in: every epoch before the boundary has reached the shards.
+void collect_plasticity(self_ptr self, std::shared_ptr<Snapshot> snapshot) {
+  const PlasticityPlan& plasticity = self->state.plan.plasticity;
+  if (plasticity.shards.empty()) {
+    write_checkpoint(self, *snapshot);
+    return;
+  }
+  auto states = std::make_shared<std::vector<ShardState>>(plasticity.shards.size());
+  auto awaiting = std::make_shared<std::size_t>(plasticity.shards.size());
+  for (std::size_t k = 0; k < plasticity.shards.size(); ++k)
+    self->request(plasticity.shards[k], caf::infinite, export_atom::value).then([=](ShardState& state) {
+      (*states)[k] = std::move(state);
+      if (--*awaiting > 0) return;
+      const PlasticityPlan& plasticity = self->state.plan.plasticity;
+      try {
+        snapshot->plasticity = merge_shard_states(*states, plasticity.plastic_count, plasticity.settings);
+      } catch (const std::exception& e) {
+        abort_run(self, fail(std::string("checkpoint: ") + e.what()));
+        return;
+      }
+      write_checkpoint(self, *snapshot);
+    }, on_error(self));
 }
 
 // A checkpoint: the engine's state at this boundary, the recorder's position once it
@@ -114,15 +220,8 @@ void request_checkpoint(self_ptr self) {
     --st.in_flight;
     ++st.writing;
     self->request(st.recorder, caf::infinite, position_atom::value).then([=](RecorderPosition& position) mutable {
-      auto& st = self->state;
-      Snapshot snapshot{std::move(state), st.plan.record, std::move(position), {}};
-      self->request(st.checkpointer, caf::infinite, checkpoint_atom::value, std::move(snapshot)).then([=](std::string& path) {
-        auto& st = self->state;
-        --st.writing;
-        spdlog::info("checkpoint written: {}", path);
-        st.checkpoint_files.push_back(path);
-        finish_if_done(self);
-      }, on_error(self));
+      auto snapshot = std::make_shared<Snapshot>(Snapshot{std::move(state), self->state.plan.record, std::move(position), {}});
+      collect_plasticity(self, snapshot);
     }, on_error(self));
   }, on_error(self));
 }
@@ -167,7 +266,7 @@ void request_swap(self_ptr self, SwapPoint swap) {
 // Sends requests until the window is full, a swap is under way, or the plan is done.
 void issue(self_ptr self) {
   auto& st = self->state;
-  while (!st.swapping && st.in_flight < st.plan.window && !plan_done(st)) {
+  while (apply_due_weights(self) && !st.swapping && st.in_flight < st.plan.window && !plan_done(st)) {
     if (!st.trial_started) {
       ++st.in_flight;
       self->request(st.engine, caf::infinite, import_atom::value, resting_state(st.plan.neurons, st.plan.v0, st.issued.trial))
@@ -224,6 +323,31 @@ sim_loop_actor::behavior_type sim_loop_behavior(sim_loop_actor::stateful_pointer
   self->set_exit_handler([=](caf::exit_msg& msg) {
     if (msg.reason != caf::exit_reason::normal) abort_run(self, msg.reason);
   });
+  // A shard that goes away (its node's process ended, the connection broke, or the
+  // shard failed) stops the run: without it, what is learned would depend on timing.
+  // The checkpoints written so far stay; the message says where to continue.
+  for (const auto& shard : st.plan.plasticity.shards) self->monitor(shard);
+  self->set_down_handler([=](caf::down_msg& msg) {
+    auto& st = self->state;
+    if (st.finishing) return;
+    const auto& shards = st.plan.plasticity.shards;
+    std::size_t k = 0;
+    while (k < shards.size() && shards[k].address() != msg.source) ++k;
+    if (k == shards.size()) return;
+    std::string where = st.checkpoint_files.empty()
+                            ? "no checkpoint was written; the run must start again"
+                            : "the last checkpoint is " + st.checkpoint_files.back() + ": continue with --restore=" +
+                                  st.checkpoint_files.back();
+    abort_run(self, fail("plasticity shard " + std::to_string(k + 1) + " of " + std::to_string(shards.size()) + " (" +
+                         st.plan.plasticity.places[k] + ") went away at trial " + std::to_string(st.done.trial) +
+                         " step " + std::to_string(st.done.step) + " (" + describe_error(msg.reason) + "); " + where));
+  });
+  // A restored run's learned-but-unapplied weights: the update of the period that ended
+  // at the checkpoint (a period boundary), due one period later.
+  if (!st.plan.plasticity.shards.empty() && st.plan.start.step > 0)
+    st.weights.push_back({weights_apply_position(st.plan.start.trial, st.plan.start.step, st.plan), 0,
+                          WeightUpdate{st.plan.start.trial, st.plan.start.step - st.plan.plasticity.period_steps,
+                                       st.plan.plasticity.restored_pending}});
   return {
       [=](run_atom) -> caf::typed_response_promise<RunSummary> {
         auto& st = self->state;

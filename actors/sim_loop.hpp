@@ -5,6 +5,7 @@
 // At delay-cell boundaries it takes snapshots for checkpoints and hot-swaps
 // (actors/README.md).
 #include <chrono>
+#include <deque>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -28,6 +29,20 @@ struct SwapPoint {
   EngineKind kind = EngineKind::cpu;
 };
 
+// Plasticity (kernels/stdp/README.md): shards observe every epoch; the weights one
+// period changed are applied by the engine at the start of the period after next (or at
+// the end of the trial, whichever comes first), never when a reply happens to arrive.
+struct PlasticityPlan {
+  std::vector<plasticity_shard_actor> shards;  // empty: plasticity off
+  std::vector<std::string> places;             // per shard: "local" or "host:port"
+  int32_t period_steps = 0;
+  std::size_t plastic_count = 0;
+  std::string settings;                        // describe_plasticity()
+  // A restored run: the weights learned before the checkpoint but not yet applied.
+  std::vector<WeightChange> restored_pending;
+  bool want_final_weights = false;             // RunSummary::final_weights
+};
+
 struct RunPlan {
   int32_t trials = 1;
   int32_t steps_per_trial = 0;
@@ -48,11 +63,24 @@ struct RunPlan {
   std::chrono::milliseconds progress_every{1000};
   // Epoch requests in flight at once.
   int32_t window = 4;
+  PlasticityPlan plasticity;
 };
 
+// Where the weights of the plasticity period ending at `end` (a step of `trial`) are
+// applied: one period later, or at the start of the next trial when that is sooner.
+RunPosition weights_apply_position(int32_t trial, int32_t end, const RunPlan& plan);
+
 // Converts simulated time since the start of the run (all trials in a row) to the
-// first delay-cell boundary at or after it, never step 0 of a trial.
-RunPosition position_at_ms(double ms, const RunPlan& plan);
+// first boundary (a multiple of `granularity` steps, a delay cell or a plasticity
+// period) at or after it, never step 0 of a trial.
+RunPosition position_at_ms(double ms, const RunPlan& plan, int32_t granularity);
+
+// The weights one plasticity period changed, on their way to the engine.
+struct PendingWeights {
+  RunPosition apply_at;
+  std::size_t awaiting = 0;  // shards yet to answer
+  WeightUpdate update;
+};
 
 struct sim_loop_state {
   RunPlan plan;
@@ -68,6 +96,9 @@ struct sim_loop_state {
   int32_t in_flight = 0, writing = 0;
   uint64_t spikes = 0;
   std::vector<std::string> checkpoint_files, swap_log;
+  std::deque<PendingWeights> weights;   // in the order they apply
+  uint64_t weight_changes = 0;
+  bool finishing = false;
   std::chrono::steady_clock::time_point started, last_progress;
   double cpu_at_start = 0.0;
   static inline const char* name = "sim_loop";

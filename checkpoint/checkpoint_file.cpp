@@ -27,7 +27,15 @@ void serialize(Archive& ar, Kick& k) {
 }
 template <class Archive>
 void serialize(Archive& ar, EngineState& s) {
-  ar(s.trial, s.next_step, s.v, s.g, s.last_spike, s.pending);
+  ar(s.trial, s.next_step, s.v, s.g, s.last_spike, s.pending, s.plastic_weights);
+}
+template <class Archive>
+void serialize(Archive& ar, Traces& t) {
+  ar(t.value, t.step);
+}
+template <class Archive>
+void serialize(Archive& ar, PlasticityState& p) {
+  ar(p.settings, p.trial, p.pre, p.post, p.learned);
 }
 template <class Archive>
 void serialize(Archive& ar, StimulusPlan& p) {
@@ -43,7 +51,7 @@ void serialize(Archive& ar, RecorderPosition& r) {
 }
 template <class Archive>
 void serialize(Archive& ar, Snapshot& s) {
-  ar(s.engine, s.plan, s.recorder, s.plastic_weights);
+  ar(s.engine, s.plan, s.recorder, s.plasticity);
 }
 template <class Archive>
 void serialize(Archive& ar, CheckpointHeader& h) {
@@ -107,6 +115,10 @@ Parsed parse(const std::string& path, const std::string& bytes) {
     if (p.header.format_version > kCheckpointFormatVersion)
       throw input_error(path + ": checkpoint format version " + std::to_string(p.header.format_version) +
                         " is newer than this flysim reads (" + std::to_string(kCheckpointFormatVersion) + "): upgrade flysim");
+    if (p.header.format_version < kCheckpointFormatVersion)
+      throw input_error(path + ": checkpoint format version " + std::to_string(p.header.format_version) +
+                        " was written by an older flysim (before plasticity); this flysim reads version " +
+                        std::to_string(kCheckpointFormatVersion) + ": rerun the simulation to write a new checkpoint");
     ar(p.header.compatibility, p.header.kernel_version, p.header.network_hash, p.header.payload_bytes,
        p.header.payload_checksum);
   } catch (const cereal::Exception&) {

@@ -7,7 +7,7 @@
 
 namespace flysim {
 
-inline constexpr uint32_t kCheckpointFormatVersion = 1;
+inline constexpr uint32_t kCheckpointFormatVersion = 2;  // 2: plastic weights and traces
 
 // What a checkpoint must match to be restored here.
 struct CheckpointIdentity {

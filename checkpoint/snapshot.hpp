@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "model/engine_state.hpp"
+#include "model/plasticity.hpp"
 #include "model/stimulus.hpp"
 
 namespace flysim {
@@ -31,7 +32,8 @@ struct Snapshot {
   EngineState engine;  // trial, next step, v, g, last spike, the delay ring's spikes
   PlanRecord plan;
   RecorderPosition recorder;
-  std::vector<int32_t> plastic_weights;  // empty unless plasticity is on
+  // What the plasticity observers learned (weights, traces); settings empty when off.
+  PlasticityState plasticity;
 };
 
 // The header fields of a checkpoint, readable without the payload.

@@ -9,6 +9,7 @@
 #include "model/engine_state.hpp"
 #include "model/lif_constants.hpp"
 #include "model/network.hpp"
+#include "model/plasticity.hpp"
 #include "model/spike.hpp"
 #include "model/stimulus.hpp"
 
@@ -19,6 +20,9 @@ struct EngineSetup {
   std::shared_ptr<const Network> network;
   std::shared_ptr<const StimulusPlan> stimulus;
   LifConstants constants;
+  // The plastic connections (model/plasticity.hpp), ascending edge indices; null or
+  // empty when plasticity is off.
+  std::shared_ptr<const std::vector<uint64_t>> plastic_edges;
 };
 
 class Engine {
@@ -29,8 +33,13 @@ class Engine {
   // Advances through span (it must start at the state's next step and stay inside one
   // delay cell); returns the epoch's spikes sorted by (step, neuron).
   virtual std::vector<Spike> advance(kernels::EpochSpan span) = 0;
+  // The state includes the plastic connections' weights; an imported state whose
+  // plastic_weights is empty keeps the engine's (a new trial keeps what was learned).
   virtual EngineState export_state() const = 0;
   virtual void import_state(const EngineState& state) = 0;
+  // Sets plastic connections' weights, between epochs: every delivery from the next
+  // advance on (the spikes still in the delay ring included) uses them.
+  virtual void apply_weights(const std::vector<WeightChange>& changes) = 0;
 };
 
 // Steps of a delay cell: cells are [kD, (k+1)D); an epoch never crosses one.

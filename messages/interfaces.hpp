@@ -14,8 +14,24 @@ using engine_actor = caf::typed_actor<
     caf::replies_to<export_atom>::with<EngineState>,
     // Replace the state (new trial, restore, hot-swap); reply when done.
     caf::replies_to<import_atom, EngineState>::with<import_atom>,
+    // Set plastic connections' weights before the next epoch; reply when done.
+    caf::replies_to<weights_atom, WeightUpdate>::with<weights_atom>,
     // Describe the engine ("cpu pool, 2 threads").
     caf::replies_to<describe_atom>::with<std::string>>;
+
+// A plasticity shard: runs STDP on the plastic connections onto its postsynaptic neurons.
+using plasticity_shard_actor = caf::typed_actor<
+    // Learn from one epoch's spikes (every epoch, in order, from the sim loop).
+    caf::reacts_to<learn_atom, EpochSpikes>,
+    // End a plasticity period: reply with the weights it changed.
+    caf::replies_to<flush_atom, int32_t, int32_t>::with<WeightUpdate>,
+    // Report traces and weights for a checkpoint.
+    caf::replies_to<export_atom>::with<ShardState>>;
+
+// A shard node (flysim shard): spawns shards for runs in other processes.
+using shard_node_actor = caf::typed_actor<
+    // Spawn a shard from its setup; the shard ends when the requester goes down.
+    caf::replies_to<spawn_atom, ShardSetup>::with<plasticity_shard_actor>>;
 
 // The recorder: writes spikes and rates, counts per neuron.
 using recorder_actor = caf::typed_actor<

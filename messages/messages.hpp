@@ -9,6 +9,7 @@
 
 #include "checkpoint/snapshot.hpp"
 #include "model/engine_state.hpp"
+#include "model/shard_setup.hpp"
 #include "model/spike.hpp"
 
 namespace flysim {
@@ -23,6 +24,10 @@ using finish_atom = caf::atom_constant<caf::atom("finish")>;
 using run_atom = caf::atom_constant<caf::atom("run")>;
 using position_atom = caf::atom_constant<caf::atom("position")>;
 using checkpoint_atom = caf::atom_constant<caf::atom("checkpoint")>;
+using learn_atom = caf::atom_constant<caf::atom("learn")>;
+using flush_atom = caf::atom_constant<caf::atom("flush")>;
+using weights_atom = caf::atom_constant<caf::atom("weights")>;
+using spawn_atom = caf::atom_constant<caf::atom("spawn")>;
 
 // ---- sim_loop -> engine: advance the current trial through [first, first + steps)
 struct EpochRequest {
@@ -37,6 +42,14 @@ struct EpochSpikes {
   int32_t first = 0;
   int32_t steps = 0;
   std::vector<Spike> spikes;
+};
+
+// ---- plasticity shard -> sim_loop -> engine: the weights one plasticity period
+// changed (by plastic index, ascending), and the period: trial and first step
+struct WeightUpdate {
+  int32_t trial = 0;
+  int32_t first = 0;
+  std::vector<WeightChange> changes;
 };
 
 // One line of the top-responders table.
@@ -67,6 +80,9 @@ struct RunSummary {
   double peak_memory_MiB = 0.0;  // peak resident set of the process (getrusage)
   std::vector<std::string> checkpoints;  // files written, oldest first
   std::vector<std::string> swaps;        // "step 5000 of trial 0: cpu pool, 2 threads -> cuda ..."
+  uint32_t plasticity_shards = 0;        // 0: plasticity off
+  uint64_t weight_changes = 0;           // weight changes the engine applied
+  std::vector<int32_t> final_weights;    // per plastic index, when asked for
 };
 
 template <class Inspector>
@@ -75,7 +91,41 @@ typename Inspector::result_type inspect(Inspector& f, Spike& x) {
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, EngineState& x) {
-  return f(caf::meta::type_name("flysim.engine_state"), x.trial, x.next_step, x.v, x.g, x.last_spike, x.pending);
+  return f(caf::meta::type_name("flysim.engine_state"), x.trial, x.next_step, x.v, x.g, x.last_spike, x.pending,
+           x.plastic_weights);
+}
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, WeightChange& x) {
+  return f(caf::meta::type_name("flysim.weight_change"), x.plastic, x.weight);
+}
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, WeightUpdate& x) {
+  return f(caf::meta::type_name("flysim.weight_update"), x.trial, x.first, x.changes);
+}
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, Traces& x) {
+  return f(caf::meta::type_name("flysim.traces"), x.value, x.step);
+}
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, StdpRule& x) {
+  return f(caf::meta::type_name("flysim.stdp_rule"), x.a_plus, x.a_minus, x.w_min, x.w_max, x.pre_decay, x.post_decay);
+}
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, ShardConnections& x) {
+  return f(caf::meta::type_name("flysim.shard_connections"), x.plastic, x.pre, x.post, x.weight, x.inhibitory);
+}
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, ShardSetup& x) {
+  return f(caf::meta::type_name("flysim.shard_setup"), x.shard, x.shards, x.neurons, x.rule, x.connections, x.trial, x.pre,
+           x.post);
+}
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, ShardState& x) {
+  return f(caf::meta::type_name("flysim.shard_state"), x.trial, x.pre, x.post, x.weights);
+}
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, PlasticityState& x) {
+  return f(caf::meta::type_name("flysim.plasticity_state"), x.settings, x.trial, x.pre, x.post, x.learned);
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, EpochRequest& x) {
@@ -96,7 +146,7 @@ typename Inspector::result_type inspect(Inspector& f, RecorderSummary& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, RunSummary& x) {
   return f(caf::meta::type_name("flysim.run_summary"), x.recorded, x.engine, x.trials, x.simulated_s, x.simulated_this_run_s, x.wall_s,
-           x.cpu_s, x.peak_memory_MiB, x.checkpoints, x.swaps);
+           x.cpu_s, x.peak_memory_MiB, x.checkpoints, x.swaps, x.plasticity_shards, x.weight_changes, x.final_weights);
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, Kick& x) {
@@ -116,7 +166,7 @@ typename Inspector::result_type inspect(Inspector& f, RecorderPosition& x) {
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, Snapshot& x) {
-  return f(caf::meta::type_name("flysim.snapshot"), x.engine, x.plan, x.recorder, x.plastic_weights);
+  return f(caf::meta::type_name("flysim.snapshot"), x.engine, x.plan, x.recorder, x.plasticity);
 }
 
 // Registers every type above with the actor system (0.17 needs this explicitly for

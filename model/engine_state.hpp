@@ -18,6 +18,9 @@ struct EngineState {
   // holds exactly these (every slot is consumed within the next cell), so they are
   // the ring's content; an engine rebuilds the ring by scattering them.
   std::vector<Spike> pending;
+  // The weights of the plastic connections, by plastic index (model/plasticity.hpp),
+  // as the engine applies them; empty when plasticity is off.
+  std::vector<int32_t> plastic_weights;
   friend bool operator==(const EngineState&, const EngineState&) = default;
 };
 

@@ -54,7 +54,16 @@ Snapshot realistic_snapshot(std::size_t neurons, std::size_t pending, uint64_t s
     s.recorder.counts[i] = rng() % 50;
     s.recorder.spikes += s.recorder.counts[i];
   }
-  s.plastic_weights = {12, -7, 30000, -32768, 0};
+  s.engine.plastic_weights = {12, -7, 30000, -32768, 0};
+  s.plasticity.settings = "stdp test";
+  s.plasticity.trial = 2;
+  s.plasticity.pre = empty_traces(neurons);
+  s.plasticity.post = empty_traces(neurons);
+  s.plasticity.pre.value[1] = 0.25;
+  s.plasticity.pre.step[1] = 4980;
+  s.plasticity.post.value[2] = 1.0000000000000002;
+  s.plasticity.post.step[2] = 4985;
+  s.plasticity.learned = {13, -6, 29999, -32767, 1};
   return s;
 }
 
@@ -67,7 +76,7 @@ void expect_same(const Snapshot& a, const Snapshot& b) {
     EXPECT_EQ(a.plan.stimulus.kicks[k].neuron, b.plan.stimulus.kicks[k].neuron);
   }
   EXPECT_EQ(a.recorder, b.recorder);
-  EXPECT_EQ(a.plastic_weights, b.plastic_weights);
+  EXPECT_EQ(a.plasticity, b.plasticity);
 }
 
 const CheckpointIdentity kIdentity{"flysim-compat test; parameters 0123456789abcdef; network 00000000deadbeef",
@@ -144,7 +153,8 @@ TEST_F(CheckpointFile, RoundTripIsExact) {
   // Special values survive bit for bit; empty vectors stay empty.
   Snapshot odd = realistic_snapshot(3, 0, 2);
   odd.engine.v = {-0.0, 5e-324, -52.000000000000007};
-  odd.plastic_weights.clear();
+  odd.engine.plastic_weights.clear();
+  odd.plasticity = PlasticityState{};
   odd.plan.stimulus.kicks.clear();
   save_checkpoint(p, odd, kIdentity);
   const Snapshot back = load_checkpoint(p, kIdentity);

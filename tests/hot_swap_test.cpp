@@ -266,7 +266,7 @@ TEST_F(HotSwap, InspectShowsTheCheckpointAndRefusesDamage) {
   const CliResult r = inspect("inspect", good);
   ASSERT_EQ(r.code, 0) << r.err;
   for (const std::string& expected :
-       {std::string("format version  1"), std::string("compatibility   flysim-compat"), std::string("kernel version  flysim-kernel"),
+       {std::string("format version  2"), std::string("compatibility   flysim-compat"), std::string("kernel version  flysim-kernel"),
         std::string("verifies: yes"), std::string("trial           1 (of trials 0..1)"),
         std::string("step            1512 of 3000 (151.200 ms into the trial"), std::string("neurons         2000"),
         std::string("trials          2 x 3000 steps"), std::string("21 Poisson neurons at 150 Hz"),

@@ -13,7 +13,7 @@ std::shared_ptr<Network> tiny_network(std::size_t n, const std::vector<Connectio
 }
 
 EngineSetup setup_for(std::shared_ptr<const Network> net, StimulusPlan plan, const LifParams& params) {
-  return EngineSetup{std::move(net), std::make_shared<const StimulusPlan>(std::move(plan)), derive_constants(params)};
+  return EngineSetup{std::move(net), std::make_shared<const StimulusPlan>(std::move(plan)), derive_constants(params), nullptr};
 }
 
 std::vector<Spike> run_cpu(const EngineSetup& setup, int32_t steps, unsigned threads) {

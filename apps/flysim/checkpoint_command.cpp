@@ -58,10 +58,12 @@ void print_snapshot(const Snapshot& s, double dt_ms) {
       "recorder\n"
       "  spikes so far   {} from {} active neurons\n"
       "plasticity\n"
-      "  plastic weights {}\n",
+      "  plastic weights {}\n"
+      "  settings        {}\n",
       e.trial, p.trials - 1, e.next_step, p.steps_per_trial, e.next_step * dt_ms, done_ms, dt_ms, e.v.size(),
       e.pending.size(), p.trials, p.steps_per_trial, p.steps_per_trial * dt_ms, p.stimulus.poisson_neurons.size(),
-      p.stimulus_rate_Hz, p.stimulus.kicks.size(), p.stimulus.seed, s.recorder.spikes, active, s.plastic_weights.size());
+      p.stimulus_rate_Hz, p.stimulus.kicks.size(), p.stimulus.seed, s.recorder.spikes, active, e.plastic_weights.size(),
+      s.plasticity.settings.empty() ? "off" : s.plasticity.settings);
 }
 
 int inspect(const std::string& path, double dt_ms) {

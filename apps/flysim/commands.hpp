@@ -10,5 +10,7 @@ int generate_command(const std::vector<std::string>& args);
 int doctor_command(const std::vector<std::string>& args);
 // `checkpoint inspect FILE`: a checkpoint's header and summary.
 int checkpoint_command(const std::vector<std::string>& args);
+// `shard`: serve plasticity shards to runs in other processes.
+int shard_command(const std::vector<std::string>& args);
 
 }  // namespace flysim::app

@@ -11,6 +11,7 @@
 
 #include <thread>
 
+#include "apps/flysim/plasticity_options.hpp"
 #include "model/errors.hpp"
 
 namespace flysim::app {
@@ -118,6 +119,8 @@ std::vector<OptionSpec> run_options() {
       {"model.f-poi", OptionType::number, num(d.f_poi), "Poisson weight factor: one event adds f_poi*w_syn to v"},
   };
   specs.insert(specs.end(), own.begin(), own.end());
+  const auto plasticity = plasticity_options();
+  specs.insert(specs.end(), plasticity.begin(), plasticity.end());
   const auto logs = log_options();
   specs.insert(specs.end(), logs.begin(), logs.end());
   return specs;

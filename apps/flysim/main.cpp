@@ -21,6 +21,7 @@ constexpr const char* kUsage =
     "  generate   write a synthetic FlyWire-scale network as FlyWire CSV files\n"
     "  doctor     can this machine run the engine asked for? (CUDA, driver, device, CPUs)\n"
     "  checkpoint inspect FILE: print a checkpoint's header, position and plan\n"
+    "  shard      serve plasticity shards to runs in other processes (plasticity.nodes)\n"
     "  help       this text\n"
     "\n"
     "`flysim <command> --help` lists a command's options. Options can also come from a\n"
@@ -31,7 +32,9 @@ constexpr const char* kUsage =
     "  flysim generate --output.neurons=n.csv --output.connectivity=c.csv\n"
     "  flysim run --checkpoint.every-ms=100 --checkpoint.dir=ckpt\n"
     "  flysim run --restore=ckpt/flysim-trial0000-step000005004.ckpt\n"
-    "  flysim checkpoint inspect ckpt/flysim-trial0000-step000005004.ckpt\n";
+    "  flysim checkpoint inspect ckpt/flysim-trial0000-step000005004.ckpt\n"
+    "  flysim run --plasticity.enabled=true --plasticity.shards=4 --plasticity.weights-out=w.csv\n"
+    "  flysim shard --port=7000   (then: flysim run --plasticity.enabled=true --plasticity.nodes=127.0.0.1:7000)\n";
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -47,6 +50,7 @@ int main(int argc, char** argv) {
     if (command == "generate") return flysim::app::generate_command(args);
     if (command == "doctor") return flysim::app::doctor_command(args);
     if (command == "checkpoint") return flysim::app::checkpoint_command(args);
+    if (command == "shard") return flysim::app::shard_command(args);
     std::cerr << "flysim: unknown command '" << command << "'\n\n" << kUsage;
     return 2;
   } catch (const flysim::input_error& e) {

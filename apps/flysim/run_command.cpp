@@ -1,5 +1,6 @@
 // flysim run: load the network and stimulus, start the actors, run, summarize.
 #include <caf/all.hpp>
+#include <caf/io/all.hpp>
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
@@ -20,11 +21,14 @@
 #include "actors/sim_loop.hpp"
 #include "apps/flysim/commands.hpp"
 #include "apps/flysim/common_options.hpp"
+#include "apps/flysim/plasticity_options.hpp"
+#include "apps/flysim/shard_placement.hpp"
 #include "kernels/engine_factory.hpp"
 #include "kernels/version.hpp"
 #include "model/errors.hpp"
 #include "checkpoint/checkpoint_file.hpp"
 #include "model/lif_params.hpp"
+#include "model/shard_setup.hpp"
 
 namespace flysim::app {
 
@@ -63,6 +67,8 @@ void print_summary(const RunSummary& s, const Network& net, const StimulusPlan& 
   for (const Responder& r : s.recorded.readouts)
     std::cout << fmt::format("  readout     {} (MN9, index {}): {:.1f} Hz\n", r.root_id, r.index, r.rate_Hz);
   for (const std::string& swap : s.swaps) std::cout << fmt::format("  swap        {}\n", swap);
+  if (s.plasticity_shards > 0)
+    std::cout << fmt::format("  plasticity  {} shard(s), {} weight changes applied\n", s.plasticity_shards, s.weight_changes);
   if (!s.checkpoints.empty())
     std::cout << fmt::format("  checkpoints {} written, the last {}\n", s.checkpoints.size(), s.checkpoints.back());
   const double per_sim = simulated_total > 0 ? s.wall_s / simulated_total : 0.0;
@@ -170,7 +176,7 @@ std::vector<SwapRequest> swap_requests(const Options& o) {
 // The swap points of the plan: the first delay-cell boundary at or after each request.
 std::vector<SwapPoint> swap_points(const std::vector<SwapRequest>& requests, const RunPlan& plan) {
   std::vector<SwapPoint> swaps;
-  for (const SwapRequest& r : requests) swaps.push_back({position_at_ms(r.ms, plan), r.kind});
+  for (const SwapRequest& r : requests) swaps.push_back({position_at_ms(r.ms, plan, plan.delay_steps), r.kind});
   std::stable_sort(swaps.begin(), swaps.end(), [](const SwapPoint& a, const SwapPoint& b) { return a.at < b.at; });
   for (const SwapPoint& swap : swaps)
     if (!reached(swap.at, plan))
@@ -179,7 +185,9 @@ std::vector<SwapPoint> swap_points(const std::vector<SwapRequest>& requests, con
   return swaps;
 }
 
-std::vector<RunPosition> checkpoint_points(const Options& o, const RunPlan& plan) {
+// Checkpoints fall on delay-cell boundaries, or with plasticity on period boundaries
+// (where the learned state has a layout that restores with any shard count).
+std::vector<RunPosition> checkpoint_points(const Options& o, const RunPlan& plan, int32_t granularity) {
   const double every = o.number("checkpoint.every-ms");
   std::vector<RunPosition> points;
   if (every == 0) return points;
@@ -187,13 +195,45 @@ std::vector<RunPosition> checkpoint_points(const Options& o, const RunPlan& plan
   const int64_t every_steps = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(every / plan.dt_ms - 1e-9)));
   const int64_t total_steps = static_cast<int64_t>(plan.trials) * plan.steps_per_trial;
   for (int64_t step = every_steps; step < total_steps; step += every_steps) {
-    const RunPosition p = position_at_ms(static_cast<double>(step) * plan.dt_ms, plan);
+    const RunPosition p = position_at_ms(static_cast<double>(step) * plan.dt_ms, plan, granularity);
     if (reached(p, plan) && (points.empty() || points.back() < p)) points.push_back(p);
   }
   if (points.empty())
-    spdlog::warn("checkpoint.every-ms={} ms: no delay-cell boundary of this run falls on it; no checkpoint will be written",
-                 every);
+    spdlog::warn("checkpoint.every-ms={} ms: no boundary of this run ({} steps apart) falls on it; no checkpoint will be written",
+                 every, granularity);
   return points;
+}
+
+// What the shards start from: a fresh run's initial weights and empty traces, or a
+// checkpoint's learned state (refused when its plasticity settings differ).
+PlasticityState starting_plasticity(const RunInputs& in, const std::vector<uint64_t>& edges, const std::string& settings,
+                                    int32_t period_steps, const std::string& path) {
+  const std::size_t n = in.network->neuron_count();
+  if (!in.restored) {
+    PlasticityState fresh{settings, 0, empty_traces(n), empty_traces(n), {}};
+    for (uint64_t e : edges) fresh.learned.push_back(in.network->out_weights[e]);
+    return fresh;
+  }
+  const Snapshot& s = *in.restored;
+  if (s.plasticity.settings.empty())
+    throw input_error(path + " was written without plasticity; restore it without plasticity.enabled=true");
+  if (s.plasticity.settings != settings)
+    throw input_error(path + ": the checkpoint's plasticity settings differ from the plasticity.* options (only plasticity.shards, "
+                      "plasticity.nodes and plasticity.weights-out may change):\n  checkpoint: " +
+                      s.plasticity.settings + "\n  options:    " + settings);
+  if (s.engine.next_step % period_steps != 0 || s.engine.plastic_weights.size() != edges.size() ||
+      s.plasticity.learned.size() != edges.size())
+    throw input_error(path + ": the checkpoint's plasticity state does not fit its settings (step " +
+                      std::to_string(s.engine.next_step) + ", period " + std::to_string(period_steps) + " steps)");
+  return s.plasticity;
+}
+
+// The weights learned before a checkpoint that the engine had not applied yet.
+std::vector<WeightChange> unapplied_weights(const PlasticityState& learned, const std::vector<int32_t>& applied) {
+  std::vector<WeightChange> changes;
+  for (std::size_t p = 0; p < applied.size(); ++p)
+    if (learned.learned[p] != applied[p]) changes.push_back({static_cast<uint32_t>(p), learned.learned[p]});
+  return changes;
 }
 
 }  // namespace
@@ -217,8 +257,23 @@ int run_command(const std::vector<std::string>& args) {
   if (checkpoint_every < 0) o.reject("checkpoint.every-ms", "must not be negative (0 turns checkpoints off)");
   const bool checkpointing = checkpoint_every != 0;
   const std::vector<SwapRequest> swaps = swap_requests(o);
+  const LifConstants early_constants = constants_from_options(model_params(o));
+  const PlasticityRequest plasticity = plasticity_request(o, model_params(o).dt_ms, early_constants.delay_steps);
+  if (!plasticity.weights_out.empty()) require_writable(o, "plasticity.weights-out");
 
   RunInputs in = o.text("restore").empty() ? fresh_inputs(o) : restored_inputs(o);
+  if (in.restored && !plasticity.enabled && !in.restored->plasticity.settings.empty())
+    throw input_error(o.text("restore") + ": the checkpoint was written with plasticity (" + in.restored->plasticity.settings +
+                      "); restore it with plasticity.enabled=true and the same plasticity.* options");
+  std::shared_ptr<const std::vector<uint64_t>> plastic_edges;
+  PlasticityState learned;
+  if (plasticity.enabled) {
+    plastic_edges = std::make_shared<const std::vector<uint64_t>>(plastic_edges_from_options(o, *in.network));
+    learned = starting_plasticity(in, *plastic_edges, describe_plasticity(plasticity.params, *plastic_edges),
+                                  plasticity.params.period_steps, o.text("restore"));
+    spdlog::info("plasticity: {} plastic connections, {} shard(s), weights applied {} steps after each period", plastic_edges->size(),
+                 plasticity.shards, plasticity.params.period_steps);
+  }
   if (checkpointing) {
     std::error_code ec;
     std::filesystem::create_directories(o.text("checkpoint.dir"), ec);
@@ -226,7 +281,7 @@ int run_command(const std::vector<std::string>& args) {
   }
   const auto net = in.network;
   const auto stimulus = std::make_shared<const StimulusPlan>(in.record.stimulus);
-  const EngineSetup setup{net, stimulus, in.constants};
+  const EngineSetup setup{net, stimulus, in.constants, plastic_edges};
   const auto build_engine = [setup, threads](EngineKind kind) -> std::shared_ptr<Engine> {
     std::shared_ptr<Engine> engine = make_engine(kind, setup, static_cast<unsigned>(threads));
     if (kind == EngineKind::cuda) {
@@ -250,13 +305,17 @@ int run_command(const std::vector<std::string>& args) {
   plan.neurons = net->neuron_count();
   plan.v0 = in.constants.v0;
   if (in.restored) plan.start = {in.restored->engine.trial, in.restored->engine.next_step};
-  plan.checkpoints = checkpoint_points(o, plan);
+  plan.checkpoints =
+      checkpoint_points(o, plan, plasticity.enabled ? plasticity.params.period_steps : plan.delay_steps);
   plan.swaps = swap_points(swaps, plan);
   plan.record = in.record;
   plan.make_engine = build_engine;
 
   caf::actor_system_config cfg;
   register_message_types(cfg);
+  // The network layer only when a shard lives elsewhere: nothing listens either way.
+  if (std::any_of(plasticity.places.begin(), plasticity.places.end(), [](const ShardPlace& p) { return !p.host.empty(); }))
+    cfg.load<caf::io::middleman>();
   // One scheduler thread: the sim loop, recorder and messages are light, and the cores
   // belong to the engine (its pool is engine.threads on top of this).
   cfg.set("scheduler.max-threads", std::size_t{1});
@@ -276,8 +335,20 @@ int run_command(const std::vector<std::string>& args) {
     checkpointer = system.spawn<caf::detached>(
         checkpointer_behavior, CheckpointerConfig{o.text("checkpoint.dir"), static_cast<std::size_t>(keep),
                                                   {in.compatibility, kKernelVersion, net->content_hash()}});
+  caf::scoped_actor self{system};
+  if (plasticity.enabled) {
+    plan.plasticity.shards = spawn_shards(system, self,
+                                          make_shard_setups(*net, *plastic_edges, plasticity.rule, plasticity.shards, learned),
+                                          plasticity.places);
+    for (const ShardPlace& place : plasticity.places) plan.plasticity.places.push_back(place.name());
+    plan.plasticity.period_steps = plasticity.params.period_steps;
+    plan.plasticity.plastic_count = plastic_edges->size();
+    plan.plasticity.settings = learned.settings;
+    if (in.restored) plan.plasticity.restored_pending = unapplied_weights(learned, in.restored->engine.plastic_weights);
+    plan.plasticity.want_final_weights = !plasticity.weights_out.empty();
+  }
   auto engine_handle = spawn_engine(system, std::move(engine));
-  auto sim = system.spawn(sim_loop_behavior, plan, engine_handle, recorder, checkpointer);
+  auto sim = system.spawn(sim_loop_behavior, std::move(plan), engine_handle, recorder, checkpointer);
 
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
@@ -289,9 +360,15 @@ int run_command(const std::vector<std::string>& args) {
 
   int exit_code = 0;
   {
-    caf::scoped_actor self{system};
     self->request(sim, caf::infinite, run_atom::value)
-        .receive([&](const RunSummary& summary) { print_summary(summary, *net, *stimulus, in.record.stimulus_rate_Hz, in.compatibility); },
+        .receive([&](const RunSummary& summary) {
+                   print_summary(summary, *net, *stimulus, in.record.stimulus_rate_Hz, in.compatibility);
+                   if (!plasticity.weights_out.empty()) {
+                     write_plastic_weights_csv(plasticity.weights_out, *net, *plastic_edges, summary.final_weights);
+                     std::cout << fmt::format("  weights     {} plastic connections written to {}\n", plastic_edges->size(),
+                                              plasticity.weights_out);
+                   }
+                 },
                  [&](const caf::error& err) {
                    if (g_signal.load() != 0) {
                      spdlog::warn("interrupted: stopped cleanly; no output file was written");

@@ -7,7 +7,15 @@
 namespace flysim {
 
 CpuEngine::CpuEngine(EngineSetup setup, unsigned threads)
-    : setup_(std::move(setup)), n_(setup_.network->neuron_count()), pool_(threads) {
+    : setup_(std::move(setup)),
+      n_(setup_.network->neuron_count()),
+      pool_(threads),
+      plastic_(setup_.plastic_edges, setup_.network->out_weights),
+      weights_(setup_.network->out_weights.data()) {
+  if (!plastic_.empty()) {
+    own_weights_ = setup_.network->out_weights;
+    weights_ = own_weights_.data();
+  }
   ring_.assign(static_cast<std::size_t>(setup_.constants.delay_steps) * n_, 0);
   rest_last_spike_.assign(n_, kNeverSpiked);
   listed_.assign(n_, 0);
@@ -66,7 +74,7 @@ void CpuEngine::scatter(const std::vector<Spike>& spikes, int32_t first_delivery
       const uint32_t flag = 1u << slot;
       for (uint64_t e = net.out_offsets[spikes[s].neuron]; e < net.out_offsets[spikes[s].neuron + 1]; ++e) {
         const uint32_t post = net.out_targets[e];
-        std::atomic_ref<int64_t>(ring_[post * d + slot]).fetch_add(net.out_weights[e], std::memory_order_relaxed);
+        std::atomic_ref<int64_t>(ring_[post * d + slot]).fetch_add(weights_[e], std::memory_order_relaxed);
         if (std::atomic_ref<uint32_t>(synaptic_slots_[post]).fetch_or(flag, std::memory_order_relaxed) == 0 &&
             !listed_[post] && enlist(post))
           joined.push_back(post);
@@ -144,13 +152,23 @@ EngineState CpuEngine::export_state() const {
     s.last_spike[a.index] = a.last_spike;
   }
   s.pending = queue_.undelivered(next_step_, setup_.constants.delay_steps);
+  s.plastic_weights = plastic_.values();
   return s;
+}
+
+void CpuEngine::apply_weights(const std::vector<WeightChange>& changes) {
+  plastic_.apply(changes);
+  for (const WeightChange& c : changes) own_weights_[plastic_.edge(c.plastic)] = c.weight;
 }
 
 void CpuEngine::import_state(const EngineState& s) {
   if (s.v.size() != n_ || s.g.size() != n_ || s.last_spike.size() != n_)
     throw std::invalid_argument("engine state holds " + std::to_string(s.v.size()) + " neurons, the network " +
                                 std::to_string(n_));
+  if (!s.plastic_weights.empty()) {
+    plastic_.assign(s.plastic_weights);
+    for (uint32_t p = 0; p < s.plastic_weights.size(); ++p) own_weights_[plastic_.edge(p)] = s.plastic_weights[p];
+  }
   trial_ = s.trial;
   next_step_ = s.next_step;
   std::fill(ring_.begin(), ring_.end(), 0);

@@ -5,6 +5,7 @@
 
 #include "kernels/cpu/thread_pool.hpp"
 #include "kernels/engine.hpp"
+#include "kernels/plastic_weights.hpp"
 #include "kernels/spike_queue.hpp"
 
 namespace flysim {
@@ -16,6 +17,7 @@ class CpuEngine final : public Engine {
   std::vector<Spike> advance(kernels::EpochSpan span) override;
   EngineState export_state() const override;
   void import_state(const EngineState& state) override;
+  void apply_weights(const std::vector<WeightChange>& changes) override;
 
  private:
   // The state of a neuron the sweep visits. Active neurons live densely in active_,
@@ -43,6 +45,11 @@ class CpuEngine final : public Engine {
   EngineSetup setup_;
   std::size_t n_;
   ThreadPool pool_;
+  PlasticWeights plastic_;
+  // The scatter's weights: the network's, or with plasticity on the engine's own copy
+  // (the network is shared read-only with other engines).
+  std::vector<int32_t> own_weights_;
+  const int32_t* weights_;
   int32_t trial_ = 0;
   int32_t next_step_ = 0;
   std::vector<ActiveNeuron> active_, merged_;

@@ -5,6 +5,7 @@
 
 #include "kernels/cuda/cuda_support.cuh"
 #include "kernels/cuda/epoch_kernels.cuh"
+#include "kernels/plastic_weights.hpp"
 #include "kernels/spike_queue.hpp"
 #include "model/errors.hpp"
 
@@ -21,8 +22,11 @@ class CudaEngine final : public Engine {
   std::vector<Spike> advance(kernels::EpochSpan span) override;
   EngineState export_state() const override;
   void import_state(const EngineState& state) override;
+  void apply_weights(const std::vector<WeightChange>& changes) override;
 
  private:
+  // Writes the plastic weights of `plastic` (indices) from plastic_ to the device.
+  void upload_weights(const std::vector<uint32_t>& plastic);
   cuda::DeviceState device_state() const;
   cuda::DeviceNetwork device_network() const;
   kernels::RngKey rng_key() const;
@@ -56,6 +60,13 @@ class CudaEngine final : public Engine {
   cuda::MappedHostBuffer<uint32_t> epoch_spike_count_;
   std::vector<uint64_t> sort_keys_;
   SpikeQueue queue_;
+  PlasticWeights plastic_;
+  // Staging for weight changes (edge, value), grown as needed; the host side is kept
+  // until the stream has copied it.
+  cuda::DeviceBuffer<uint64_t> change_edges_;
+  cuda::DeviceBuffer<int32_t> change_values_;
+  std::vector<uint64_t> host_change_edges_;
+  std::vector<int32_t> host_change_values_;
   int32_t trial_ = 0;
   int32_t next_step_ = 0;
 };
@@ -65,7 +76,8 @@ CudaEngine::CudaEngine(EngineSetup setup, int device, std::string device_name)
       n_(setup_.network->neuron_count()),
       device_(device),
       device_name_(std::move(device_name)),
-      stream_(device) {
+      stream_(device),
+      plastic_(setup_.plastic_edges, setup_.network->out_weights) {
   const Network& net = *setup_.network;
   const LifConstants& c = setup_.constants;
   const std::size_t cell_capacity = n_ * static_cast<std::size_t>(c.delay_steps);
@@ -197,7 +209,42 @@ EngineState CudaEngine::export_state() const {
               "exporting last_spike");
   cuda::check(cudaStreamSynchronize(s), "exporting the state");
   state.pending = queue_.undelivered(next_step_, setup_.constants.delay_steps);
+  state.plastic_weights = plastic_.values();
   return state;
+}
+
+void CudaEngine::upload_weights(const std::vector<uint32_t>& plastic) {
+  if (plastic.empty()) return;
+  select_device();
+  const cudaStream_t s = stream_.get();
+  // The previous upload's host staging may still be in flight: wait before reusing it.
+  cuda::check(cudaStreamSynchronize(s), "waiting for the stream before a weight update");
+  host_change_edges_.resize(plastic.size());
+  host_change_values_.resize(plastic.size());
+  for (std::size_t k = 0; k < plastic.size(); ++k) {
+    host_change_edges_[k] = plastic_.edge(plastic[k]);
+    host_change_values_[k] = plastic_.values()[plastic[k]];
+  }
+  if (change_edges_.size() < plastic.size()) {
+    change_edges_ = cuda::DeviceBuffer<uint64_t>(plastic.size(), "allocating the weight changes");
+    change_values_ = cuda::DeviceBuffer<int32_t>(plastic.size(), "allocating the weight changes");
+  }
+  cuda::check(cudaMemcpyAsync(change_edges_.get(), host_change_edges_.data(), plastic.size() * sizeof(uint64_t),
+                              cudaMemcpyHostToDevice, s),
+              "uploading weight changes");
+  cuda::check(cudaMemcpyAsync(change_values_.get(), host_change_values_.data(), plastic.size() * sizeof(int32_t),
+                              cudaMemcpyHostToDevice, s),
+              "uploading weight changes");
+  cuda::launch_set_weights(s, change_edges_.get(), change_values_.get(), static_cast<uint32_t>(plastic.size()),
+                           out_weights_.get());
+  cuda::check(cudaGetLastError(), "launching the weight update");
+}
+
+void CudaEngine::apply_weights(const std::vector<WeightChange>& changes) {
+  plastic_.apply(changes);
+  std::vector<uint32_t> plastic(changes.size());
+  for (std::size_t k = 0; k < changes.size(); ++k) plastic[k] = changes[k].plastic;
+  upload_weights(plastic);
 }
 
 void CudaEngine::upload_cell_spikes(const std::vector<Spike>& spikes, std::size_t offset) {
@@ -227,6 +274,12 @@ void CudaEngine::import_state(const EngineState& state) {
     throw std::invalid_argument("engine state holds " + std::to_string(state.pending.size()) +
                                 " pending spikes, more than " + std::to_string(n_) + " neurons can emit in a cell");
 
+  if (!state.plastic_weights.empty()) {
+    plastic_.assign(state.plastic_weights);
+    std::vector<uint32_t> all(state.plastic_weights.size());
+    for (uint32_t p = 0; p < all.size(); ++p) all[p] = p;
+    upload_weights(all);
+  }
   select_device();
   const cudaStream_t s = stream_.get();
   cuda::check(cudaMemcpyAsync(v_.get(), state.v.data(), n_ * sizeof(double), cudaMemcpyHostToDevice, s), "importing v");

@@ -53,6 +53,12 @@ __global__ void __launch_bounds__(kBlock)
   if (k < count) atomicOr(kick_steps + kicks[k].neuron, 1u << (kicks[k].step - first));
 }
 
+__global__ void __launch_bounds__(kBlock)
+    set_weights_kernel(const uint64_t* edges, const int32_t* values, uint32_t count, int32_t* weights) {
+  const uint64_t k = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (k < count) weights[edges[k]] = values[k];
+}
+
 __device__ inline bool same_bits(double a, double b) { return __double_as_longlong(a) == __double_as_longlong(b); }
 
 __global__ void __launch_bounds__(kBlock)
@@ -118,6 +124,12 @@ void launch_advance(cudaStream_t stream, const LifConstants& c, kernels::EpochSp
   // At least one block, even for an empty network: the last block publishes the count.
   const unsigned blocks = state.neurons > 0 ? blocks_for(state.neurons) : 1u;
   advance_kernel<<<blocks, kBlock, 0, stream>>>(c, span, key, consumed, state, out);
+}
+
+void launch_set_weights(cudaStream_t stream, const uint64_t* edges, const int32_t* values, uint32_t count,
+                        int32_t* weights) {
+  if (count == 0) return;
+  set_weights_kernel<<<blocks_for(count), kBlock, 0, stream>>>(edges, values, count, weights);
 }
 
 cudaError_t advance_kernel_attributes(cudaFuncAttributes* attributes) {

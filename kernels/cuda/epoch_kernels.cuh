@@ -59,6 +59,10 @@ void launch_set_kicks(cudaStream_t stream, const Kick* kicks, uint32_t count, in
 void launch_advance(cudaStream_t stream, const LifConstants& c, kernels::EpochSpan span, kernels::RngKey key,
                     DeviceState state, EpochOutput out);
 
+// weights[edges[k]] = values[k] for k < count (Engine::apply_weights).
+void launch_set_weights(cudaStream_t stream, const uint64_t* edges, const int32_t* values, uint32_t count,
+                        int32_t* weights);
+
 // The advance kernel's attributes: fails with cudaErrorNoKernelImageForDevice when this
 // binary holds no code the current device can run.
 cudaError_t advance_kernel_attributes(cudaFuncAttributes* attributes);

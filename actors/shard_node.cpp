@@ -1,0 +1,30 @@
+#include "actors/shard_node.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include "actors/plasticity_shard.hpp"
+
+namespace flysim {
+
+shard_node_actor::behavior_type shard_node_behavior(shard_node_actor::stateful_pointer<shard_node_state> self) {
+  self->set_exit_handler([=](caf::exit_msg& msg) {
+    for (auto& shard : self->state.shards) self->send_exit(shard, msg.reason);
+    self->state.shards.clear();
+    self->quit(msg.reason);
+  });
+  return {
+      [=](spawn_atom, ShardSetup& setup) -> caf::result<plasticity_shard_actor> {
+        spdlog::info("shard node: spawning shard {} of {} ({} plastic connections) for {}", setup.shard + 1, setup.shards,
+                     setup.connections.plastic.size(), caf::to_string(self->current_sender()));
+        try {
+          auto shard = spawn_plasticity_shard(self->system(), std::move(setup), self->current_sender());
+          self->state.shards.push_back(shard);
+          return shard;
+        } catch (const std::exception& e) {
+          return fail(std::string("shard node: ") + e.what());
+        }
+      },
+  };
+}
+
+}  // namespace flysim
