@@ -1,5 +1,7 @@
 #include "messages/messages.hpp"
 
+#include "messages/interfaces.hpp"
+
 namespace flysim {
 
 void register_message_types(caf::actor_system_config& cfg) {
@@ -17,6 +19,17 @@ void register_message_types(caf::actor_system_config& cfg) {
   cfg.add_message_type<PlanRecord>("flysim.plan_record");
   cfg.add_message_type<RecorderPosition>("flysim.recorder_position");
   cfg.add_message_type<Snapshot>("flysim.snapshot");
+  cfg.add_message_type<WeightChange>("flysim.weight_change");
+  cfg.add_message_type<std::vector<WeightChange>>("flysim.weight_changes");
+  cfg.add_message_type<WeightUpdate>("flysim.weight_update");
+  cfg.add_message_type<Traces>("flysim.traces");
+  cfg.add_message_type<StdpRule>("flysim.stdp_rule");
+  cfg.add_message_type<ShardConnections>("flysim.shard_connections");
+  cfg.add_message_type<ShardSetup>("flysim.shard_setup");
+  cfg.add_message_type<ShardState>("flysim.shard_state");
+  cfg.add_message_type<PlasticityState>("flysim.plasticity_state");
+  // A shard node replies with the handle of the shard it spawned.
+  cfg.add_message_type<plasticity_shard_actor>("flysim.plasticity_shard_actor");
 }
 
 caf::error fail(const std::string& message) { return caf::make_error(caf::sec::runtime_error, message); }

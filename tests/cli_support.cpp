@@ -1,7 +1,12 @@
 #include "cli_support.hpp"
 
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
 
 #include <cstdlib>
 #include <fstream>
@@ -33,6 +38,64 @@ void expect_one_line_error(const CliResult& r, const std::string& where) {
   int errors = 0;
   for (std::string line; std::getline(lines, line);) errors += line.find("error") != std::string::npos;
   EXPECT_EQ(errors, 1) << r.err;
+}
+
+std::size_t count_of(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+std::string spikes_from(const std::string& csv, int trial, int step) {
+  std::istringstream in(csv);
+  std::string line, out;
+  std::getline(in, line);
+  out = line + "\n";
+  while (std::getline(in, line)) {
+    const int t = std::stoi(line);
+    const int s = std::stoi(line.substr(line.find(',') + 1));
+    if (t > trial || (t == trial && s >= step)) out += line + "\n";
+  }
+  return out;
+}
+
+BackgroundFlysim::BackgroundFlysim(const std::string& args, const std::string& out_path, const std::string& err_path)
+    : out_path_(out_path) {
+  const std::string cmd = "exec " + std::string(FLYSIM_BINARY) + " " + args + " > " + out_path + " 2> " + err_path;
+  pid_ = ::fork();
+  if (pid_ == 0) {
+    ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+}
+
+BackgroundFlysim::~BackgroundFlysim() {
+  if (pid_ > 0) stop(SIGKILL);
+}
+
+std::string BackgroundFlysim::wait_for_output(const std::string& what, double timeout_s) const {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  while (std::chrono::steady_clock::now() < deadline) {
+    std::istringstream lines(slurp(out_path_));
+    for (std::string line; std::getline(lines, line);)
+      if (line.find(what) != std::string::npos) return line;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return "";
+}
+
+int BackgroundFlysim::stop(int signal) {
+  if (pid_ <= 0) return -1;
+  ::kill(pid_, signal);
+  return wait();
+}
+
+int BackgroundFlysim::wait() {
+  if (pid_ <= 0) return -1;
+  int status = 0;
+  ::waitpid(pid_, &status, 0);
+  pid_ = -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 }  // namespace flysim::test

@@ -19,4 +19,30 @@ CliResult run_flysim(const std::string& args, const std::string& out_path, const
 // "flysim: error: " + where, and exit code 2.
 void expect_one_line_error(const CliResult& r, const std::string& where);
 
+// How often `what` occurs in `text`.
+std::size_t count_of(const std::string& text, const std::string& what);
+
+// A spike CSV's header line plus every spike line at or after (trial, step).
+std::string spikes_from(const std::string& csv, int trial, int step);
+
+// `flysim ARGS` started in the background (stdout and stderr to files), for servers
+// such as `flysim shard`; killed with SIGKILL when destroyed if still running.
+class BackgroundFlysim {
+ public:
+  BackgroundFlysim(const std::string& args, const std::string& out_path, const std::string& err_path);
+  ~BackgroundFlysim();
+  BackgroundFlysim(const BackgroundFlysim&) = delete;
+  BackgroundFlysim& operator=(const BackgroundFlysim&) = delete;
+  // Waits (up to timeout_s) for a stdout line containing `what`; returns it, or "".
+  std::string wait_for_output(const std::string& what, double timeout_s) const;
+  // Sends `signal` and waits for the process; returns its exit code (128+signal if killed).
+  int stop(int signal);
+  // Waits for the process to end by itself; returns its exit code as stop() does.
+  int wait();
+
+ private:
+  int pid_ = -1;
+  std::string out_path_;
+};
+
 }  // namespace flysim::test

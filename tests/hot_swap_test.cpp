@@ -21,27 +21,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::size_t count_of(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
-
-// The header line plus every spike line at or after (trial, step).
-std::string spikes_from(const std::string& csv, int trial, int step) {
-  std::istringstream in(csv);
-  std::string line, out;
-  std::getline(in, line);
-  out = line + "\n";
-  while (std::getline(in, line)) {
-    const int t = std::stoi(line);
-    const int s = std::stoi(line.substr(line.find(',') + 1));
-    if (t > trial || (t == trial && s >= step)) out += line + "\n";
-  }
-  return out;
-}
-
-
 class HotSwap : public ::testing::Test {
  protected:
   // Shared by every test: the uninterrupted run, and one run that wrote checkpoints.

@@ -88,7 +88,10 @@ PlasticityRequest plasticity_request(const Options& o, double dt_ms, int32_t del
   try {
     r.rule = derive_stdp_rule(r.params, dt_ms);
   } catch (const std::invalid_argument& e) {
-    throw input_error(std::string("option plasticity.") + e.what());
+    // derive_stdp_rule names the parameter first ("tau-plus-ms must ..."): the option's suffix.
+    const std::string what = e.what();
+    const std::size_t space = what.find(' ');
+    o.reject("plasticity." + what.substr(0, space), what.substr(space + 1));
   }
   const double period_ms = o.number("plasticity.period-ms");
   if (!(period_ms > 0 && period_ms <= 1e5)) o.reject("plasticity.period-ms", "must lie in (0, 1e5] ms");

@@ -1,0 +1,237 @@
+// Plasticity end to end through the flysim program (kernels/stdp/README.md): the shard
+// count changes nothing, checkpoints restore with another shard count, swaps carry the
+// learned weights, remote shards on loopback learn the same, and a node that goes away
+// stops the run at its last checkpoint. net2000 with its Poisson neurons and kicks,
+// every excitatory connection plastic; runs are compared byte for byte.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "cli_support.hpp"
+#include "test_support.hpp"
+
+namespace flysim::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+class Plasticity : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    suite_ = fs::temp_directory_path() / ("flysim-plasticity-" + std::to_string(::getpid()));
+    fs::remove_all(suite_);
+    fs::create_directories(suite_ / "ckpt");
+    baseline_ = run_in(suite_, "baseline", "--plasticity.shards=1 " + outputs(suite_));
+    checkpointed_ = run_in(suite_, "checkpointed",
+                           "--plasticity.shards=4 --checkpoint.every-ms=100 --checkpoint.keep=10 --checkpoint.dir=" +
+                               (suite_ / "ckpt").string());
+  }
+  static void TearDownTestSuite() { fs::remove_all(suite_); }
+
+  void SetUp() override {
+    ASSERT_EQ(baseline_.code, 0) << baseline_.err;
+    dir_ = suite_ / ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    fs::create_directories(dir_);
+  }
+
+  static std::string network_args() {
+    return "--network.neurons=" + data_path("net2000/neurons.csv") + " --network.connectivity=" +
+           data_path("net2000/connectivity.csv") + " --network.cache-dir=" + (suite_ / "cache").string();
+  }
+  // Two trials of 300 ms; periods of 2 delay cells, so a run has many of them.
+  static std::string plasticity_args() { return "--plasticity.enabled=true --plasticity.period-ms=3.6"; }
+  static std::string outputs(const fs::path& where) {
+    return "--output.spikes=" + (where / "spikes.csv").string() + " --plasticity.weights-out=" + (where / "weights.csv").string();
+  }
+  static CliResult flysim_in(const fs::path& where, const std::string& tag, const std::string& args) {
+    return run_flysim(args, (where / (tag + ".out")).string(), (where / (tag + ".err")).string());
+  }
+  static CliResult run_in(const fs::path& where, const std::string& tag, const std::string& extra,
+                          const std::string& plan = "--run.duration-ms=300 --run.trials=2") {
+    return flysim_in(where, tag,
+                     "run " + network_args() + " --stimulus.ids=" + data_path("net2000/stimulated.txt") +
+                         " --stimulus.kicks=" + data_path("net2000/kicks.csv") + " " + plan +
+                         " --engine.threads=2 " + plasticity_args() + " " + extra);
+  }
+  CliResult run(const std::string& tag, const std::string& extra) const { return run_in(dir_, tag, extra); }
+  CliResult restore(const std::string& tag, const std::string& file, const std::string& extra) const {
+    return flysim_in(dir_, tag, "run " + network_args() + " --engine.threads=2 --restore=" + file + " " + extra);
+  }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  static std::string checkpoint(int trial, int step) {
+    char name[64];
+    std::snprintf(name, sizeof name, "flysim-trial%04d-step%09d.ckpt", trial, step);
+    return (suite_ / "ckpt" / name).string();
+  }
+  static std::string baseline(const std::string& name) { return slurp((suite_ / name).string()); }
+
+  static inline fs::path suite_;
+  static inline CliResult baseline_, checkpointed_;
+  fs::path dir_;
+};
+
+// Lines of a weights CSV whose final weight differs from the initial one.
+std::size_t changed_weights(const std::string& csv) {
+  std::istringstream in(csv);
+  std::string line;
+  std::getline(in, line);
+  std::size_t changed = 0;
+  while (std::getline(in, line)) {
+    const std::size_t a = line.rfind(','), b = line.rfind(',', a - 1);
+    changed += line.substr(b + 1, a - b - 1) != line.substr(a + 1);
+  }
+  return changed;
+}
+
+TEST_F(Plasticity, LearnsAndChangesTheSpikes) {
+  EXPECT_EQ(count_of(baseline("weights.csv"), "\n"), 72189u);  // header + every excitatory connection of net2000
+  EXPECT_GT(changed_weights(baseline("weights.csv")), 100u);
+  EXPECT_NE(baseline_.out.find("plasticity  1 shard(s)"), std::string::npos) << baseline_.out;
+  const CliResult fixed = flysim_in(dir_, "fixed",
+                                    "run " + network_args() + " --stimulus.ids=" + data_path("net2000/stimulated.txt") +
+                                        " --stimulus.kicks=" + data_path("net2000/kicks.csv") +
+                                        " --run.duration-ms=300 --run.trials=2 --output.spikes=" + path("spikes.csv"));
+  ASSERT_EQ(fixed.code, 0) << fixed.err;
+  EXPECT_NE(slurp(path("spikes.csv")), baseline("spikes.csv"));
+}
+
+TEST_F(Plasticity, ShardCountChangesNothing) {
+  for (const char* shards : {"2", "3", "16"}) {
+    const CliResult r = run(std::string("shards") + shards, std::string("--plasticity.shards=") + shards + " " + outputs(dir_));
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(slurp(path("spikes.csv")), baseline("spikes.csv")) << shards << " shards";
+    EXPECT_EQ(slurp(path("weights.csv")), baseline("weights.csv")) << shards << " shards";
+  }
+}
+
+TEST_F(Plasticity, SwapsCarryTheLearnedWeights) {
+  const CliResult r = run("swapped", "--plasticity.shards=2 --run.swap-at=100:cpu,450:cpu " + outputs(dir_));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(count_of(r.out, "swapped to cpu pool"), 2u) << r.out;
+  EXPECT_EQ(slurp(path("spikes.csv")), baseline("spikes.csv"));
+  EXPECT_EQ(slurp(path("weights.csv")), baseline("weights.csv"));
+}
+
+// Checkpoints fall on period boundaries (36 steps): 100 ms -> step 1008, 200 ms -> 2016.
+TEST_F(Plasticity, CheckpointOfFourShardsContinuesWithTwo) {
+  ASSERT_EQ(checkpointed_.code, 0) << checkpointed_.err;
+  for (const auto& [trial, step] : {std::pair{0, 2016}, std::pair{1, 1008}}) {
+    ASSERT_TRUE(fs::exists(checkpoint(trial, step))) << checkpointed_.err;
+    const CliResult r = restore("restored" + std::to_string(trial), checkpoint(trial, step),
+                                plasticity_args() + " --plasticity.shards=2 " + outputs(dir_));
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(slurp(path("spikes.csv")), spikes_from(baseline("spikes.csv"), trial, step));
+    EXPECT_EQ(slurp(path("weights.csv")), baseline("weights.csv"));
+  }
+}
+
+TEST_F(Plasticity, RestoreRefusesOtherPlasticitySettings) {
+  ASSERT_EQ(checkpointed_.code, 0) << checkpointed_.err;
+  const std::string file = checkpoint(0, 2016);
+  expect_one_line_error(restore("without", file, ""), file + ": the checkpoint was written with plasticity");
+  expect_one_line_error(restore("other", file, plasticity_args() + " --plasticity.a-plus=1"),
+                        file + ": the checkpoint's plasticity settings differ");
+  EXPECT_TRUE(fs::exists(file));
+}
+
+TEST_F(Plasticity, OptionsAreCheckedBeforeTheNetworkLoads) {
+  expect_one_line_error(flysim_in(dir_, "shards", "run --plasticity.shards=2"), "command line: option plasticity.shards");
+  expect_one_line_error(run("nodes", "--plasticity.nodes=nohost"), "command line: option plasticity.nodes");
+  expect_one_line_error(run("tau", "--plasticity.tau-plus-ms=0"), "command line: option plasticity.tau-plus-ms");
+  expect_one_line_error(run("period", "--plasticity.period-ms=-1"), "command line: option plasticity.period-ms");
+  expect_one_line_error(run("out", "--plasticity.weights-out=" + path("missing/w.csv")), "command line: option plasticity.weights-out");
+  // Nothing listens on port 1 of loopback.
+  expect_one_line_error(run("unreachable", "--plasticity.nodes=127.0.0.1:1"), "plasticity.nodes: cannot reach the shard node 127.0.0.1:1");
+}
+
+// True when /proc/net/tcp shows a listener on `port` bound to 127.0.0.1 and none elsewhere.
+bool listens_on_loopback_only(unsigned port) {
+  std::ifstream tcp("/proc/net/tcp");
+  std::string line;
+  std::getline(tcp, line);
+  char hex_port[8];
+  std::snprintf(hex_port, sizeof hex_port, ":%04X", port);
+  bool loopback = false, elsewhere = false;
+  while (std::getline(tcp, line)) {
+    std::istringstream fields(line);
+    std::string slot, local, remote, state;
+    fields >> slot >> local >> remote >> state;
+    if (state != "0A" || !local.ends_with(hex_port)) continue;
+    (local.starts_with("0100007F:") ? loopback : elsewhere) = true;
+  }
+  return loopback && !elsewhere;
+}
+
+unsigned port_of(const std::string& line) { return static_cast<unsigned>(std::stoul(line.substr(line.rfind(':') + 1))); }
+
+TEST_F(Plasticity, RemoteShardsOnLoopbackLearnTheSame) {
+  BackgroundFlysim node("shard --port=0", path("node.out"), path("node.err"));
+  const std::string serving = node.wait_for_output("serving plasticity shards on 127.0.0.1:", 30);
+  ASSERT_FALSE(serving.empty()) << slurp(path("node.err"));
+  const unsigned port = port_of(serving);
+  EXPECT_TRUE(listens_on_loopback_only(port));
+  const CliResult r = run("remote", "--plasticity.shards=3 --plasticity.nodes=127.0.0.1:" + std::to_string(port) + ",local " +
+                                        outputs(dir_));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(slurp(path("spikes.csv")), baseline("spikes.csv"));
+  EXPECT_EQ(slurp(path("weights.csv")), baseline("weights.csv"));
+  EXPECT_EQ(count_of(r.err, "on 127.0.0.1:" + std::to_string(port)), 2u) << r.err;  // shards 1 and 3
+  EXPECT_EQ(node.stop(SIGTERM), 0) << slurp(path("node.err"));
+}
+
+// The node is killed mid-run: the run stops (exit 1) naming the node and its last
+// checkpoint, writes no output, and a restore from that checkpoint with local shards
+// ends exactly where the uninterrupted run ends.
+TEST_F(Plasticity, NodeThatGoesAwayStopsTheRunAtItsLastCheckpoint) {
+  const std::string plan = "--run.duration-ms=20000 --run.trials=1";
+  const CliResult whole = run_in(dir_, "whole", "--plasticity.shards=2 " + outputs(dir_), plan);
+  ASSERT_EQ(whole.code, 0) << whole.err;
+  const std::string whole_spikes = slurp(path("spikes.csv")), whole_weights = slurp(path("weights.csv"));
+  fs::remove(path("spikes.csv"));
+  fs::remove(path("weights.csv"));
+
+  BackgroundFlysim node("shard --port=0", path("node.out"), path("node.err"));
+  const std::string serving = node.wait_for_output("serving plasticity shards on", 30);
+  ASSERT_FALSE(serving.empty()) << slurp(path("node.err"));
+  const fs::path ckpt = dir_ / "ckpt";
+  BackgroundFlysim runner("run " + network_args() + " --stimulus.ids=" + data_path("net2000/stimulated.txt") +
+                              " --stimulus.kicks=" + data_path("net2000/kicks.csv") + " " + plan + " --engine.threads=2 " +
+                              plasticity_args() + " --plasticity.shards=2 --plasticity.nodes=127.0.0.1:" +
+                              std::to_string(port_of(serving)) + " --checkpoint.every-ms=200 --checkpoint.keep=100 --checkpoint.dir=" +
+                              ckpt.string() + " " + outputs(dir_),
+                          path("run.out"), path("run.err"));
+  // Two complete checkpoints (a file being written has another name), then the node dies.
+  const auto complete = [&] {
+    std::size_t n = 0;
+    if (fs::exists(ckpt))
+      for (const auto& entry : fs::directory_iterator(ckpt)) n += entry.path().extension() == ".ckpt";
+    return n;
+  };
+  for (int k = 0; k < 3000 && complete() < 2; ++k) usleep(10000);
+  ASSERT_GE(complete(), 2u) << slurp(path("run.err"));
+  node.stop(SIGKILL);
+  EXPECT_EQ(runner.wait(), 1) << slurp(path("run.err"));
+  const std::string err = slurp(path("run.err"));
+  ASSERT_NE(err.find("plasticity shard 1 of 2 (127.0.0.1:"), std::string::npos) << err;
+  EXPECT_NE(err.find("went away"), std::string::npos) << err;
+  const std::size_t at = err.find("--restore=");
+  ASSERT_NE(at, std::string::npos) << err;
+  const std::string last = err.substr(at + 10, err.find('\n', at) - at - 10);
+  ASSERT_TRUE(fs::exists(last)) << last;
+  EXPECT_FALSE(fs::exists(path("spikes.csv")));
+  EXPECT_FALSE(fs::exists(path("weights.csv")));
+
+  const std::string name = fs::path(last).filename().string();
+  const int step = std::stoi(name.substr(name.find("step") + 4));
+  const CliResult resumed = restore("resumed", last, plasticity_args() + " --plasticity.shards=1 " + outputs(dir_));
+  ASSERT_EQ(resumed.code, 0) << resumed.err;
+  EXPECT_EQ(slurp(path("spikes.csv")), spikes_from(whole_spikes, 0, step));
+  EXPECT_EQ(slurp(path("weights.csv")), whole_weights);
+}
+
+}  // namespace
+}  // namespace flysim::test
