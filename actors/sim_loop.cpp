@@ -185,33 +185,32 @@ void write_checkpoint(self_ptr self, Snapshot& snapshot) {
   }, on_error(self));
 }
 
-// The shards' traces and weights, merged into the shard-count-independent layout. Asked
-// once the engine's state is in: every epoch before the boundary has reached the shards.
-void collect_plasticity(self_ptr self, std::shared_ptr<Snapshot> snapshot) {
+// A snapshot being assembled: the engine's state is in; the recorder's position and the
+// shards' states are on their way.
+struct SnapshotParts {
+  Snapshot snapshot;
+  std::vector<ShardState> shards;
+  std::size_t awaiting = 0;
+};
+
+void snapshot_part_done(self_ptr self, const std::shared_ptr<SnapshotParts>& parts) {
+  if (--parts->awaiting > 0) return;
   const PlasticityPlan& plasticity = self->state.plan.plasticity;
-  if (plasticity.shards.empty()) {
-    write_checkpoint(self, *snapshot);
-    return;
+  if (!plasticity.shards.empty()) {
+    try {
+      parts->snapshot.plasticity = merge_shard_states(parts->shards, plasticity.plastic_count, plasticity.settings);
+    } catch (const std::exception& e) {
+      abort_run(self, fail(std::string("checkpoint: ") + e.what()));
+      return;
+    }
   }
-  auto states = std::make_shared<std::vector<ShardState>>(plasticity.shards.size());
-  auto awaiting = std::make_shared<std::size_t>(plasticity.shards.size());
-  for (std::size_t k = 0; k < plasticity.shards.size(); ++k)
-    self->request(plasticity.shards[k], caf::infinite, export_atom::value).then([=](ShardState& state) {
-      (*states)[k] = std::move(state);
-      if (--*awaiting > 0) return;
-      const PlasticityPlan& plasticity = self->state.plan.plasticity;
-      try {
-        snapshot->plasticity = merge_shard_states(*states, plasticity.plastic_count, plasticity.settings);
-      } catch (const std::exception& e) {
-        abort_run(self, fail(std::string("checkpoint: ") + e.what()));
-        return;
-      }
-      write_checkpoint(self, *snapshot);
-    }, on_error(self));
+  write_checkpoint(self, parts->snapshot);
 }
 
-// A checkpoint: the engine's state at this boundary, the recorder's position once it
-// has recorded every epoch before it, then the file, written by the checkpointer.
+// A checkpoint: the engine's state at this boundary; then, in the same handler, before
+// any later epoch is forwarded, the recorder's position and the shards' traces and
+// weights (all of them have seen exactly the epochs before the boundary); then the
+// file, written by the checkpointer.
 void request_checkpoint(self_ptr self) {
   auto& st = self->state;
   ++st.in_flight;
@@ -219,10 +218,20 @@ void request_checkpoint(self_ptr self) {
     auto& st = self->state;
     --st.in_flight;
     ++st.writing;
-    self->request(st.recorder, caf::infinite, position_atom::value).then([=](RecorderPosition& position) mutable {
-      auto snapshot = std::make_shared<Snapshot>(Snapshot{std::move(state), self->state.plan.record, std::move(position), {}});
-      collect_plasticity(self, snapshot);
+    const auto& shards = st.plan.plasticity.shards;
+    auto parts = std::make_shared<SnapshotParts>();
+    parts->snapshot = Snapshot{std::move(state), st.plan.record, {}, {}};
+    parts->shards.resize(shards.size());
+    parts->awaiting = 1 + shards.size();
+    self->request(st.recorder, caf::infinite, position_atom::value).then([=](RecorderPosition& position) {
+      parts->snapshot.recorder = std::move(position);
+      snapshot_part_done(self, parts);
     }, on_error(self));
+    for (std::size_t k = 0; k < shards.size(); ++k)
+      self->request(shards[k], caf::infinite, export_atom::value).then([=](ShardState& shard) {
+        parts->shards[k] = std::move(shard);
+        snapshot_part_done(self, parts);
+      }, on_error(self));
   }, on_error(self));
 }
 

@@ -40,6 +40,19 @@ void expect_one_line_error(const CliResult& r, const std::string& where) {
   EXPECT_EQ(errors, 1) << r.err;
 }
 
+testing::AssertionResult same_text(const std::string& expected, const std::string& actual) {
+  if (expected == actual) return testing::AssertionSuccess();
+  std::istringstream a(expected), b(actual);
+  std::string la, lb;
+  for (std::size_t line = 1;; ++line) {
+    const bool more_a = static_cast<bool>(std::getline(a, la)), more_b = static_cast<bool>(std::getline(b, lb));
+    if (!more_a || !more_b || la != lb)
+      return testing::AssertionFailure() << "texts of " << expected.size() << " and " << actual.size()
+                                         << " bytes differ at line " << line << ": '" << (more_a ? la : "<end>")
+                                         << "' vs '" << (more_b ? lb : "<end>") << "'";
+  }
+}
+
 std::size_t count_of(const std::string& text, const std::string& what) {
   std::size_t n = 0;
   for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;

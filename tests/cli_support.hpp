@@ -1,5 +1,7 @@
 #pragma once
 // Helpers for the tests that run the real flysim binary (FLYSIM_BINARY).
+#include <gtest/gtest.h>
+
 #include <string>
 
 namespace flysim::test {
@@ -18,6 +20,11 @@ CliResult run_flysim(const std::string& args, const std::string& out_path, const
 // Exactly one error line on stderr (progress lines may precede it) that contains
 // "flysim: error: " + where, and exit code 2.
 void expect_one_line_error(const CliResult& r, const std::string& where);
+
+// Equal texts, or the first line where they differ. (EXPECT_EQ on two large strings
+// makes gtest compute an edit-distance diff whose memory grows with the product of
+// their lengths: megabyte files exhaust the machine.)
+testing::AssertionResult same_text(const std::string& expected, const std::string& actual);
 
 // How often `what` occurs in `text`.
 std::size_t count_of(const std::string& text, const std::string& what);

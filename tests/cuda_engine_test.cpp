@@ -240,6 +240,61 @@ TEST(CudaEngine, FlyWireScaleDenseStimulusMatchesCpu) {
 }
 
 // Neurons whose v, g or last spike bits differ between two states.
+// Plasticity on the engines (Engine::apply_weights): every excitatory connection is
+// plastic; every 5 cells the same pseudo-random weights are set on every engine, so the
+// spikes only stay equal if both engines deliver with the changed weights from the same
+// boundary on. Halfway, a fresh CUDA engine imports the CPU state (weights included).
+void expect_weight_changes_match(EngineSetup setup, int32_t cells) {
+  PlasticSelection excitatory;
+  excitatory.excitatory_only = true;
+  const auto edges = std::make_shared<const std::vector<uint64_t>>(select_plastic_edges(*setup.network, excitatory));
+  setup.plastic_edges = edges;
+  ASSERT_GT(edges->size(), 1000u);
+  CpuEngine one(setup, 1), two(setup, 2);
+  std::unique_ptr<Engine> cuda = make_cuda_engine(setup);
+  const int32_t d = setup.constants.delay_steps;
+  uint64_t lcg = 12345;
+  std::vector<Spike> all;
+  for (int32_t cell = 0; cell < cells; cell += 5) {
+    std::vector<WeightChange> changes;
+    const std::vector<int32_t> current = one.export_state().plastic_weights;
+    for (int k = 0; k < 4000; ++k) {
+      lcg = lcg * 6364136223846793005ULL + 1442695040888963407ULL;
+      const uint32_t p = static_cast<uint32_t>((lcg >> 33) % edges->size());
+      changes.push_back({p, std::max(0, current[p] + static_cast<int32_t>((lcg >> 20) % 200000) - 60000)});
+    }
+    std::sort(changes.begin(), changes.end(), [](const WeightChange& a, const WeightChange& b) { return a.plastic < b.plastic; });
+    changes.erase(std::unique(changes.begin(), changes.end(),
+                              [](const WeightChange& a, const WeightChange& b) { return a.plastic == b.plastic; }),
+                  changes.end());
+    for (Engine* e : std::vector<Engine*>{&one, &two, cuda.get()}) e->apply_weights(changes);
+    if (cell == cells / 2 / 5 * 5) {
+      cuda = make_cuda_engine(setup);
+      cuda->import_state(one.export_state());
+    }
+    const auto spikes = lockstep({&one, &two, cuda.get()}, cell * d, std::min(cell + 5, cells) * d, d);
+    if (::testing::Test::HasFailure()) return;
+    all.insert(all.end(), spikes.begin(), spikes.end());
+  }
+  EXPECT_GT(all.size(), 100u);
+  // The changes mattered: without them the CPU engine spikes differently.
+  setup.plastic_edges = nullptr;
+  CpuEngine fixed(setup, 2);
+  EXPECT_NE(run_until(fixed, 0, cells * d, d), all);
+}
+
+TEST(CudaEngine, Net2000PlasticWeightChangesMatchCpu) {
+  SKIP_WITHOUT_CUDA();
+  StimulusPlan plan;
+  plan.kicks = load_kicks(data_path("net2000/kicks.csv"), *net2000());
+  expect_weight_changes_match(setup_for(net2000(), plan), 1000);
+}
+
+TEST(CudaEngine, FlyWireScaleDensePlasticWeightChangesMatchCpu) {
+  SKIP_WITHOUT_CUDA();
+  expect_weight_changes_match(dense_setup(), 200);
+}
+
 std::size_t neurons_differing(const EngineState& a, const EngineState& b) {
   std::size_t count = 0;
   for (std::size_t i = 0; i < a.v.size(); ++i)
