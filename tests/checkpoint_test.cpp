@@ -230,6 +230,16 @@ TEST_F(CheckpointFile, NewerFormatVersionIsRefused) {
   expect_refused([&] { read_checkpoint_header(bad); }, bad, problem);
 }
 
+TEST_F(CheckpointFile, OlderFormatVersionIsRefused) {
+  std::string bytes = slurp(written());
+  const uint32_t older = kCheckpointFormatVersion - 1;
+  for (int b = 0; b < 4; ++b) bytes[17 + b] = static_cast<char>((older >> (8 * b)) & 0xff);
+  const std::string bad = path("older.ckpt");
+  spit(bad, bytes);
+  const std::string problem = "checkpoint format version " + std::to_string(older) + " was written by an older flysim";
+  expect_refused([&] { load_checkpoint(bad, kIdentity); }, bad, problem);
+}
+
 TEST_F(CheckpointFile, DifferentCompatibilityStringIsRefused) {
   const std::string p = written();
   CheckpointIdentity other = kIdentity;
