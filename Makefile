@@ -12,7 +12,7 @@ ifneq ($(NVCC),)
 endif
 CMAKE_ARGS ?=
 
-.PHONY: setup configure build run test bench clean
+.PHONY: setup configure build run test bench bench-plasticity clean
 
 setup:
 	bash scripts/setup.sh
@@ -31,6 +31,9 @@ test: build
 
 bench: build
 	bash bench/bench.sh $(BUILD)/flysim
+
+bench-plasticity: build
+	bash bench/bench_plasticity.sh $(BUILD)/flysim
 
 clean:
 	rm -rf $(BUILD)

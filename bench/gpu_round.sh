@@ -43,9 +43,38 @@ echo "== swap time, FlyWire-scale state"
 flysim run --run.duration-ms=200 --engine.kind=cpu --run.swap-at=100:cuda --log.level=warn | grep -E "swap  "
 flysim run --run.duration-ms=200 --engine.kind=cuda --run.swap-at=100:cpu --log.level=warn | grep -E "swap  "
 
+echo "== plasticity through the app (FlyWire-scale, every excitatory connection plastic)"
+awk -F, 'NR > 1 && (NR - 2) % 10 == 0 { print $1 }' "$FLYSIM_DATA_DIR/Completeness_783.csv" > "$work/dense_ids.txt"
+dense=(--stimulus.ids="$work/dense_ids.txt" --stimulus.rate=50 --run.duration-ms=300 --log.level=warn
+       --plasticity.enabled=true --plasticity.period-ms=3.6)
+flysim run "${dense[@]}" --engine.kind=cpu --engine.threads=16 --plasticity.shards=1 --output.spikes="$work/p_cpu.csv" \
+  --plasticity.weights-out="$work/p_cpu_w.csv" | grep -E "spikes  |plasticity  |wall time"
+FLY_LIF_CUDA=1 flysim run "${dense[@]}" --plasticity.shards=4 --output.spikes="$work/p_cuda.csv" \
+  --plasticity.weights-out="$work/p_cuda_w.csv" | grep -E "spikes  |plasticity  |wall time"
+check "dense plastic: cpu (1 shard) vs cuda (4 shards) spikes" "$work/p_cpu.csv" "$work/p_cuda.csv"
+check "dense plastic: cpu (1 shard) vs cuda (4 shards) learned weights" "$work/p_cpu_w.csv" "$work/p_cuda_w.csv"
+rm -f "$work/p_cuda_w.csv"
+flysim run "${dense[@]}" --engine.kind=cpu --engine.threads=16 --plasticity.shards=2 --run.swap-at=50:cuda,150:cpu,200:cuda \
+  --checkpoint.every-ms=100 --checkpoint.dir="$work/pck" --checkpoint.keep=5 \
+  --output.spikes="$work/p_swap.csv" --plasticity.weights-out="$work/p_swap_w.csv" | grep -E "swap  "
+check "dense plastic: swaps cpu->cuda->cpu->cuda spikes" "$work/p_cpu.csv" "$work/p_swap.csv"
+check "dense plastic: swaps learned weights" "$work/p_cpu_w.csv" "$work/p_swap_w.csv"
+rm -f "$work/p_swap_w.csv"
+pckpt=$(ls "$work"/pck/*.ckpt | sed -n 1p)
+pstep=$(flysim checkpoint inspect "$pckpt" | awk '/^  step /{print $2}')
+echo "restoring $pckpt (written during the swapping run) on cuda with 3 shards"
+FLY_LIF_CUDA=1 flysim run --restore="$pckpt" --log.level=warn --plasticity.enabled=true --plasticity.period-ms=3.6 \
+  --plasticity.shards=3 --output.spikes="$work/p_restored.csv" --plasticity.weights-out="$work/p_restored_w.csv" > /dev/null
+{ head -1 "$work/p_cpu.csv"; awk -F, -v s="$pstep" 'NR > 1 && $2 >= s' "$work/p_cpu.csv"; } > "$work/p_cpu_tail.csv"
+check "dense plastic: checkpoint restored on cuda with 3 shards (spikes from step $pstep)" "$work/p_cpu_tail.csv" "$work/p_restored.csv"
+check "dense plastic: checkpoint restored on cuda with 3 shards (learned weights)" "$work/p_cpu_w.csv" "$work/p_restored_w.csv"
+rm -f "$work"/p_*_w.csv
+
 echo "== benchmark"
 printf '#!/usr/bin/env bash\nexec "%s/.device/run" flysim "$@"\n' "$here" > "$work/flysim"
 chmod +x "$work/flysim"
 ENGINES="cpu cuda" bash "$here/bench/bench.sh" "$work/flysim" 1 2 16
+echo "== plasticity benchmark"
+ENGINES="cuda cpu" THREADS=16 bash "$here/bench/bench_plasticity.sh" "$work/flysim" 1 2 4
 rm -rf "$work"
 exit $status

@@ -10,25 +10,29 @@ StdpShard::StdpShard(ShardSetup setup)
     : shard_(setup.shard),
       shards_(setup.shards),
       rule_(std::move(setup.rule)),
-      c_(std::move(setup.connections)),
+      plastic_(std::move(setup.connections.plastic)),
+      post_of_(std::move(setup.connections.post)),
       trial_(setup.trial),
-      pre_(std::move(setup.pre)),
-      post_(std::move(setup.post)) {
+      pre_(packed(setup.pre)),
+      post_(packed(setup.post)) {
   const uint32_t n = setup.neurons;
-  const std::size_t m = c_.plastic.size();
-  if (pre_.value.size() != n || post_.value.size() != n || pre_.step.size() != n || post_.step.size() != n)
-    throw std::invalid_argument("shard setup: traces for " + std::to_string(pre_.value.size()) + " neurons, network " +
+  const ShardConnections& c = setup.connections;
+  const std::size_t m = plastic_.size();
+  if (pre_.size() != n || post_.size() != n || setup.pre.step.size() != n || setup.post.step.size() != n)
+    throw std::invalid_argument("shard setup: traces for " + std::to_string(pre_.size()) + " neurons, network " +
                                 std::to_string(n));
-  if (c_.pre.size() != m || c_.post.size() != m || c_.weight.size() != m || c_.inhibitory.size() != m)
+  if (c.pre.size() != m || post_of_.size() != m || c.weight.size() != m || c.inhibitory.size() != m)
     throw std::invalid_argument("shard setup: connection columns of different lengths");
   out_offsets_.assign(n + 1, 0);
   in_offsets_.assign(n + 1, 0);
+  synapses_.resize(m);
   for (std::size_t k = 0; k < m; ++k) {
-    if (c_.pre[k] >= n || c_.post[k] >= n || owner_shard(c_.post[k], shards_) != shard_ ||
-        (k > 0 && c_.plastic[k] <= c_.plastic[k - 1]))
-      throw std::invalid_argument("shard setup: connection " + std::to_string(c_.plastic[k]) + " is not this shard's");
-    ++out_offsets_[c_.pre[k] + 1];
-    ++in_offsets_[c_.post[k] + 1];
+    if (c.pre[k] >= n || post_of_[k] >= n || owner_shard(post_of_[k], shards_) != shard_ ||
+        (k > 0 && plastic_[k] <= plastic_[k - 1]) || (c.pre[k] < (k > 0 ? c.pre[k - 1] : 0)))
+      throw std::invalid_argument("shard setup: connection " + std::to_string(plastic_[k]) + " is not this shard's");
+    synapses_[k] = {c.weight[k], c.inhibitory[k], 0};
+    ++out_offsets_[c.pre[k] + 1];
+    ++in_offsets_[post_of_[k] + 1];
   }
   for (uint32_t i = 0; i < n; ++i) {
     out_offsets_[i + 1] += out_offsets_[i];
@@ -37,17 +41,41 @@ StdpShard::StdpShard(ShardSetup setup)
   // Connections are sorted by pre already (plastic order), so the out-lists are the
   // local indices themselves; the in-lists are a counting sort by post.
   in_list_.resize(m);
+  in_pre_.resize(m);
   std::vector<uint32_t> fill(in_offsets_.begin(), in_offsets_.end() - 1);
-  for (uint32_t k = 0; k < m; ++k) in_list_[fill[c_.post[k]]++] = k;
-  changed_.assign(m, 0);
+  for (uint32_t k = 0; k < m; ++k) {
+    const uint32_t q = fill[post_of_[k]]++;
+    in_list_[q] = k;
+    in_pre_[q] = c.pre[k];
+  }
 }
 
-void StdpShard::change(uint32_t local, int32_t weight) {
-  if (weight == c_.weight[local]) return;
-  c_.weight[local] = weight;
-  if (!changed_[local]) {
-    changed_[local] = 1;
-    changed_list_.push_back(local);
+std::vector<StdpShard::Trace> StdpShard::packed(const Traces& t) {
+  std::vector<Trace> p(t.value.size());
+  for (std::size_t i = 0; i < p.size() && i < t.step.size(); ++i) p[i] = {t.value[i], t.step[i]};
+  return p;
+}
+
+Traces StdpShard::unpacked(const std::vector<Trace>& t) {
+  Traces u;
+  u.value.reserve(t.size());
+  u.step.reserve(t.size());
+  for (const Trace& x : t) {
+    u.value.push_back(x.value);
+    u.step.push_back(x.step);
+  }
+  return u;
+}
+
+// One pairing on local connection k: |w| moves by sign * round(amplitude * trace).
+void StdpShard::pair(uint32_t k, double trace, double amplitude, int64_t sign) {
+  Synapse& s = synapses_[k];
+  const int32_t w = step_weight(s.weight, s.inhibitory != 0, sign * pairing_units(amplitude, trace), rule_.w_min, rule_.w_max);
+  if (w == s.weight) return;
+  s.weight = w;
+  if (!s.changed) {
+    s.changed = 1;
+    changed_list_.push_back(k);
   }
 }
 
@@ -56,36 +84,48 @@ void StdpShard::change(uint32_t local, int32_t weight) {
 // were before the step, then the step's spikes add to the traces. A pre and post spike
 // in the same step thus do not pair, and the order of neurons within a step does not
 // matter; each connection sees its events in time order, whichever shard owns it.
+//
+// The loops fetch what they will touch kPrefetch connections ahead: a hub's
+// connections hit traces and synapses all over memory, and with the fetches in flight
+// together the misses overlap instead of queueing (measured: docs/BENCHMARKS.md).
 void StdpShard::observe_step(int32_t step, const Spike* first, const Spike* last) {
-  for (const Spike* s = first; s != last; ++s)
-    for (uint32_t k = out_offsets_[s->neuron]; k < out_offsets_[s->neuron + 1]; ++k) {
-      const uint32_t post = c_.post[k];
-      const double y = trace_at(rule_.post_decay, post_.value[post], post_.step[post], step);
-      if (y != 0.0) change(k, step_weight(c_.weight[k], c_.inhibitory[k] != 0, -pairing_units(rule_.a_minus, y), rule_.w_min, rule_.w_max));
-    }
-  for (const Spike* s = first; s != last; ++s)
-    for (uint32_t q = in_offsets_[s->neuron]; q < in_offsets_[s->neuron + 1]; ++q) {
-      const uint32_t k = in_list_[q];
-      const uint32_t pre = c_.pre[k];
-      const double x = trace_at(rule_.pre_decay, pre_.value[pre], pre_.step[pre], step);
-      if (x != 0.0) change(k, step_weight(c_.weight[k], c_.inhibitory[k] != 0, pairing_units(rule_.a_plus, x), rule_.w_min, rule_.w_max));
-    }
+  constexpr uint32_t kPrefetch = 8;
   for (const Spike* s = first; s != last; ++s) {
-    const uint32_t i = s->neuron;
-    pre_.value[i] = trace_at(rule_.pre_decay, pre_.value[i], pre_.step[i], step) + 1.0;
-    pre_.step[i] = step;
-    post_.value[i] = trace_at(rule_.post_decay, post_.value[i], post_.step[i], step) + 1.0;
-    post_.step[i] = step;
+    const uint32_t end = out_offsets_[s->neuron + 1];
+    for (uint32_t k = out_offsets_[s->neuron]; k < end; ++k) {
+      if (k + kPrefetch < end) __builtin_prefetch(&post_[post_of_[k + kPrefetch]]);
+      const Trace& t = post_[post_of_[k]];
+      const double y = trace_at(rule_.post_decay, t.value, t.step, step);
+      if (y != 0.0) pair(k, y, rule_.a_minus, -1);
+    }
+  }
+  for (const Spike* s = first; s != last; ++s) {
+    const uint32_t end = in_offsets_[s->neuron + 1];
+    for (uint32_t q = in_offsets_[s->neuron]; q < end; ++q) {
+      if (q + kPrefetch < end) {
+        __builtin_prefetch(&pre_[in_pre_[q + kPrefetch]]);
+        __builtin_prefetch(&synapses_[in_list_[q + kPrefetch]]);
+      }
+      const Trace& t = pre_[in_pre_[q]];
+      const double x = trace_at(rule_.pre_decay, t.value, t.step, step);
+      if (x != 0.0) pair(in_list_[q], x, rule_.a_plus, +1);
+    }
+  }
+  for (const Spike* s = first; s != last; ++s) {
+    Trace& pre = pre_[s->neuron];
+    pre = {trace_at(rule_.pre_decay, pre.value, pre.step, step) + 1.0, step};
+    Trace& post = post_[s->neuron];
+    post = {trace_at(rule_.post_decay, post.value, post.step, step) + 1.0, step};
   }
 }
 
 void StdpShard::observe(int32_t trial, const std::vector<Spike>& spikes) {
   if (trial != trial_) {
     trial_ = trial;
-    pre_ = empty_traces(pre_.value.size());
-    post_ = empty_traces(post_.value.size());
+    pre_.assign(pre_.size(), Trace{0.0, kNeverSpiked});
+    post_.assign(post_.size(), Trace{0.0, kNeverSpiked});
   }
-  const uint32_t n = static_cast<uint32_t>(pre_.value.size());
+  const uint32_t n = static_cast<uint32_t>(pre_.size());
   for (const Spike& s : spikes)
     if (s.neuron >= n) throw std::invalid_argument("spike of neuron " + std::to_string(s.neuron) + " in a network of " + std::to_string(n));
   for (std::size_t a = 0; a < spikes.size();) {
@@ -101,8 +141,8 @@ std::vector<WeightChange> StdpShard::flush() {
   std::vector<WeightChange> changes;
   changes.reserve(changed_list_.size());
   for (uint32_t k : changed_list_) {
-    changes.push_back({c_.plastic[k], c_.weight[k]});
-    changed_[k] = 0;
+    changes.push_back({plastic_[k], synapses_[k].weight});
+    synapses_[k].changed = 0;
   }
   changed_list_.clear();
   return changes;
@@ -111,10 +151,10 @@ std::vector<WeightChange> StdpShard::flush() {
 ShardState StdpShard::state() const {
   ShardState s;
   s.trial = trial_;
-  s.pre = pre_;
-  s.post = post_;
-  s.weights.reserve(c_.plastic.size());
-  for (std::size_t k = 0; k < c_.plastic.size(); ++k) s.weights.push_back({c_.plastic[k], c_.weight[k]});
+  s.pre = unpacked(pre_);
+  s.post = unpacked(post_);
+  s.weights.reserve(plastic_.size());
+  for (std::size_t k = 0; k < plastic_.size(); ++k) s.weights.push_back({plastic_[k], synapses_[k].weight});
   return s;
 }
 

@@ -20,21 +20,38 @@ class StdpShard {
   // The connections whose weight changed since the last flush, by plastic index.
   std::vector<WeightChange> flush();
   ShardState state() const;
-  std::size_t connection_count() const { return c_.plastic.size(); }
+  std::size_t connection_count() const { return plastic_.size(); }
 
  private:
+  // What a pairing touches, packed so that one is one cache line fetch: the potentiation
+  // loop visits connections in postsynaptic order, which is random in the plastic order
+  // they are stored in.
+  struct Synapse {
+    int32_t weight;      // learned, signed units
+    uint8_t inhibitory;  // the connection's sign in the network
+    uint8_t changed;     // since the last flush
+  };
+  struct Trace {
+    double value;  // just after `step`
+    int32_t step;  // kNeverSpiked: never
+  };
+
   void observe_step(int32_t step, const Spike* first, const Spike* last);
-  void change(uint32_t local, int32_t weight);
+  void pair(uint32_t local, double trace, double amplitude, int64_t sign);
+  static std::vector<Trace> packed(const Traces& t);
+  static Traces unpacked(const std::vector<Trace>& t);
 
   uint32_t shard_, shards_;
   StdpRule rule_;
-  ShardConnections c_;
+  std::vector<uint32_t> plastic_;      // per local connection: plastic index
+  std::vector<uint32_t> post_of_;      // per local connection (plastic order)
+  std::vector<Synapse> synapses_;      // per local connection (plastic order)
   int32_t trial_;
-  Traces pre_, post_;
+  std::vector<Trace> pre_, post_;      // per neuron
   std::vector<uint32_t> out_offsets_;  // local connections of pre i: [out_offsets_[i], out_offsets_[i+1])
-  std::vector<uint32_t> in_offsets_;   // of post j: in_list_[in_offsets_[j], in_offsets_[j+1])
-  std::vector<uint32_t> in_list_;
-  std::vector<uint8_t> changed_;       // per local connection, since the last flush
+  std::vector<uint32_t> in_offsets_;   // of post j: in_list_ / in_pre_ [in_offsets_[j], in_offsets_[j+1])
+  std::vector<uint32_t> in_list_;      // local connection, in postsynaptic order
+  std::vector<uint32_t> in_pre_;       // its presynaptic neuron (read in order, not through in_list_)
   std::vector<uint32_t> changed_list_;
 };
 
