@@ -130,10 +130,11 @@ void request_period_weights(self_ptr self, int32_t trial, int32_t end) {
   PendingWeights* pending = &st.weights.back();
   for (const auto& shard : shards)
     self->request(shard, caf::infinite, flush_atom::value, trial, first).then([=](WeightUpdate& update) {
+      // Concatenated as the answers arrive, not sorted: shards own disjoint connections,
+      // so the order of the writes cannot change the weights the engine ends up with.
       auto& changes = pending->update.changes;
       changes.insert(changes.end(), update.changes.begin(), update.changes.end());
       if (--pending->awaiting == 0) {
-        std::sort(changes.begin(), changes.end(), [](const WeightChange& a, const WeightChange& b) { return a.plastic < b.plastic; });
         issue(self);
         finish_if_done(self);
       }

@@ -54,6 +54,11 @@ FLY_LIF_CUDA=1 flysim run "${dense[@]}" --plasticity.shards=4 --output.spikes="$
 check "dense plastic: cpu (1 shard) vs cuda (4 shards) spikes" "$work/p_cpu.csv" "$work/p_cuda.csv"
 check "dense plastic: cpu (1 shard) vs cuda (4 shards) learned weights" "$work/p_cpu_w.csv" "$work/p_cuda_w.csv"
 rm -f "$work/p_cuda_w.csv"
+FLY_LIF_CUDA=1 flysim run "${dense[@]}" --plasticity.shards=16 --output.spikes="$work/p_cuda16.csv" \
+  --plasticity.weights-out="$work/p_cuda16_w.csv" | grep -E "plasticity  "
+check "dense plastic: cpu (1 shard) vs cuda (16 shards) spikes" "$work/p_cpu.csv" "$work/p_cuda16.csv"
+check "dense plastic: cpu (1 shard) vs cuda (16 shards) learned weights" "$work/p_cpu_w.csv" "$work/p_cuda16_w.csv"
+rm -f "$work/p_cuda16_w.csv"
 flysim run "${dense[@]}" --engine.kind=cpu --engine.threads=16 --plasticity.shards=2 --run.swap-at=50:cuda,150:cpu,200:cuda \
   --checkpoint.every-ms=100 --checkpoint.dir="$work/pck" --checkpoint.keep=5 \
   --output.spikes="$work/p_swap.csv" --plasticity.weights-out="$work/p_swap_w.csv" | grep -E "swap  "

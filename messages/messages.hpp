@@ -45,7 +45,7 @@ struct EpochSpikes {
 };
 
 // ---- plasticity shard -> sim_loop -> engine: the weights one plasticity period
-// changed (by plastic index, ascending), and the period: trial and first step
+// changed (each shard's ascending by plastic index), and the period: trial and first step
 struct WeightUpdate {
   int32_t trial = 0;
   int32_t first = 0;

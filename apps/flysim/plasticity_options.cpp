@@ -70,8 +70,8 @@ PlasticityRequest plasticity_request(const Options& o, double dt_ms, int32_t del
   PlasticityRequest r;
   r.enabled = o.boolean("plasticity.enabled");
   if (!r.enabled) {
-    for (const char* key : {"plasticity.shards", "plasticity.nodes", "plasticity.weights-out"})
-      if (o.given(key)) o.reject(key, "needs plasticity.enabled=true");
+    for (const OptionSpec& spec : plasticity_options())
+      if (spec.key != "plasticity.enabled" && o.given(spec.key)) o.reject(spec.key, "needs plasticity.enabled=true");
     return r;
   }
   const int64_t shards = o.integer("plasticity.shards");

@@ -152,13 +152,14 @@ EngineState CpuEngine::export_state() const {
     s.last_spike[a.index] = a.last_spike;
   }
   s.pending = queue_.undelivered(next_step_, setup_.constants.delay_steps);
-  s.plastic_weights = plastic_.values();
+  if (!plastic_.empty()) s.plastic_weights = plastic_.gather(weights_);
   return s;
 }
 
 void CpuEngine::apply_weights(const std::vector<WeightChange>& changes) {
-  plastic_.apply(changes);
-  for (const WeightChange& c : changes) own_weights_[plastic_.edge(c.plastic)] = c.weight;
+  plastic_.check(changes);
+  const std::vector<uint64_t>& edges = plastic_.edges();
+  for (const WeightChange& c : changes) own_weights_[edges[c.plastic]] = c.weight;
 }
 
 void CpuEngine::import_state(const EngineState& s) {
@@ -166,8 +167,8 @@ void CpuEngine::import_state(const EngineState& s) {
     throw std::invalid_argument("engine state holds " + std::to_string(s.v.size()) + " neurons, the network " +
                                 std::to_string(n_));
   if (!s.plastic_weights.empty()) {
-    plastic_.assign(s.plastic_weights);
-    for (uint32_t p = 0; p < s.plastic_weights.size(); ++p) own_weights_[plastic_.edge(p)] = s.plastic_weights[p];
+    plastic_.check_all(s.plastic_weights);
+    for (std::size_t p = 0; p < s.plastic_weights.size(); ++p) own_weights_[plastic_.edges()[p]] = s.plastic_weights[p];
   }
   trial_ = s.trial;
   next_step_ = s.next_step;

@@ -45,7 +45,7 @@ class CpuEngine final : public Engine {
   EngineSetup setup_;
   std::size_t n_;
   ThreadPool pool_;
-  PlasticWeights plastic_;
+  PlasticEdges plastic_;
   // The scatter's weights: the network's, or with plasticity on the engine's own copy
   // (the network is shared read-only with other engines).
   std::vector<int32_t> own_weights_;

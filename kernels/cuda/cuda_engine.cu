@@ -25,8 +25,6 @@ class CudaEngine final : public Engine {
   void apply_weights(const std::vector<WeightChange>& changes) override;
 
  private:
-  // Writes the plastic weights of `plastic` (indices) from plastic_ to the device.
-  void upload_weights(const std::vector<uint32_t>& plastic);
   cuda::DeviceState device_state() const;
   cuda::DeviceNetwork device_network() const;
   kernels::RngKey rng_key() const;
@@ -60,13 +58,14 @@ class CudaEngine final : public Engine {
   cuda::MappedHostBuffer<uint32_t> epoch_spike_count_;
   std::vector<uint64_t> sort_keys_;
   SpikeQueue queue_;
-  PlasticWeights plastic_;
-  // Staging for weight changes (edge, value), grown as needed; the host side is kept
+  PlasticEdges plastic_;
+  // The plastic index -> edge map on the device, and staging for what crosses the bus
+  // (changes in, exported weights out), grown as needed. The host staging is kept
   // until the stream has copied it.
-  cuda::DeviceBuffer<uint64_t> change_edges_;
-  cuda::DeviceBuffer<int32_t> change_values_;
-  std::vector<uint64_t> host_change_edges_;
-  std::vector<int32_t> host_change_values_;
+  cuda::DeviceBuffer<uint64_t> plastic_edges_;
+  cuda::DeviceBuffer<WeightChange> changes_;
+  cuda::DeviceBuffer<int32_t> plastic_values_;
+  std::vector<WeightChange> host_changes_;
   int32_t trial_ = 0;
   int32_t next_step_ = 0;
 };
@@ -120,6 +119,11 @@ CudaEngine::CudaEngine(EngineSetup setup, int device, std::string device_name)
   upload(out_offsets_.get(), net.out_offsets, "uploading the network");
   upload(out_targets_.get(), net.out_targets, "uploading the network");
   upload(out_weights_.get(), net.out_weights, "uploading the network");
+  if (!plastic_.empty()) {
+    plastic_edges_ = cuda::DeviceBuffer<uint64_t>(plastic_.size(), "allocating the plastic edges");
+    plastic_values_ = cuda::DeviceBuffer<int32_t>(plastic_.size(), "allocating the plastic weights");
+    upload(plastic_edges_.get(), plastic_.edges(), "uploading the plastic edges");
+  }
   upload(poisson_.get(), poisson, "uploading the stimulus");
   upload(kicks_.get(), plan.kicks, "uploading the kicks");
   cuda::check(cudaMemsetAsync(kick_steps_.get(), 0, n_ * sizeof(uint32_t), s), "clearing the kicks");
@@ -209,42 +213,34 @@ EngineState CudaEngine::export_state() const {
               "exporting last_spike");
   cuda::check(cudaStreamSynchronize(s), "exporting the state");
   state.pending = queue_.undelivered(next_step_, setup_.constants.delay_steps);
-  state.plastic_weights = plastic_.values();
+  if (!plastic_.empty()) {
+    state.plastic_weights.resize(plastic_.size());
+    cuda::launch_gather_weights(s, out_weights_.get(), plastic_edges_.get(), static_cast<uint32_t>(plastic_.size()),
+                                plastic_values_.get());
+    cuda::check(cudaMemcpyAsync(state.plastic_weights.data(), plastic_values_.get(), plastic_.size() * sizeof(int32_t),
+                                cudaMemcpyDeviceToHost, s),
+                "exporting the plastic weights");
+    cuda::check(cudaStreamSynchronize(s), "exporting the plastic weights");
+  }
   return state;
 }
 
-void CudaEngine::upload_weights(const std::vector<uint32_t>& plastic) {
-  if (plastic.empty()) return;
+void CudaEngine::apply_weights(const std::vector<WeightChange>& changes) {
+  plastic_.check(changes);
+  if (changes.empty()) return;
   select_device();
   const cudaStream_t s = stream_.get();
-  // The previous upload's host staging may still be in flight: wait before reusing it.
+  // The previous update's host staging may still be in flight: wait before reusing it.
   cuda::check(cudaStreamSynchronize(s), "waiting for the stream before a weight update");
-  host_change_edges_.resize(plastic.size());
-  host_change_values_.resize(plastic.size());
-  for (std::size_t k = 0; k < plastic.size(); ++k) {
-    host_change_edges_[k] = plastic_.edge(plastic[k]);
-    host_change_values_[k] = plastic_.values()[plastic[k]];
-  }
-  if (change_edges_.size() < plastic.size()) {
-    change_edges_ = cuda::DeviceBuffer<uint64_t>(plastic.size(), "allocating the weight changes");
-    change_values_ = cuda::DeviceBuffer<int32_t>(plastic.size(), "allocating the weight changes");
-  }
-  cuda::check(cudaMemcpyAsync(change_edges_.get(), host_change_edges_.data(), plastic.size() * sizeof(uint64_t),
+  host_changes_ = changes;
+  if (changes_.size() < changes.size())
+    changes_ = cuda::DeviceBuffer<WeightChange>(changes.size(), "allocating the weight changes");
+  cuda::check(cudaMemcpyAsync(changes_.get(), host_changes_.data(), changes.size() * sizeof(WeightChange),
                               cudaMemcpyHostToDevice, s),
               "uploading weight changes");
-  cuda::check(cudaMemcpyAsync(change_values_.get(), host_change_values_.data(), plastic.size() * sizeof(int32_t),
-                              cudaMemcpyHostToDevice, s),
-              "uploading weight changes");
-  cuda::launch_set_weights(s, change_edges_.get(), change_values_.get(), static_cast<uint32_t>(plastic.size()),
+  cuda::launch_set_weights(s, changes_.get(), static_cast<uint32_t>(changes.size()), plastic_edges_.get(),
                            out_weights_.get());
   cuda::check(cudaGetLastError(), "launching the weight update");
-}
-
-void CudaEngine::apply_weights(const std::vector<WeightChange>& changes) {
-  plastic_.apply(changes);
-  std::vector<uint32_t> plastic(changes.size());
-  for (std::size_t k = 0; k < changes.size(); ++k) plastic[k] = changes[k].plastic;
-  upload_weights(plastic);
 }
 
 void CudaEngine::upload_cell_spikes(const std::vector<Spike>& spikes, std::size_t offset) {
@@ -274,18 +270,20 @@ void CudaEngine::import_state(const EngineState& state) {
     throw std::invalid_argument("engine state holds " + std::to_string(state.pending.size()) +
                                 " pending spikes, more than " + std::to_string(n_) + " neurons can emit in a cell");
 
-  if (!state.plastic_weights.empty()) {
-    plastic_.assign(state.plastic_weights);
-    std::vector<uint32_t> all(state.plastic_weights.size());
-    for (uint32_t p = 0; p < all.size(); ++p) all[p] = p;
-    upload_weights(all);
-  }
+  if (!state.plastic_weights.empty()) plastic_.check_all(state.plastic_weights);
   select_device();
   const cudaStream_t s = stream_.get();
   cuda::check(cudaMemcpyAsync(v_.get(), state.v.data(), n_ * sizeof(double), cudaMemcpyHostToDevice, s), "importing v");
   cuda::check(cudaMemcpyAsync(g_.get(), state.g.data(), n_ * sizeof(double), cudaMemcpyHostToDevice, s), "importing g");
   cuda::check(cudaMemcpyAsync(last_spike_.get(), state.last_spike.data(), n_ * sizeof(int32_t), cudaMemcpyHostToDevice, s),
               "importing last_spike");
+  if (!state.plastic_weights.empty()) {
+    cuda::check(cudaMemcpyAsync(plastic_values_.get(), state.plastic_weights.data(), plastic_.size() * sizeof(int32_t),
+                                cudaMemcpyHostToDevice, s),
+                "importing the plastic weights");
+    cuda::launch_assign_weights(s, plastic_values_.get(), static_cast<uint32_t>(plastic_.size()), plastic_edges_.get(),
+                                out_weights_.get());
+  }
   cuda::check(cudaMemsetAsync(ring_.get(), 0, ring_.size() * sizeof(int64_t), s), "clearing the delay ring");
   cuda::check(cudaMemsetAsync(synaptic_slots_.get(), 0, n_ * sizeof(uint32_t), s), "clearing the ring flags");
   // A failed advance can leave kicks set or the counters mid-count: start clean.

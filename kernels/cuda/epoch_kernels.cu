@@ -54,9 +54,21 @@ __global__ void __launch_bounds__(kBlock)
 }
 
 __global__ void __launch_bounds__(kBlock)
-    set_weights_kernel(const uint64_t* edges, const int32_t* values, uint32_t count, int32_t* weights) {
+    set_weights_kernel(const WeightChange* changes, uint32_t count, const uint64_t* edges, int32_t* weights) {
   const uint64_t k = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (k < count) weights[edges[k]] = values[k];
+  if (k < count) weights[edges[changes[k].plastic]] = changes[k].weight;
+}
+
+__global__ void __launch_bounds__(kBlock)
+    assign_weights_kernel(const int32_t* values, uint32_t count, const uint64_t* edges, int32_t* weights) {
+  const uint64_t p = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (p < count) weights[edges[p]] = values[p];
+}
+
+__global__ void __launch_bounds__(kBlock)
+    gather_weights_kernel(const int32_t* weights, const uint64_t* edges, uint32_t count, int32_t* values) {
+  const uint64_t p = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (p < count) values[p] = weights[edges[p]];
 }
 
 __device__ inline bool same_bits(double a, double b) { return __double_as_longlong(a) == __double_as_longlong(b); }
@@ -126,10 +138,22 @@ void launch_advance(cudaStream_t stream, const LifConstants& c, kernels::EpochSp
   advance_kernel<<<blocks, kBlock, 0, stream>>>(c, span, key, consumed, state, out);
 }
 
-void launch_set_weights(cudaStream_t stream, const uint64_t* edges, const int32_t* values, uint32_t count,
+void launch_set_weights(cudaStream_t stream, const WeightChange* changes, uint32_t count, const uint64_t* edges,
                         int32_t* weights) {
   if (count == 0) return;
-  set_weights_kernel<<<blocks_for(count), kBlock, 0, stream>>>(edges, values, count, weights);
+  set_weights_kernel<<<blocks_for(count), kBlock, 0, stream>>>(changes, count, edges, weights);
+}
+
+void launch_assign_weights(cudaStream_t stream, const int32_t* values, uint32_t count, const uint64_t* edges,
+                           int32_t* weights) {
+  if (count == 0) return;
+  assign_weights_kernel<<<blocks_for(count), kBlock, 0, stream>>>(values, count, edges, weights);
+}
+
+void launch_gather_weights(cudaStream_t stream, const int32_t* weights, const uint64_t* edges, uint32_t count,
+                           int32_t* values) {
+  if (count == 0) return;
+  gather_weights_kernel<<<blocks_for(count), kBlock, 0, stream>>>(weights, edges, count, values);
 }
 
 cudaError_t advance_kernel_attributes(cudaFuncAttributes* attributes) {

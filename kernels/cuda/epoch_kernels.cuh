@@ -8,6 +8,7 @@
 
 #include "kernels/lif.hpp"
 #include "model/lif_constants.hpp"
+#include "model/plasticity.hpp"
 #include "model/spike.hpp"
 #include "model/stimulus.hpp"
 
@@ -59,9 +60,16 @@ void launch_set_kicks(cudaStream_t stream, const Kick* kicks, uint32_t count, in
 void launch_advance(cudaStream_t stream, const LifConstants& c, kernels::EpochSpan span, kernels::RngKey key,
                     DeviceState state, EpochOutput out);
 
-// weights[edges[k]] = values[k] for k < count (Engine::apply_weights).
-void launch_set_weights(cudaStream_t stream, const uint64_t* edges, const int32_t* values, uint32_t count,
+// Plastic weights (Engine::apply_weights); `edges` maps plastic index -> edge:
+// weights[edges[c.plastic]] = c.weight for each of changes[0, count).
+void launch_set_weights(cudaStream_t stream, const WeightChange* changes, uint32_t count, const uint64_t* edges,
                         int32_t* weights);
+// weights[edges[p]] = values[p] for p < count (an imported state).
+void launch_assign_weights(cudaStream_t stream, const int32_t* values, uint32_t count, const uint64_t* edges,
+                           int32_t* weights);
+// values[p] = weights[edges[p]] for p < count (an exported state).
+void launch_gather_weights(cudaStream_t stream, const int32_t* weights, const uint64_t* edges, uint32_t count,
+                           int32_t* values);
 
 // The advance kernel's attributes: fails with cudaErrorNoKernelImageForDevice when this
 // binary holds no code the current device can run.
