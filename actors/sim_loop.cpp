@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "actors/engine_actor.hpp"
+#include "actors/sim_loop_steps.hpp"
 #include "kernels/engine.hpp"
 
 namespace flysim {
@@ -37,15 +38,10 @@ RunPosition weights_apply_position(int32_t trial, int32_t end, const RunPlan& pl
   return next < plan.steps_per_trial ? RunPosition{trial, static_cast<int32_t>(next)} : RunPosition{trial + 1, 0};
 }
 
-namespace {
-using self_ptr = sim_loop_actor::stateful_pointer<sim_loop_state>;
+namespace sim_loop_steps {
 
 double elapsed_s(const sim_loop_state& st) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - st.started).count();
-}
-
-void stop_shards(self_ptr self) {
-  for (auto& shard : self->state.plan.plasticity.shards) self->send_exit(shard, caf::exit_reason::user_shutdown);
 }
 
 void abort_run(self_ptr self, const caf::error& err) {
@@ -55,7 +51,7 @@ void abort_run(self_ptr self, const caf::error& err) {
   self->quit(err);
 }
 
-auto on_error(self_ptr self) {
+std::function<void(caf::error&)> on_error(self_ptr self) {
   return [=](caf::error& err) { abort_run(self, err); };
 }
 
@@ -118,47 +114,6 @@ void finish_if_done(self_ptr self) {
     finish(self);
 }
 
-void issue(self_ptr self);
-
-// The end of a plasticity period: every shard reports the weights it changed; the
-// merged update waits in st.weights for its apply position.
-void request_period_weights(self_ptr self, int32_t trial, int32_t end) {
-  auto& st = self->state;
-  const auto& shards = st.plan.plasticity.shards;
-  const int32_t first = end - 1 - (end - 1) % st.plan.plasticity.period_steps;
-  st.weights.push_back({weights_apply_position(trial, end, st.plan), shards.size(), WeightUpdate{trial, first, {}}});
-  PendingWeights* pending = &st.weights.back();
-  for (const auto& shard : shards)
-    self->request(shard, caf::infinite, flush_atom::value, trial, first).then([=](WeightUpdate& update) {
-      // Concatenated as the answers arrive, not sorted: shards own disjoint connections,
-      // so the order of the writes cannot change the weights the engine ends up with.
-      auto& changes = pending->update.changes;
-      changes.insert(changes.end(), update.changes.begin(), update.changes.end());
-      if (--pending->awaiting == 0) {
-        issue(self);
-        finish_if_done(self);
-      }
-    }, on_error(self));
-}
-
-// Sends the engine every update due at st.issued; false while one is still awaited
-// (the sim loop then waits: the update's place is fixed, whatever the shards' speed).
-bool apply_due_weights(self_ptr self) {
-  auto& st = self->state;
-  while (!st.weights.empty() && st.weights.front().apply_at <= st.issued) {
-    PendingWeights& front = st.weights.front();
-    if (front.awaiting > 0) return false;
-    st.weight_changes += front.update.changes.size();
-    ++st.in_flight;
-    self->request(st.engine, caf::infinite, weights_atom::value, std::move(front.update)).then([=](weights_atom) {
-      --self->state.in_flight;
-      finish_if_done(self);
-    }, on_error(self));
-    st.weights.pop_front();
-  }
-  return true;
-}
-
 void on_epoch(self_ptr self, EpochSpikes& epoch) {
   auto& st = self->state;
   --st.in_flight;
@@ -173,67 +128,6 @@ void on_epoch(self_ptr self, EpochSpikes& epoch) {
   log_progress(self, false);
   issue(self);
   finish_if_done(self);
-}
-
-void write_checkpoint(self_ptr self, Snapshot& snapshot) {
-  auto& st = self->state;
-  self->request(st.checkpointer, caf::infinite, checkpoint_atom::value, std::move(snapshot)).then([=](std::string& path) {
-    auto& st = self->state;
-    --st.writing;
-    spdlog::info("checkpoint written: {}", path);
-    st.checkpoint_files.push_back(path);
-    finish_if_done(self);
-  }, on_error(self));
-}
-
-// A snapshot being assembled: the engine's state is in; the recorder's position and the
-// shards' states are on their way.
-struct SnapshotParts {
-  Snapshot snapshot;
-  std::vector<ShardState> shards;
-  std::size_t awaiting = 0;
-};
-
-void snapshot_part_done(self_ptr self, const std::shared_ptr<SnapshotParts>& parts) {
-  if (--parts->awaiting > 0) return;
-  const PlasticityPlan& plasticity = self->state.plan.plasticity;
-  if (!plasticity.shards.empty()) {
-    try {
-      parts->snapshot.plasticity = merge_shard_states(parts->shards, plasticity.plastic_count, plasticity.settings);
-    } catch (const std::exception& e) {
-      abort_run(self, fail(std::string("checkpoint: ") + e.what()));
-      return;
-    }
-  }
-  write_checkpoint(self, parts->snapshot);
-}
-
-// A checkpoint: the engine's state at this boundary; then, in the same handler, before
-// any later epoch is forwarded, the recorder's position and the shards' traces and
-// weights (all of them have seen exactly the epochs before the boundary); then the
-// file, written by the checkpointer.
-void request_checkpoint(self_ptr self) {
-  auto& st = self->state;
-  ++st.in_flight;
-  self->request(st.engine, caf::infinite, export_atom::value).then([=](EngineState& state) mutable {
-    auto& st = self->state;
-    --st.in_flight;
-    ++st.writing;
-    const auto& shards = st.plan.plasticity.shards;
-    auto parts = std::make_shared<SnapshotParts>();
-    parts->snapshot = Snapshot{std::move(state), st.plan.record, {}, {}};
-    parts->shards.resize(shards.size());
-    parts->awaiting = 1 + shards.size();
-    self->request(st.recorder, caf::infinite, position_atom::value).then([=](RecorderPosition& position) {
-      parts->snapshot.recorder = std::move(position);
-      snapshot_part_done(self, parts);
-    }, on_error(self));
-    for (std::size_t k = 0; k < shards.size(); ++k)
-      self->request(shards[k], caf::infinite, export_atom::value).then([=](ShardState& shard) {
-        parts->shards[k] = std::move(shard);
-        snapshot_part_done(self, parts);
-      }, on_error(self));
-  }, on_error(self));
 }
 
 // A hot-swap: no new requests; the old engine finishes what it has, exports its state,
@@ -311,7 +205,9 @@ void issue(self_ptr self) {
     }
   }
 }
-}  // namespace
+}  // namespace sim_loop_steps
+
+using namespace sim_loop_steps;
 
 sim_loop_actor::behavior_type sim_loop_behavior(sim_loop_actor::stateful_pointer<sim_loop_state> self, RunPlan plan,
                                                 engine_actor engine, recorder_actor recorder,
@@ -333,31 +229,7 @@ sim_loop_actor::behavior_type sim_loop_behavior(sim_loop_actor::stateful_pointer
   self->set_exit_handler([=](caf::exit_msg& msg) {
     if (msg.reason != caf::exit_reason::normal) abort_run(self, msg.reason);
   });
-  // A shard that goes away (its node's process ended, the connection broke, or the
-  // shard failed) stops the run: without it, what is learned would depend on timing.
-  // The checkpoints written so far stay; the message says where to continue.
-  for (const auto& shard : st.plan.plasticity.shards) self->monitor(shard);
-  self->set_down_handler([=](caf::down_msg& msg) {
-    auto& st = self->state;
-    if (st.finishing) return;
-    const auto& shards = st.plan.plasticity.shards;
-    std::size_t k = 0;
-    while (k < shards.size() && shards[k].address() != msg.source) ++k;
-    if (k == shards.size()) return;
-    std::string where = st.checkpoint_files.empty()
-                            ? "no checkpoint was written; the run must start again"
-                            : "the last checkpoint is " + st.checkpoint_files.back() + ": continue with --restore=" +
-                                  st.checkpoint_files.back();
-    abort_run(self, fail("plasticity shard " + std::to_string(k + 1) + " of " + std::to_string(shards.size()) + " (" +
-                         st.plan.plasticity.places[k] + ") went away at trial " + std::to_string(st.done.trial) +
-                         " step " + std::to_string(st.done.step) + " (" + describe_error(msg.reason) + "); " + where));
-  });
-  // A restored run's learned-but-unapplied weights: the update of the period that ended
-  // at the checkpoint (a period boundary), due one period later.
-  if (!st.plan.plasticity.shards.empty() && st.plan.start.step > 0)
-    st.weights.push_back({weights_apply_position(st.plan.start.trial, st.plan.start.step, st.plan), 0,
-                          WeightUpdate{st.plan.start.trial, st.plan.start.step - st.plan.plasticity.period_steps,
-                                       st.plan.plasticity.restored_pending}});
+  watch_shards(self);
   return {
       [=](run_atom) -> caf::typed_response_promise<RunSummary> {
         auto& st = self->state;

@@ -1,0 +1,75 @@
+// The sim loop's checkpoints: a snapshot assembled from the engine, the recorder and the
+// plasticity shards at one boundary, then written by the checkpointer.
+#include <spdlog/spdlog.h>
+
+#include <memory>
+
+#include "actors/sim_loop_steps.hpp"
+
+namespace flysim::sim_loop_steps {
+
+namespace {
+void write_checkpoint(self_ptr self, Snapshot& snapshot) {
+  auto& st = self->state;
+  self->request(st.checkpointer, caf::infinite, checkpoint_atom::value, std::move(snapshot)).then([=](std::string& path) {
+    auto& st = self->state;
+    --st.writing;
+    spdlog::info("checkpoint written: {}", path);
+    st.checkpoint_files.push_back(path);
+    finish_if_done(self);
+  }, on_error(self));
+}
+
+// A snapshot being assembled: the engine's state is in; the recorder's position and the
+// shards' states are on their way.
+struct SnapshotParts {
+  Snapshot snapshot;
+  std::vector<ShardState> shards;
+  std::size_t awaiting = 0;
+};
+
+void snapshot_part_done(self_ptr self, const std::shared_ptr<SnapshotParts>& parts) {
+  if (--parts->awaiting > 0) return;
+  const PlasticityPlan& plasticity = self->state.plan.plasticity;
+  if (!plasticity.shards.empty()) {
+    try {
+      parts->snapshot.plasticity = merge_shard_states(parts->shards, plasticity.plastic_count, plasticity.settings);
+    } catch (const std::exception& e) {
+      abort_run(self, fail(std::string("checkpoint: ") + e.what()));
+      return;
+    }
+  }
+  write_checkpoint(self, parts->snapshot);
+}
+
+}  // namespace
+
+// A checkpoint: the engine's state at this boundary; then, in the same handler, before
+// any later epoch is forwarded, the recorder's position and the shards' traces and
+// weights (all of them have seen exactly the epochs before the boundary); then the
+// file, written by the checkpointer.
+void request_checkpoint(self_ptr self) {
+  auto& st = self->state;
+  ++st.in_flight;
+  self->request(st.engine, caf::infinite, export_atom::value).then([=](EngineState& state) mutable {
+    auto& st = self->state;
+    --st.in_flight;
+    ++st.writing;
+    const auto& shards = st.plan.plasticity.shards;
+    auto parts = std::make_shared<SnapshotParts>();
+    parts->snapshot = Snapshot{std::move(state), st.plan.record, {}, {}};
+    parts->shards.resize(shards.size());
+    parts->awaiting = 1 + shards.size();
+    self->request(st.recorder, caf::infinite, position_atom::value).then([=](RecorderPosition& position) {
+      parts->snapshot.recorder = std::move(position);
+      snapshot_part_done(self, parts);
+    }, on_error(self));
+    for (std::size_t k = 0; k < shards.size(); ++k)
+      self->request(shards[k], caf::infinite, export_atom::value).then([=](ShardState& shard) {
+        parts->shards[k] = std::move(shard);
+        snapshot_part_done(self, parts);
+      }, on_error(self));
+  }, on_error(self));
+}
+
+}  // namespace flysim::sim_loop_steps

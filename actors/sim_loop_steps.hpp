@@ -1,0 +1,37 @@
+#pragma once
+// The sim loop's steps, shared by the files that implement it (sim_loop.cpp: the clock,
+// epochs, swaps; sim_loop_plasticity.cpp: weight updates and shard monitoring;
+// sim_loop_checkpoint.cpp: snapshots). Internal to actors/: nothing else includes it.
+#include <functional>
+
+#include "actors/sim_loop.hpp"
+
+namespace flysim::sim_loop_steps {
+
+using self_ptr = sim_loop_actor::stateful_pointer<sim_loop_state>;
+
+// Answers the caller with `err`, stops the shards, ends the sim loop.
+void abort_run(self_ptr self, const caf::error& err);
+// A request's error handler: abort_run with the error.
+std::function<void(caf::error&)> on_error(self_ptr self);
+// Sends requests until the window is full, a swap is under way, or the plan is done.
+void issue(self_ptr self);
+// Finishes the run when everything is answered, written and applied.
+void finish_if_done(self_ptr self);
+
+// ---- sim_loop_plasticity.cpp
+// Tells every shard to exit (the run is over, or failed).
+void stop_shards(self_ptr self);
+// The end of a plasticity period at step `end` of `trial`: asks every shard to flush.
+void request_period_weights(self_ptr self, int32_t trial, int32_t end);
+// Sends the engine every update due at st.issued; false while one is still awaited.
+bool apply_due_weights(self_ptr self);
+// Monitors the shards (a down message stops the run) and queues a restored run's
+// unapplied weights.
+void watch_shards(self_ptr self);
+
+// ---- sim_loop_checkpoint.cpp
+// A checkpoint of the state at st.issued, written by the checkpointer.
+void request_checkpoint(self_ptr self);
+
+}  // namespace flysim::sim_loop_steps
