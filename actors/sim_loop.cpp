@@ -170,7 +170,8 @@ void request_swap(self_ptr self, SwapPoint swap) {
 // Sends requests until the window is full, a swap is under way, or the plan is done.
 void issue(self_ptr self) {
   auto& st = self->state;
-  while (apply_due_weights(self) && !st.swapping && st.in_flight < st.plan.window && !plan_done(st)) {
+  while (!st.swapping && apply_due_weights(self) && !period_not_ended_yet(self) && st.in_flight < st.plan.window &&
+         !plan_done(st)) {
     if (!st.trial_started) {
       ++st.in_flight;
       self->request(st.engine, caf::infinite, import_atom::value, resting_state(st.plan.neurons, st.plan.v0, st.issued.trial))

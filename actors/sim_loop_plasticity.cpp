@@ -2,6 +2,8 @@
 // weight updates' fixed apply steps, and the shards' health.
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 #include "actors/sim_loop_steps.hpp"
 
 namespace flysim::sim_loop_steps {
@@ -39,6 +41,8 @@ bool apply_due_weights(self_ptr self) {
     PendingWeights& front = st.weights.front();
     if (front.awaiting > 0) return false;
     st.weight_changes += front.update.changes.size();
+    spdlog::debug("plasticity: {} weight changes of the period from trial {} step {} applied at trial {} step {}",
+                  front.update.changes.size(), front.update.trial, front.update.first, st.issued.trial, st.issued.step);
     ++st.in_flight;
     self->request(st.engine, caf::infinite, weights_atom::value, std::move(front.update)).then([=](weights_atom) {
       --self->state.in_flight;
@@ -47,6 +51,19 @@ bool apply_due_weights(self_ptr self) {
     st.weights.pop_front();
   }
   return true;
+}
+
+bool period_not_ended_yet(self_ptr self) {
+  const auto& st = self->state;
+  if (st.plan.plasticity.shards.empty()) return false;
+  // The first period not yet flushed is the one holding st.done (its flush is queued
+  // when the epoch that ends it comes back); a finished trial's next is the next trial's first.
+  const int32_t period = st.plan.plasticity.period_steps, trial_steps = st.plan.steps_per_trial;
+  RunPosition d = st.done;
+  if (d.step >= trial_steps) d = {d.trial + 1, 0};
+  if (d.trial >= st.plan.trials) return false;
+  const auto end = static_cast<int32_t>(std::min<int64_t>((int64_t{d.step} / period + 1) * period, trial_steps));
+  return !(st.issued < weights_apply_position(d.trial, end, st.plan));
 }
 
 void watch_shards(self_ptr self) {

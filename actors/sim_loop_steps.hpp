@@ -26,6 +26,10 @@ void stop_shards(self_ptr self);
 void request_period_weights(self_ptr self, int32_t trial, int32_t end);
 // Sends the engine every update due at st.issued; false while one is still awaited.
 bool apply_due_weights(self_ptr self);
+// True while the update of a period that has not ended yet is due at or before
+// st.issued: the sim loop issues nothing there (epoch, checkpoint, swap) until that
+// period ends and its update is queued, however far the window would let it run ahead.
+bool period_not_ended_yet(self_ptr self);
 // Monitors the shards (a down message stops the run) and queues a restored run's
 // unapplied weights.
 void watch_shards(self_ptr self);

@@ -27,6 +27,11 @@ StdpRule derive_stdp_rule(const StdpParams& p, double dt_ms) {
   require(p.tau_plus_ms >= dt_ms && p.tau_plus_ms <= 1e3, "tau-plus-ms must lie in model.dt-ms..1000 ms");
   require(p.tau_minus_ms >= dt_ms && p.tau_minus_ms <= 1e3, "tau-minus-ms must lie in model.dt-ms..1000 ms");
   require(p.w_min >= 0 && p.w_min <= p.w_max, "w-min must lie in 0..plasticity.w-max");
+  // Every shard gets the tables: keep each within kMaxTableEntries (8 MB).
+  for (const auto& [tau, name] : {std::pair{p.tau_plus_ms, "tau-plus-ms"}, std::pair{p.tau_minus_ms, "tau-minus-ms"}})
+    require(kHorizonTaus * tau / dt_ms <= kMaxTableEntries,
+            std::string(name) + " / model.dt-ms is too large: the trace table would exceed " +
+                std::to_string(static_cast<long long>(kMaxTableEntries)) + " entries (40 tau of steps)");
   StdpRule rule;
   rule.a_plus = p.a_plus;
   rule.a_minus = p.a_minus;

@@ -23,6 +23,7 @@ struct StdpRule {
 // cut changes no weight.
 inline constexpr double kHorizonTaus = 40.0;
 inline constexpr double kMaxAmplitude = 1e9;
+inline constexpr double kMaxTableEntries = 1 << 20;
 
 // Throws std::invalid_argument naming the parameter that is out of range.
 StdpRule derive_stdp_rule(const StdpParams& p, double dt_ms);

@@ -1,6 +1,7 @@
 #include "apps/flysim/plasticity_options.hpp"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include <charconv>
 #include <cmath>
@@ -95,9 +96,16 @@ PlasticityRequest plasticity_request(const Options& o, double dt_ms, int32_t del
   }
   const double period_ms = o.number("plasticity.period-ms");
   if (!(period_ms > 0 && period_ms <= 1e5)) o.reject("plasticity.period-ms", "must lie in (0, 1e5] ms");
-  const auto steps = static_cast<int64_t>(std::ceil(period_ms / dt_ms - 1e-9));
-  r.params.period_steps = static_cast<int32_t>((steps + delay_steps - 1) / delay_steps * delay_steps);
+  const double steps = std::ceil(period_ms / dt_ms - 1e-9);
+  const double cells = std::ceil(steps / delay_steps);
+  if (!(cells >= 1 && cells * delay_steps <= double(1 << 29)))
+    o.reject("plasticity.period-ms", "gives " + std::to_string(cells) + " delay cells of " + std::to_string(delay_steps) +
+                                         " steps; allowed 1 cell .. 2^29 steps");
+  r.params.period_steps = static_cast<int32_t>(cells) * delay_steps;
   const std::vector<ShardPlace> nodes = parse_nodes(o);
+  if (nodes.size() > r.shards)
+    spdlog::warn("plasticity.nodes lists {} places for {} shard(s): the last {} get no shard", nodes.size(), r.shards,
+                 nodes.size() - r.shards);
   for (uint32_t k = 0; k < r.shards; ++k) r.places.push_back(nodes.empty() ? ShardPlace{} : nodes[k % nodes.size()]);
   r.weights_out = o.text("plasticity.weights-out");
   return r;

@@ -15,6 +15,8 @@ StdpShard::StdpShard(ShardSetup setup)
       trial_(setup.trial),
       pre_(packed(setup.pre)),
       post_(packed(setup.post)) {
+  if (shards_ < 1 || shard_ >= shards_)
+    throw std::invalid_argument("shard setup: shard " + std::to_string(shard_) + " of " + std::to_string(shards_));
   const uint32_t n = setup.neurons;
   const ShardConnections& c = setup.connections;
   const std::size_t m = plastic_.size();
