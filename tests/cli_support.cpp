@@ -103,6 +103,10 @@ int BackgroundFlysim::stop(int signal) {
   return wait();
 }
 
+void BackgroundFlysim::send(int signal) const {
+  if (pid_ > 0) ::kill(pid_, signal);
+}
+
 int BackgroundFlysim::wait() {
   if (pid_ <= 0) return -1;
   int status = 0;

@@ -46,6 +46,8 @@ class BackgroundFlysim {
   int stop(int signal);
   // Waits for the process to end by itself; returns its exit code as stop() does.
   int wait();
+  // Sends `signal` without waiting (SIGSTOP freezes it: its connections stay open, silent).
+  void send(int signal) const;
 
  private:
   int pid_ = -1;

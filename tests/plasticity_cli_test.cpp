@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -295,6 +296,30 @@ TEST_F(Plasticity, NodeThatGoesAwayStopsTheRunAtItsLastCheckpoint) {
   ASSERT_EQ(resumed.code, 0) << resumed.err;
   EXPECT_TRUE(same_text(spikes_from(whole_spikes, 0, step), slurp(path("spikes.csv"))));
   EXPECT_TRUE(same_text(whole_weights, slurp(path("weights.csv"))));
+}
+
+// A node that freezes (SIGSTOP: its connection stays open but silent, as when a machine
+// or network vanishes without closing it) is found by the heartbeats: the run stops
+// within the silence limit (10 s) with the same message, instead of waiting forever.
+TEST_F(Plasticity, FrozenNodeIsDetectedBySilence) {
+  BackgroundFlysim node("shard --port=0", path("node.out"), path("node.err"));
+  const std::string serving = node.wait_for_output("serving plasticity shards on", 30);
+  ASSERT_FALSE(serving.empty()) << slurp(path("node.err"));
+  BackgroundFlysim runner("run " + network_args() + " --stimulus.ids=" + data_path("net2000/stimulated.txt") +
+                              " --run.duration-ms=1000000 --engine.threads=2 " + plasticity_args() +
+                              " --plasticity.shards=2 --plasticity.nodes=127.0.0.1:" + std::to_string(port_of(serving)),
+                          path("run.out"), path("run.err"));
+  for (int k = 0; k < 3000 && slurp(path("run.err")).find("trial 1/1:") == std::string::npos; ++k) usleep(10000);
+  ASSERT_NE(slurp(path("run.err")).find("trial 1/1:"), std::string::npos) << slurp(path("run.err"));
+  const auto frozen = std::chrono::steady_clock::now();
+  node.send(SIGSTOP);
+  EXPECT_EQ(runner.wait(), 1) << slurp(path("run.err"));
+  const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - frozen).count();
+  EXPECT_LT(waited, 40.0);
+  const std::string err = slurp(path("run.err"));
+  EXPECT_NE(err.find("went away"), std::string::npos) << err;
+  EXPECT_NE(err.find("no checkpoint was written"), std::string::npos) << err;
+  node.stop(SIGKILL);
 }
 
 }  // namespace

@@ -21,6 +21,7 @@
 #include "actors/sim_loop.hpp"
 #include "apps/flysim/commands.hpp"
 #include "apps/flysim/common_options.hpp"
+#include "apps/flysim/network_layer.hpp"
 #include "apps/flysim/plasticity_options.hpp"
 #include "apps/flysim/shard_placement.hpp"
 #include "kernels/engine_factory.hpp"
@@ -315,7 +316,7 @@ int run_command(const std::vector<std::string>& args) {
   register_message_types(cfg);
   // The network layer only when a shard lives elsewhere: nothing listens either way.
   if (std::any_of(plasticity.places.begin(), plasticity.places.end(), [](const ShardPlace& p) { return !p.host.empty(); }))
-    cfg.load<caf::io::middleman>();
+    load_network_layer(cfg);
   // One scheduler thread: the sim loop, recorder and messages are light, and the cores
   // belong to the engine (its pool is engine.threads on top of this).
   cfg.set("scheduler.max-threads", std::size_t{1});

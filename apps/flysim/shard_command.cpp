@@ -11,6 +11,7 @@
 #include "actors/shard_node.hpp"
 #include "apps/flysim/commands.hpp"
 #include "apps/flysim/common_options.hpp"
+#include "apps/flysim/network_layer.hpp"
 #include "model/errors.hpp"
 
 namespace flysim::app {
@@ -47,7 +48,7 @@ int shard_command(const std::vector<std::string>& args) {
 
   caf::actor_system_config cfg;
   register_message_types(cfg);
-  cfg.load<caf::io::middleman>();
+  load_network_layer(cfg);
   caf::actor_system system{cfg};
   auto node = system.spawn(shard_node_behavior);
   auto published = system.middleman().publish(node, static_cast<uint16_t>(port), o.text("bind").c_str(), true);
