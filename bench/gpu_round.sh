@@ -74,6 +74,15 @@ FLY_LIF_CUDA=1 flysim run --restore="$pckpt" --log.level=warn --plasticity.enabl
 check "dense plastic: checkpoint restored on cuda with 3 shards (spikes from step $pstep)" "$work/p_cpu_tail.csv" "$work/p_restored.csv"
 check "dense plastic: checkpoint restored on cuda with 3 shards (learned weights)" "$work/p_cpu_w.csv" "$work/p_restored_w.csv"
 rm -f "$work"/p_*_w.csv
+strong=(--stimulus.ids="$work/dense_ids.txt" --stimulus.rate=50 --run.duration-ms=200 --log.level=warn
+        --plasticity.enabled=true --plasticity.period-ms=1.8 --plasticity.a-plus=30000 --plasticity.a-minus=20000)
+flysim run "${strong[@]}" --engine.kind=cpu --engine.threads=16 --plasticity.shards=1 --output.spikes="$work/s_cpu.csv" \
+  --plasticity.weights-out="$work/s_cpu_w.csv" | grep -E "plasticity  "
+FLY_LIF_CUDA=1 flysim run "${strong[@]}" --plasticity.shards=8 --output.spikes="$work/s_cuda.csv" \
+  --plasticity.weights-out="$work/s_cuda_w.csv" | grep -E "plasticity  "
+check "dense, period of one cell, strong rule: cpu (1 shard) vs cuda (8 shards) spikes" "$work/s_cpu.csv" "$work/s_cuda.csv"
+check "dense, period of one cell, strong rule: cpu (1 shard) vs cuda (8 shards) learned weights" "$work/s_cpu_w.csv" "$work/s_cuda_w.csv"
+rm -f "$work"/s_*_w.csv
 
 echo "== benchmark"
 printf '#!/usr/bin/env bash\nexec "%s/.device/run" flysim "$@"\n' "$here" > "$work/flysim"
