@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "checkpoint/checkpoint_file.hpp"
 #include "cli_support.hpp"
 #include "test_support.hpp"
 
@@ -201,6 +202,19 @@ TEST_F(Plasticity, RestoreRefusesOtherPlasticitySettings) {
   expect_one_line_error(restore("other", file, plasticity_args() + " --plasticity.a-plus=1"),
                         file + ": the checkpoint's plasticity settings differ");
   EXPECT_TRUE(fs::exists(file));
+}
+
+// A checkpoint whose checksum is right but whose learned state does not fit (written by
+// hand, or by a broken tool) is one error line, not a crash: here a trace stamped after
+// the checkpoint's own step.
+TEST_F(Plasticity, RestoreRefusesAnInconsistentLearnedState) {
+  ASSERT_EQ(checkpointed_.code, 0) << checkpointed_.err;
+  CheckpointHeader header;
+  Snapshot snapshot = load_checkpoint_unchecked(checkpoint(0, 2016), &header);
+  snapshot.plasticity.pre.step[5] = 2500;
+  const std::string bad = path("bad.ckpt");
+  save_checkpoint(bad, snapshot, {header.compatibility, header.kernel_version, header.network_hash});
+  expect_one_line_error(restore("bad", bad, plasticity_args()), bad + ": the checkpoint's plasticity state does not fit");
 }
 
 TEST_F(Plasticity, OptionsAreCheckedBeforeTheNetworkLoads) {

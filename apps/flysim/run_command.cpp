@@ -222,8 +222,15 @@ PlasticityState starting_plasticity(const RunInputs& in, const std::vector<uint6
     throw input_error(path + ": the checkpoint's plasticity settings differ from the plasticity.* options (only plasticity.shards, "
                       "plasticity.nodes and plasticity.weights-out may change):\n  checkpoint: " +
                       s.plasticity.settings + "\n  options:    " + settings);
+  // Sizes, and every trace's step before the checkpoint's (a later one would index the
+  // decay table with a negative age).
+  const auto traces_fit = [&](const Traces& t) {
+    return t.value.size() == n && t.step.size() == n &&
+           std::all_of(t.step.begin(), t.step.end(),
+                       [&](int32_t step) { return step == kNeverSpiked || (step >= 0 && step < s.engine.next_step); });
+  };
   if (s.engine.next_step % period_steps != 0 || s.engine.plastic_weights.size() != edges.size() ||
-      s.plasticity.learned.size() != edges.size())
+      s.plasticity.learned.size() != edges.size() || !traces_fit(s.plasticity.pre) || !traces_fit(s.plasticity.post))
     throw input_error(path + ": the checkpoint's plasticity state does not fit its settings (step " +
                       std::to_string(s.engine.next_step) + ", period " + std::to_string(period_steps) + " steps)");
   return s.plasticity;
