@@ -14,12 +14,12 @@ threads=("${@:-1}")
 engines=(${ENGINES:-cpu})
 here=$(cd "$(dirname "$0")/.." && pwd)
 data=${FLYSIM_DATA_DIR:-$here/data}
+source "$here/bench/bench_lib.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-# The dense stimulus: every 10th root ID of the neuron list (13,864 neurons).
-awk -F, 'NR > 1 && (NR - 2) % 10 == 0 { print $1 }' "$data/Completeness_783.csv" > "$work/dense_ids.txt"
+write_dense_ids "$data" "$work/dense_ids.txt"
 
-echo "# flysim benchmark, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
+echo "# flysim benchmark, $(machine_line)"
 # Load (and, the first time, generate and cache) the network once, outside the timings.
 "$flysim" run --run.duration-ms=1 --log.level=warn > /dev/null
 printf "%-9s %-6s %-8s %18s %14s %10s %8s %8s\n" scenario engine threads "wall_s/sim_s" "cpu_s/sim_s" "peak_MiB" spikes active
@@ -28,14 +28,9 @@ for engine in "${engines[@]}"; do
     for scenario in default dense; do
       args=(--engine.kind="$engine" --engine.threads="$t" --log.level=warn)
       [[ $scenario == dense ]] && args+=(--stimulus.ids="$work/dense_ids.txt" --stimulus.rate=50)
-      walls=()
-      for ((r = 0; r < ${REPEAT:-1}; ++r)); do
-        out=$("$flysim" run "${args[@]}")
-        walls+=("$(sed -n 's/.*s, \([0-9.]*\) wall s per simulated s.*/\1/p' <<< "$out")")
-      done
-      wall=$(printf '%s\n' "${walls[@]}" | sort -g | awk '{a[NR] = $1} END {m = a[int((NR + 1) / 2)]; print (NR > 1 ? m " [" a[1] "]" : m)}')
-      cpu=$(sed -n 's/.*s, \([0-9.]*\) cpu s per simulated s.*/\1/p' <<< "$out")
-      mem=$(sed -n 's/.*memory *\([0-9]*\) MiB peak.*/\1/p' <<< "$out")
+      timed_runs "$flysim" "${args[@]}"
+      cpu=$(cpu_per_sim)
+      mem=$(peak_mib)
       read -r spikes active < <(sed -n 's/.*spikes *\([0-9]*\) from \([0-9]*\) active.*/\1 \2/p' <<< "$out")
       printf "%-9s %-6s %-8s %18s %14s %10s %8s %8s\n" "$scenario" "$engine" "$t" "$wall" "$cpu" "$mem" "$spikes" "$active"
     done

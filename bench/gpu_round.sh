@@ -44,7 +44,8 @@ flysim run --run.duration-ms=200 --engine.kind=cpu --run.swap-at=100:cuda --log.
 flysim run --run.duration-ms=200 --engine.kind=cuda --run.swap-at=100:cpu --log.level=warn | grep -E "swap  "
 
 echo "== plasticity through the app (FlyWire-scale, every excitatory connection plastic)"
-awk -F, 'NR > 1 && (NR - 2) % 10 == 0 { print $1 }' "$FLYSIM_DATA_DIR/Completeness_783.csv" > "$work/dense_ids.txt"
+source "$here/bench/bench_lib.sh"
+write_dense_ids "$FLYSIM_DATA_DIR" "$work/dense_ids.txt"
 dense=(--stimulus.ids="$work/dense_ids.txt" --stimulus.rate=50 --run.duration-ms=300 --log.level=warn
        --plasticity.enabled=true --plasticity.period-ms=3.6)
 flysim run "${dense[@]}" --engine.kind=cpu --engine.threads=16 --plasticity.shards=1 --output.spikes="$work/p_cpu.csv" \

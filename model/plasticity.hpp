@@ -19,7 +19,7 @@ struct StdpParams {
   double tau_minus_ms = 33.7;   // postsynaptic trace time constant
   int32_t w_min = 0;            // bounds of a plastic connection's magnitude |w|, units
   int32_t w_max = 6553600;
-  int32_t period_steps = 180;   // a plasticity period; a multiple of the delay cell
+  int32_t period_steps = 180;   // a plasticity period (18 ms at the default dt); a multiple of the delay cell
   friend bool operator==(const StdpParams&, const StdpParams&) = default;
 };
 

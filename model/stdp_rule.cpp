@@ -8,8 +8,11 @@
 namespace flysim {
 
 namespace {
+// The last age a trace table covers: kHorizonTaus time constants, in steps.
+double horizon_steps(double tau_ms, double dt_ms) { return std::ceil(kHorizonTaus * tau_ms / dt_ms); }
+
 std::vector<double> decay_table(double tau_ms, double dt_ms) {
-  const auto horizon = static_cast<std::size_t>(std::ceil(kHorizonTaus * tau_ms / dt_ms));
+  const auto horizon = static_cast<std::size_t>(horizon_steps(tau_ms, dt_ms));
   std::vector<double> table(horizon + 1);
   for (std::size_t k = 0; k <= horizon; ++k) table[k] = std::exp(-static_cast<double>(k) * dt_ms / tau_ms);
   return table;
@@ -29,7 +32,7 @@ StdpRule derive_stdp_rule(const StdpParams& p, double dt_ms) {
   require(p.w_min >= 0 && p.w_min <= p.w_max, "w-min must lie in 0..plasticity.w-max");
   // Every shard gets the tables: keep each within kMaxTableEntries (8 MB).
   for (const auto& [tau, name] : {std::pair{p.tau_plus_ms, "tau-plus-ms"}, std::pair{p.tau_minus_ms, "tau-minus-ms"}})
-    require(kHorizonTaus * tau / dt_ms <= kMaxTableEntries,
+    require(horizon_steps(tau, dt_ms) < kMaxTableEntries,
             std::string(name) + " / model.dt-ms is too large: the trace table would exceed " +
                 std::to_string(static_cast<long long>(kMaxTableEntries)) + " entries (40 tau of steps)");
   StdpRule rule;

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "model/errors.hpp"
+#include "model/lif_params.hpp"
 #include "model/stimulus.hpp"
 
 namespace flysim::app {
@@ -34,7 +35,7 @@ std::vector<OptionSpec> plasticity_options() {
       {"plasticity.tau-minus-ms", OptionType::number, num(d.tau_minus_ms), "postsynaptic trace time constant, ms"},
       {"plasticity.w-min", OptionType::integer, std::to_string(d.w_min), "smallest magnitude |w| of a plastic connection, units"},
       {"plasticity.w-max", OptionType::integer, std::to_string(d.w_max), "largest magnitude |w| of a plastic connection, units"},
-      {"plasticity.period-ms", OptionType::number, "18",
+      {"plasticity.period-ms", OptionType::number, num(d.period_steps * LifParams{}.dt_ms),
        "plasticity period, rounded up to whole delay cells: the weights one period learns are applied one period "
        "after it ends. Checkpoints fall on period boundaries"},
       {"plasticity.weights-out", OptionType::path, "",

@@ -10,7 +10,6 @@
 #include <cmath>
 #include <filesystem>
 #include <optional>
-#include <csignal>
 #include <cstdlib>
 #include <iostream>
 #include <thread>
@@ -24,6 +23,7 @@
 #include "apps/flysim/network_layer.hpp"
 #include "apps/flysim/plasticity_options.hpp"
 #include "apps/flysim/shard_placement.hpp"
+#include "apps/flysim/stop_signal.hpp"
 #include "kernels/engine_factory.hpp"
 #include "kernels/version.hpp"
 #include "model/errors.hpp"
@@ -44,9 +44,6 @@ StimulusPlan stimulus_plan(const Options& o, const Network& net) {
   return plan;
 }
 
-// Ctrl-C and SIGTERM set this; a watcher thread turns it into an exit message.
-std::atomic<int> g_signal{0};
-extern "C" void on_signal(int sig) { g_signal.store(sig); }
 
 void print_summary(const RunSummary& s, const Network& net, const StimulusPlan& plan, double rate_Hz,
                    const std::string& compatibility) {
@@ -265,8 +262,11 @@ int run_command(const std::vector<std::string>& args) {
   if (checkpoint_every < 0) o.reject("checkpoint.every-ms", "must not be negative (0 turns checkpoints off)");
   const bool checkpointing = checkpoint_every != 0;
   const std::vector<SwapRequest> swaps = swap_requests(o);
-  const LifConstants early_constants = constants_from_options(model_params(o));
-  const PlasticityRequest plasticity = plasticity_request(o, model_params(o).dt_ms, early_constants.delay_steps);
+  // The model options once more, before the network loads, so that a plasticity.* typo
+  // costs no waiting (the delay cell rounds the plasticity period).
+  const LifParams early_params = model_params(o);
+  const PlasticityRequest plasticity =
+      plasticity_request(o, early_params.dt_ms, constants_from_options(early_params).delay_steps);
   if (!plasticity.weights_out.empty()) require_writable(o, "plasticity.weights-out");
 
   RunInputs in = o.text("restore").empty() ? fresh_inputs(o) : restored_inputs(o);
@@ -358,12 +358,12 @@ int run_command(const std::vector<std::string>& args) {
   auto engine_handle = spawn_engine(system, std::move(engine));
   auto sim = system.spawn(sim_loop_behavior, std::move(plan), engine_handle, recorder, checkpointer);
 
-  std::signal(SIGINT, on_signal);
-  std::signal(SIGTERM, on_signal);
+  // A watcher thread turns Ctrl-C or SIGTERM into an exit message to the sim loop.
+  catch_stop_signals();
   std::atomic<bool> finished{false};
   std::thread watcher([&] {
-    while (!finished.load() && g_signal.load() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    if (g_signal.load() != 0) caf::anon_send_exit(sim, caf::exit_reason::user_shutdown);
+    while (!finished.load() && stop_signal() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (stop_signal() != 0) caf::anon_send_exit(sim, caf::exit_reason::user_shutdown);
   });
 
   int exit_code = 0;
@@ -378,9 +378,9 @@ int run_command(const std::vector<std::string>& args) {
                    }
                  },
                  [&](const caf::error& err) {
-                   if (g_signal.load() != 0) {
+                   if (stop_signal() != 0) {
                      spdlog::warn("interrupted: stopped cleanly; no output file was written");
-                     exit_code = 128 + g_signal.load();
+                     exit_code = 128 + stop_signal();
                    } else {
                      spdlog::error("run failed: {}", describe_error(err));
                      exit_code = 1;

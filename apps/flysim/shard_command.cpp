@@ -3,8 +3,6 @@
 #include <caf/io/all.hpp>
 #include <spdlog/spdlog.h>
 
-#include <atomic>
-#include <csignal>
 #include <iostream>
 #include <thread>
 
@@ -12,14 +10,12 @@
 #include "apps/flysim/commands.hpp"
 #include "apps/flysim/common_options.hpp"
 #include "apps/flysim/network_layer.hpp"
+#include "apps/flysim/stop_signal.hpp"
 #include "model/errors.hpp"
 
 namespace flysim::app {
 
 namespace {
-std::atomic<int> g_shard_signal{0};
-extern "C" void on_shard_signal(int sig) { g_shard_signal.store(sig); }
-
 std::vector<OptionSpec> shard_options() {
   std::vector<OptionSpec> specs = {
       {"port", OptionType::integer, "0", "TCP port to listen on (0: any free port; the one chosen is printed)"},
@@ -58,10 +54,9 @@ int shard_command(const std::vector<std::string>& args) {
   }
   // stdout carries the address (a script reads the chosen port from it); logs go to stderr.
   std::cout << "flysim shard: serving plasticity shards on " << o.text("bind") << ":" << *published << std::endl;
-  std::signal(SIGINT, on_shard_signal);
-  std::signal(SIGTERM, on_shard_signal);
-  while (g_shard_signal.load() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  spdlog::info("shard node: stopping (signal {})", g_shard_signal.load());
+  catch_stop_signals();
+  while (stop_signal() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  spdlog::info("shard node: stopping (signal {})", stop_signal());
   // CAF 0.17 waits forever for a published actor that was not told to exit.
   system.middleman().unpublish(node, *published);
   caf::anon_send_exit(node, caf::exit_reason::user_shutdown);
