@@ -28,7 +28,8 @@ void write_rates(const std::string& path, const std::vector<Responder>& ranked) 
 std::vector<Responder> rank_responders(const Network& net, const std::vector<uint64_t>& counts, double seconds) {
   std::vector<Responder> ranked;
   for (uint32_t i = 0; i < counts.size(); ++i)
-    if (counts[i] > 0) ranked.push_back({net.root_ids[i], i, counts[i], static_cast<double>(counts[i]) / seconds});
+    if (counts[i] > 0)
+      ranked.push_back({net.root_ids[i], i, counts[i], seconds > 0 ? static_cast<double>(counts[i]) / seconds : 0.0});
   std::stable_sort(ranked.begin(), ranked.end(), [](const Responder& a, const Responder& b) { return a.spikes > b.spikes; });
   return ranked;
 }
@@ -66,12 +67,11 @@ recorder_actor::behavior_type recorder_behavior(recorder_actor::stateful_pointer
         }
       },
       [=](position_atom) { return RecorderPosition{self->state.total, self->state.counts}; },
-      [=](finish_atom) -> caf::result<RecorderSummary> {
+      [=](finish_atom, double seconds) -> caf::result<RecorderSummary> {
         auto& st = self->state;
         try {
           if (st.spikes_file) st.spikes_file->commit();
           st.spikes_file.reset();
-          const double seconds = st.config.trials * st.config.steps_per_trial * st.config.dt_ms * 1e-3;
           std::vector<Responder> ranked = rank_responders(*st.config.network, st.counts, seconds);
           if (!st.config.rates_path.empty()) write_rates(st.config.rates_path, ranked);
           RecorderSummary summary;
@@ -82,7 +82,7 @@ recorder_actor::behavior_type recorder_behavior(recorder_actor::stateful_pointer
               st.config.readout_root_id != 0 && it != ids.end()) {
             const auto index = static_cast<uint32_t>(it - ids.begin());
             summary.readouts.push_back({st.config.readout_root_id, index, st.counts[index],
-                                        static_cast<double>(st.counts[index]) / seconds});
+                                        seconds > 0 ? static_cast<double>(st.counts[index]) / seconds : 0.0});
           }
           ranked.resize(std::min(ranked.size(), st.config.top_count));
           summary.top = std::move(ranked);

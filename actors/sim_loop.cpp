@@ -55,14 +55,17 @@ std::function<void(caf::error&)> on_error(self_ptr self) {
   return [=](caf::error& err) { abort_run(self, err); };
 }
 
+int64_t steps_since_start(const sim_loop_state& st) {
+  return static_cast<int64_t>(st.done.trial) * st.plan.steps_per_trial + st.done.step -
+         (static_cast<int64_t>(st.plan.start.trial) * st.plan.steps_per_trial + st.plan.start.step);
+}
+
 void log_progress(self_ptr self, bool force) {
   auto& st = self->state;
   const auto now = std::chrono::steady_clock::now();
   if (!force && now - st.last_progress < st.plan.progress_every) return;
   st.last_progress = now;
-  const int64_t steps = static_cast<int64_t>(st.done.trial) * st.plan.steps_per_trial + st.done.step -
-                        (static_cast<int64_t>(st.plan.start.trial) * st.plan.steps_per_trial + st.plan.start.step);
-  const double simulated_s = static_cast<double>(steps) * st.plan.dt_ms * 1e-3;
+  const double simulated_s = static_cast<double>(steps_since_start(st)) * st.plan.dt_ms * 1e-3;
   spdlog::info("trial {}/{}: {:.1f} of {:.1f} ms simulated, {} spikes, {:.4f} wall s per simulated s",
                std::min(st.done.trial + 1, st.plan.trials), st.plan.trials, st.done.step * st.plan.dt_ms,
                st.plan.steps_per_trial * st.plan.dt_ms, st.spikes, simulated_s > 0 ? elapsed_s(st) / simulated_s : 0.0);
@@ -75,9 +78,10 @@ void deliver_summary(self_ptr self, RecorderSummary recorded, std::string engine
       summary.engine = std::move(engine);
       summary.trials = st.plan.trials;
       summary.simulated_s = st.plan.steps_per_trial * st.plan.dt_ms * 1e-3;
-      const int64_t start = static_cast<int64_t>(st.plan.start.trial) * st.plan.steps_per_trial + st.plan.start.step;
-      summary.simulated_this_run_s =
-          static_cast<double>(static_cast<int64_t>(st.plan.trials) * st.plan.steps_per_trial - start) * st.plan.dt_ms * 1e-3;
+      summary.simulated_this_run_s = static_cast<double>(steps_since_start(st)) * st.plan.dt_ms * 1e-3;
+      summary.stopped_early = st.stop_requested;
+      summary.stopped_trial = st.done.trial;
+      summary.stopped_step = st.done.step;
       summary.wall_s = elapsed_s(st);
       summary.cpu_s = process_cpu_seconds() - st.cpu_at_start;
       summary.peak_memory_MiB = peak_memory_MiB();
@@ -93,7 +97,10 @@ void deliver_summary(self_ptr self, RecorderSummary recorded, std::string engine
 void finish(self_ptr self) {
   log_progress(self, true);
   self->state.finishing = true;
-  self->request(self->state.recorder, caf::infinite, finish_atom::value).then([=](RecorderSummary& recorded) {
+  const auto& st = self->state;
+  const double recorded_s =
+      static_cast<double>(static_cast<int64_t>(st.done.trial) * st.plan.steps_per_trial + st.done.step) * st.plan.dt_ms * 1e-3;
+  self->request(st.recorder, caf::infinite, finish_atom::value, recorded_s).then([=](RecorderSummary& recorded) {
     self->request(self->state.engine, caf::infinite, describe_atom::value).then([=](std::string& engine) mutable {
       if (!self->state.plan.plasticity.want_final_weights) {
         deliver_summary(self, std::move(recorded), std::move(engine), {});
@@ -106,11 +113,14 @@ void finish(self_ptr self) {
   }, on_error(self));
 }
 
-bool plan_done(const sim_loop_state& st) { return st.issued.trial == st.plan.trials; }
+bool plan_done(const sim_loop_state& st) { return st.issued.trial == st.plan.trials || st.stop_requested; }
 
 void finish_if_done(self_ptr self) {
   const auto& st = self->state;
-  if (plan_done(st) && st.in_flight == 0 && st.writing == 0 && !st.swapping && st.weights.empty() && !st.finishing)
+  // A stopped run leaves the weights of unfinished periods unapplied: they would take
+  // effect after the last recorded spike.
+  if (plan_done(st) && st.in_flight == 0 && st.writing == 0 && !st.swapping && (st.weights.empty() || st.stop_requested) &&
+      !st.finishing)
     finish(self);
 }
 
@@ -170,6 +180,7 @@ void request_swap(self_ptr self, SwapPoint swap) {
 // Sends requests until the window is full, a swap is under way, or the plan is done.
 void issue(self_ptr self) {
   auto& st = self->state;
+  if (st.stop_requested) return;
   while (!st.swapping && apply_due_weights(self) && !period_not_ended_yet(self) && st.in_flight < st.plan.window &&
          !plan_done(st)) {
     if (!st.trial_started) {
@@ -240,6 +251,14 @@ sim_loop_actor::behavior_type sim_loop_behavior(sim_loop_actor::stateful_pointer
         issue(self);
         finish_if_done(self);
         return st.promise;
+      },
+      [=](stop_atom) {
+        auto& st = self->state;
+        if (st.stop_requested || st.finishing) return;
+        st.stop_requested = true;
+        spdlog::warn("stopping: finishing the epochs in flight after trial {} step {}, then writing what was recorded",
+                     st.done.trial, st.done.step);
+        finish_if_done(self);
       },
   };
 }

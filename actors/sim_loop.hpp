@@ -99,6 +99,7 @@ struct sim_loop_state {
   std::deque<PendingWeights> weights;   // in the order they apply
   uint64_t weight_changes = 0;
   bool finishing = false;
+  bool stop_requested = false;    // stop_atom: no new epochs; finish what is in flight
   std::chrono::steady_clock::time_point started, last_progress;
   double cpu_at_start = 0.0;
   static inline const char* name = "sim_loop";

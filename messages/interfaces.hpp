@@ -39,8 +39,9 @@ using recorder_actor = caf::typed_actor<
     caf::reacts_to<record_atom, EpochSpikes>,
     // Where the recorder stands (for a snapshot): spikes per neuron so far.
     caf::replies_to<position_atom>::with<RecorderPosition>,
-    // Close the files (commit them under their names); reply with the summary.
-    caf::replies_to<finish_atom>::with<RecorderSummary>>;
+    // Close the files (commit them under their names); reply with the summary, rates
+    // over the given simulated seconds (less than the plan's when the run stopped early).
+    caf::replies_to<finish_atom, double>::with<RecorderSummary>>;
 
 // The checkpointer: writes snapshots to files atomically, keeps the newest few.
 using checkpointer_actor = caf::typed_actor<
@@ -50,6 +51,9 @@ using checkpointer_actor = caf::typed_actor<
 // The sim loop: owns the clock and the run plan.
 using sim_loop_actor = caf::typed_actor<
     // Run the whole plan; reply when every trial is done and recorded.
-    caf::replies_to<run_atom>::with<RunSummary>>;
+    caf::replies_to<run_atom>::with<RunSummary>,
+    // Stop early: finish the epochs in flight, commit what was recorded, then answer
+    // run_atom with a summary that says where the run stopped.
+    caf::reacts_to<stop_atom>>;
 
 }  // namespace flysim

@@ -28,6 +28,7 @@ using learn_atom = caf::atom_constant<caf::atom("learn")>;
 using flush_atom = caf::atom_constant<caf::atom("flush")>;
 using weights_atom = caf::atom_constant<caf::atom("weights")>;
 using spawn_atom = caf::atom_constant<caf::atom("spawn")>;
+using stop_atom = caf::atom_constant<caf::atom("stop")>;
 
 // ---- sim_loop -> engine: advance the current trial through [first, first + steps)
 struct EpochRequest {
@@ -83,6 +84,8 @@ struct RunSummary {
   uint32_t plasticity_shards = 0;        // 0: plasticity off
   uint64_t weight_changes = 0;           // weight changes the engine applied
   std::vector<int32_t> final_weights;    // per plastic index, when asked for
+  bool stopped_early = false;            // a stop request (Ctrl-C, SIGTERM) ended it
+  int32_t stopped_trial = 0, stopped_step = 0;  // where, when stopped_early
 };
 
 template <class Inspector>
@@ -146,7 +149,8 @@ typename Inspector::result_type inspect(Inspector& f, RecorderSummary& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, RunSummary& x) {
   return f(caf::meta::type_name("flysim.run_summary"), x.recorded, x.engine, x.trials, x.simulated_s, x.simulated_this_run_s, x.wall_s,
-           x.cpu_s, x.peak_memory_MiB, x.checkpoints, x.swaps, x.plasticity_shards, x.weight_changes, x.final_weights);
+           x.cpu_s, x.peak_memory_MiB, x.checkpoints, x.swaps, x.plasticity_shards, x.weight_changes, x.final_weights,
+           x.stopped_early, x.stopped_trial, x.stopped_step);
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, Kick& x) {

@@ -1,9 +1,12 @@
 #include "model/atomic_file.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <filesystem>
 
@@ -11,46 +14,151 @@
 
 namespace flysim {
 
-AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
-  temp_path_ = path_ + ".tmp-" + std::to_string(::getpid());
-  file_ = std::fopen(temp_path_.c_str(), "wb");
-  if (!file_) throw input_error(path_ + ": cannot write: " + std::strerror(errno));
-  static constexpr std::size_t kBufferBytes = 1u << 20;
-  std::setvbuf(file_, nullptr, _IOFBF, kBufferBytes);
+namespace {
+constexpr std::size_t kBufferBytes = 1u << 20;
+constexpr const char* kTempInfix = ".tmp-";
+
+std::string parent_folder(const std::string& path) {
+  const std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  return dir.empty() ? "." : dir.string();
 }
 
-AtomicFile::~AtomicFile() {
-  if (file_) {
-    std::fclose(file_);
-    std::remove(temp_path_.c_str());
-  }
+// The file a path ends at once its symbolic links are followed; the path itself when it
+// does not exist yet (or its link dangles: the link is then replaced, as nothing is lost).
+std::string follow_links(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_symlink(path, ec)) return path;
+  const std::filesystem::path resolved = std::filesystem::canonical(path, ec);
+  return ec ? path : resolved.string();
 }
 
-void AtomicFile::write(const void* data, std::size_t bytes) {
-  if (bytes && std::fwrite(data, 1, bytes, file_) != bytes) throw input_error(path_ + ": write failed: " + std::strerror(errno));
+[[noreturn]] void fail(const std::string& path, const std::string& what, int err) {
+  throw input_error(path + ": " + what + ": " + std::strerror(err));
 }
 
-void AtomicFile::commit() {
-  const bool flushed = std::fflush(file_) == 0 && ::fsync(::fileno(file_)) == 0;
-  const int saved_errno = errno;
-  const bool closed = std::fclose(file_) == 0;
-  file_ = nullptr;
-  if (!flushed || !closed) {
-    std::remove(temp_path_.c_str());
-    throw input_error(path_ + ": write failed: " + std::strerror(saved_errno));
-  }
-  if (std::rename(temp_path_.c_str(), path_.c_str()) != 0) {
-    const int rename_errno = errno;
-    std::remove(temp_path_.c_str());
-    throw input_error(path_ + ": cannot rename the finished file into place: " + std::strerror(rename_errno));
-  }
-  std::filesystem::path dir = std::filesystem::path(path_).parent_path();
-  if (dir.empty()) dir = ".";
-  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
+void fsync_folder(const std::string& dir) {
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd >= 0) {
     ::fsync(fd);
     ::close(fd);
   }
+}
+}  // namespace
+
+AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
+  target_ = follow_links(path_);
+  struct stat st {};
+  if (::stat(target_.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) throw input_error(path_ + ": is a folder; give a file name");
+  if (::stat(target_.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+    open_direct();
+  else
+    open_anonymous();
+  std::setvbuf(file_, nullptr, _IOFBF, kBufferBytes);
+}
+
+void AtomicFile::open_direct() {
+  direct_ = true;
+  // O_NONBLOCK: a FIFO without a reader is an error now, not a hang.
+  const int fd = ::open(target_.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) fail(path_, errno == ENXIO ? "cannot write (a FIFO with no reader)" : "cannot write", errno);
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  file_ = ::fdopen(fd, "wb");
+  if (!file_) {
+    const int saved = errno;
+    ::close(fd);
+    fail(path_, "cannot write", saved);
+  }
+}
+
+void AtomicFile::open_anonymous() {
+  const int fd = ::open(parent_folder(target_).c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    // Not every file system offers O_TMPFILE (EOPNOTSUPP, EISDIR on old kernels).
+    if (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL) return open_named_temporary();
+    fail(path_, "cannot write in " + parent_folder(target_), errno);
+  }
+  // O_TMPFILE ignores the umask's effect on the mode given; apply it as open(O_CREAT) would.
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  ::fchmod(fd, 0666 & ~mask);
+  anonymous_ = true;
+  file_ = ::fdopen(fd, "wb");
+  if (!file_) {
+    const int saved = errno;
+    ::close(fd);
+    fail(path_, "cannot write", saved);
+  }
+}
+
+void AtomicFile::open_named_temporary() {
+  temp_path_ = target_ + kTempInfix + std::to_string(::getpid());
+  ::unlink(temp_path_.c_str());  // a leftover of an earlier process that had this PID
+  const int fd = ::open(temp_path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (fd < 0) fail(path_, "cannot write", errno);
+  file_ = ::fdopen(fd, "wb");
+  if (!file_) {
+    const int saved = errno;
+    ::close(fd);
+    ::unlink(temp_path_.c_str());
+    fail(path_, "cannot write", saved);
+  }
+}
+
+AtomicFile::~AtomicFile() {
+  if (file_) std::fclose(file_);
+  if (!temp_path_.empty()) ::unlink(temp_path_.c_str());
+}
+
+void AtomicFile::write(const void* data, std::size_t bytes) {
+  if (bytes && std::fwrite(data, 1, bytes, file_) != bytes) fail(path_, "write failed", errno);
+}
+
+// The anonymous file gets a temporary name (linkat cannot replace a name), which rename
+// then moves over the target in one step.
+void AtomicFile::give_name() {
+  temp_path_ = target_ + kTempInfix + std::to_string(::getpid());
+  ::unlink(temp_path_.c_str());
+  const std::string self_fd = "/proc/self/fd/" + std::to_string(::fileno(file_));
+  if (::linkat(AT_FDCWD, self_fd.c_str(), AT_FDCWD, temp_path_.c_str(), AT_SYMLINK_FOLLOW) != 0) {
+    const int saved = errno;
+    temp_path_.clear();
+    fail(path_, "cannot name the finished file", saved);
+  }
+}
+
+void AtomicFile::commit() {
+  bool flushed = std::fflush(file_) == 0;
+  int saved_errno = errno;
+  // fsync means nothing for a device or a FIFO (and fails with EINVAL on some).
+  if (flushed && !direct_ && ::fsync(::fileno(file_)) != 0) flushed = false, saved_errno = errno;
+  if (flushed && anonymous_) give_name();
+  const bool closed = std::fclose(file_) == 0;
+  if (flushed && !closed) saved_errno = errno;
+  file_ = nullptr;
+  if (!flushed || !closed) fail(path_, "write failed", saved_errno);
+  if (direct_) return;
+  if (std::rename(temp_path_.c_str(), target_.c_str()) != 0)
+    fail(path_, "cannot rename the finished file into place", errno);
+  temp_path_.clear();
+  fsync_folder(parent_folder(target_));
+}
+
+std::vector<std::string> remove_stale_temporaries(const std::string& dir, const std::string& prefix) {
+  std::vector<std::string> removed;
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it(dir.empty() ? "." : dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.rfind(prefix, 0) != 0) continue;
+    const std::size_t infix = name.rfind(kTempInfix);
+    if (infix == std::string::npos || infix < prefix.size()) continue;
+    const std::string digits = name.substr(infix + std::strlen(kTempInfix));
+    pid_t pid = 0;
+    const auto [end_ptr, err] = std::from_chars(digits.data(), digits.data() + digits.size(), pid);
+    if (err != std::errc() || end_ptr != digits.data() + digits.size() || pid <= 0) continue;
+    if (::kill(pid, 0) == 0 || errno != ESRCH) continue;  // its writer may still be at work
+    if (it->is_regular_file(ec) && std::filesystem::remove(it->path(), ec)) removed.push_back(it->path().string());
+  }
+  return removed;
 }
 
 }  // namespace flysim

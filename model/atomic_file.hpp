@@ -1,10 +1,18 @@
 #pragma once
-// A file that appears under its name only when complete: written to NAME.tmp-PID,
-// flushed and fsynced, then renamed over NAME (and the directory fsynced). If the
-// writer fails or is destroyed without commit(), the temporary file is removed and
-// any earlier NAME is left untouched.
+// An output file that never destroys what it does not own and never looks complete
+// before it is (model/OUTPUTS.md):
+// - A regular file (or a new name) is written into an anonymous file in the same
+//   folder (O_TMPFILE: it has no name, so a process killed with SIGKILL leaves nothing
+//   behind), flushed and fsynced, then given a name and renamed over NAME. Where the
+//   file system lacks O_TMPFILE, a named NAME.tmp-PID stands in (and
+//   remove_stale_temporaries cleans up after a killed writer).
+// - A symbolic link is followed: the file it points to is replaced, the link stays.
+// - A device, FIFO or socket (/dev/null, /dev/stdout, a pipe) is written directly and
+//   never replaced; write errors (/dev/full) are reported.
+// If the writer fails or is destroyed without commit(), an earlier NAME is untouched.
 #include <cstdio>
 #include <string>
+#include <vector>
 
 namespace flysim {
 
@@ -21,8 +29,21 @@ class AtomicFile {
   const std::string& path() const { return path_; }
 
  private:
-  std::string path_, temp_path_;
+  void open_direct();
+  void open_anonymous();
+  void open_named_temporary();
+  void give_name();
+  std::string path_;    // as the user gave it (messages)
+  std::string target_;  // with symbolic links followed: what commit() replaces
+  std::string temp_path_;  // named temporary (fallback), else empty
   std::FILE* file_ = nullptr;
+  bool direct_ = false;     // a device, FIFO or socket: written in place
+  bool anonymous_ = false;  // O_TMPFILE
 };
+
+// Removes the files PREFIX.tmp-PID in `dir` whose writer (process PID) no longer runs:
+// what a writer killed before commit() left behind on a file system without O_TMPFILE,
+// or an older flysim left. Returns the paths removed, for the caller to report.
+std::vector<std::string> remove_stale_temporaries(const std::string& dir, const std::string& prefix);
 
 }  // namespace flysim

@@ -4,6 +4,8 @@
 #include <cstring>
 #include <filesystem>
 
+#include "model/input_file.hpp"
+
 namespace flysim {
 
 namespace {
@@ -11,10 +13,8 @@ constexpr std::size_t kBlockBytes = 8u << 20;
 }
 
 CsvReader::CsvReader(std::string path) : path_(std::move(path)), buffer_(new char[kBlockBytes]) {
+  file_ = open_input_file(path_, "a CSV file");
   std::error_code ec;
-  if (std::filesystem::is_directory(path_, ec)) throw input_error(path_ + ": is a directory, expected a CSV file");
-  file_ = std::fopen(path_.c_str(), "rb");
-  if (!file_) throw input_error(path_ + ": cannot open: " + std::strerror(errno));
   file_size_ = std::filesystem::file_size(path_, ec);
 }
 
@@ -69,6 +69,7 @@ bool CsvReader::next_line() {
   }
   if (!line_.empty() && line_.back() == '\r') line_.remove_suffix(1);
   ++line_number_;
+  if (line_number_ == 1) line_ = strip_utf8_bom(line_);
   fields_.clear();
   std::size_t pos = 0;
   for (;;) {
@@ -81,6 +82,12 @@ bool CsvReader::next_line() {
     pos = comma + 1;
   }
   return true;
+}
+
+void CsvReader::require_field_count(std::size_t count, std::string_view expected) const {
+  if (fields_.size() != count)
+    throw error("expected " + std::to_string(count) + (count == 1 ? " field" : " fields") + " (" + std::string(expected) +
+                "), got " + std::to_string(fields_.size()) + ": '" + printable(line_.substr(0, 80)) + "'");
 }
 
 std::vector<std::size_t> require_columns(const CsvReader& reader, const std::vector<std::string_view>& names) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "model/errors.hpp"
+#include "model/input_file.hpp"
 
 namespace flysim {
 
@@ -32,6 +33,9 @@ class CsvReader {
   uint64_t file_size() const { return file_size_; }
 
   input_error error(const std::string& what) const { return input_error_at(path_, line_number_, what); }
+  // Throws naming the line unless it has exactly `count` fields (`expected` names them):
+  // an extra or a missing field means the file is not what the reader thinks it is.
+  void require_field_count(std::size_t count, std::string_view expected) const;
 
   // Parses field `column` (0-based) as an integer; errors name the column.
   template <class Int>
@@ -42,7 +46,7 @@ class CsvReader {
     Int value{};
     auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
     if (ec != std::errc() || end != text.data() + text.size() || text.empty())
-      throw error("column '" + std::string(column_name) + "': '" + std::string(text) + "' is not " +
+      throw error("column '" + std::string(column_name) + "': '" + printable(text) + "' is not " +
                   (ec == std::errc::result_out_of_range ? "in range" : "an integer"));
     return value;
   }

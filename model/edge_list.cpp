@@ -8,6 +8,7 @@
 
 #include "model/csv_reader.hpp"
 #include "model/errors.hpp"
+#include "model/input_file.hpp"
 
 namespace flysim {
 
@@ -76,6 +77,25 @@ std::vector<std::pair<std::string, std::size_t>> read_nodes(const std::string& p
   return nodes;
 }
 
+// IDs are all integers (root IDs) or all names (C. elegans cells): one that is not like
+// the first is a typo, which would otherwise turn every ID into a name and surface far
+// away (as stimulus IDs "not in the network").
+bool ids_are_integers(const std::vector<RawEdge>& edges, const std::string& edges_path,
+                      const std::vector<std::pair<std::string, std::size_t>>& nodes, const std::string& nodes_path) {
+  const bool integers = parses_as_integer(edges.front().pre);
+  const auto refuse = [&](const std::string& path, std::size_t line, const std::string& id) {
+    throw input_error_at(path, line, "neuron ID '" + printable(id) + "' is " + (integers ? "not an integer" : "an integer") +
+                                         ", unlike the first ID of " + edges_path + " ('" + printable(edges.front().pre) +
+                                         "'): IDs must be all integers or all names");
+  };
+  for (const RawEdge& e : edges)
+    for (const std::string* id : {&e.pre, &e.post})
+      if (parses_as_integer(*id) != integers) refuse(edges_path, e.line, *id);
+  for (const auto& [id, line] : nodes)
+    if (parses_as_integer(id) != integers) refuse(nodes_path, line, id);
+  return integers;
+}
+
 // Integer IDs are compared as numbers ("007" is neuron 7); names as they are.
 std::string canonical(const std::string& text, bool integers) {
   return integers ? std::to_string(to_integer(text)) : text;
@@ -117,9 +137,7 @@ Network load_edge_list(const std::string& edges_path, const std::string& nodes_p
   const std::vector<RawEdge> edges = read_edges(edges_path);
 
   const auto nodes = nodes_path.empty() ? std::vector<std::pair<std::string, std::size_t>>{} : read_nodes(nodes_path);
-  const bool integers =
-      std::all_of(edges.begin(), edges.end(), [](const RawEdge& e) { return parses_as_integer(e.pre) && parses_as_integer(e.post); }) &&
-      std::all_of(nodes.begin(), nodes.end(), [](const auto& node) { return parses_as_integer(node.first); });
+  const bool integers = ids_are_integers(edges, edges_path, nodes, nodes_path);
 
   std::vector<std::string> keys;
   if (nodes_path.empty()) {
@@ -142,7 +160,7 @@ Network load_edge_list(const std::string& edges_path, const std::string& nodes_p
   auto find = [&](const std::string& text, const RawEdge& e) {
     const auto it = neurons.index.find(canonical(text, integers));
     if (it == neurons.index.end())
-      throw input_error_at(edges_path, e.line, "neuron " + text + " is not in " + (nodes_path.empty() ? "the edge list" : nodes_path));
+      throw input_error_at(edges_path, e.line, "neuron " + printable(text) + " is not in " + (nodes_path.empty() ? "the edge list" : nodes_path));
     return it->second;
   };
 

@@ -7,6 +7,7 @@
 
 #include "model/atomic_file.hpp"
 #include "model/csv_reader.hpp"
+#include "model/input_file.hpp"
 #include "model/lif_constants.hpp"
 
 namespace flysim {
@@ -19,11 +20,18 @@ std::vector<int64_t> load_flywire_neurons(const std::string& path) {
   if (std::from_chars(head.data(), head.data() + head.size(), first_field).ptr == head.data() + head.size() && !head.empty())
     throw reader.error("expected the header ',Completed' (the first line holds a neuron ID; a headerless file would "
                        "shift every index by one)");
+  const std::size_t columns = reader.fields().size();
   std::vector<int64_t> ids;
   std::unordered_map<int64_t, std::size_t> first_line;
   while (reader.next_line()) {
     if (CsvReader::trim(reader.line()).empty()) continue;
+    reader.require_field_count(columns, "as many as the header");
     const auto id = reader.integer<int64_t>(0, "root ID");
+    if (columns >= 2) {
+      const std::string_view completed = CsvReader::trim(reader.fields()[1]);
+      if (completed != "True" && completed != "False")
+        throw reader.error("column 'Completed': '" + printable(completed) + "' is not True or False");
+    }
     const auto [it, fresh] = first_line.emplace(id, reader.line_number());
     if (!fresh)
       throw reader.error("neuron ID " + std::to_string(id) + " appears more than once (first on line " +
@@ -45,10 +53,12 @@ Network load_flywire(const std::string& neurons_path, const std::string& connect
   const auto col = require_columns(reader, {"Presynaptic_ID", "Postsynaptic_ID", "Presynaptic_Index",
                                             "Postsynaptic_Index", "Connectivity", "Excitatory",
                                             "Excitatory x Connectivity"});
+  const std::size_t columns = reader.fields().size();
   std::vector<Connection> connections;
   uint64_t next_report = 64u << 20;
   while (reader.next_line()) {
     if (CsvReader::trim(reader.line()).empty()) continue;
+    reader.require_field_count(columns, "as many as the header");
     const auto pre_id = reader.integer<int64_t>(col[0], "Presynaptic_ID");
     const auto post_id = reader.integer<int64_t>(col[1], "Postsynaptic_ID");
     const auto pre = reader.integer<int64_t>(col[2], "Presynaptic_Index");
@@ -76,6 +86,7 @@ Network load_flywire(const std::string& neurons_path, const std::string& connect
       next_report += 64u << 20;
     }
   }
+  if (connections.empty()) throw input_error(connectivity_path + ": no connections after the header");
   build_csr(net, std::move(connections), connectivity_path);
   return net;
 }

@@ -1,5 +1,7 @@
 #include "model/lif_params.hpp"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <string>
 
@@ -25,14 +27,24 @@ LifConstants derive_constants(const LifParams& p) {
   require_positive(p.delay_ms, "delay");
   require_positive(p.w_syn_mV, "w_syn");
   if (p.tau_m_ms == p.tau_g_ms) throw input_error("parameters tau_m and tau_g must differ (the exact propagator divides by tau_m - tau_g)");
+  // The delay sets the epoch (at most kMaxDelaySteps steps), so dt and delay are checked
+  // together first: a tiny dt fails here, named as what it is.
+  const int32_t delay_steps =
+      p.delay_ms / p.dt_ms < 2.0 * kMaxDelaySteps ? duration_to_steps(p.delay_ms, p.dt_ms) : kMaxDelaySteps + 1;
+  if (delay_steps < 1 || delay_steps > kMaxDelaySteps)
+    throw input_error(fmt::format("parameters delay and dt give a synaptic delay of {} steps (delay {} ms / dt {} ms); it "
+                                  "must be 1..{} steps, so dt must lie in {}..{} ms",
+                                  p.delay_ms / p.dt_ms, p.delay_ms, p.dt_ms, kMaxDelaySteps, p.delay_ms / kMaxDelaySteps,
+                                  p.delay_ms));
   // Steps are int32 and "never spiked" is -2^30: durations must stay well below that.
-  constexpr double kMaxSteps = 1 << 29;
-  if (!(p.t_ref_ms >= 0.0) || p.t_ref_ms / p.dt_ms >= kMaxSteps)
+  if (!(p.t_ref_ms >= 0.0) || p.t_ref_ms / p.dt_ms >= kMaxRunSteps)
     throw input_error("parameter t_ref must be >= 0 and below 2^29 steps, got " + std::to_string(p.t_ref_ms) + " ms");
-  if (p.delay_ms / p.dt_ms >= kMaxSteps) throw input_error("parameter delay is far too long: " + std::to_string(p.delay_ms) + " ms");
   if (!(p.r_poi_Hz >= 0.0) || p.r_poi_Hz * p.dt_ms * 1e-3 > 1.0)
     throw input_error("stimulus rate must be between 0 and 1/dt (" + std::to_string(1e3 / p.dt_ms) + " Hz), got " + std::to_string(p.r_poi_Hz));
   if (!(p.v_threshold_mV > p.v0_mV)) throw input_error("parameter v_th must lie above v_0");
+  if (!(p.v_reset_mV < p.v_threshold_mV))
+    throw input_error(fmt::format("parameter v_reset ({} mV) must lie below v_th ({} mV): a neuron reset above threshold "
+                                  "fires again at once", p.v_reset_mV, p.v_threshold_mV));
 
   LifConstants c{};
   c.v0 = p.v0_mV;
@@ -42,9 +54,7 @@ LifConstants derive_constants(const LifParams& p) {
   c.kick_mV = p.f_poi * p.w_syn_mV;
   c.mV_per_unit = p.w_syn_mV / kUnitsPerSynapse;
   c.ref_steps = duration_to_steps(p.t_ref_ms, p.dt_ms);
-  c.delay_steps = duration_to_steps(p.delay_ms, p.dt_ms);
-  if (c.delay_steps < 1 || c.delay_steps > kMaxDelaySteps)
-    throw input_error("synaptic delay must be 1.." + std::to_string(kMaxDelaySteps) + " steps, got " + std::to_string(c.delay_steps));
+  c.delay_steps = delay_steps;
   c.evg_epoch_max = 0.0;
   for (int32_t steps = 1; steps <= c.delay_steps; ++steps) {
     c.ev_epoch[steps] = std::exp(-steps * p.dt_ms / p.tau_m_ms);

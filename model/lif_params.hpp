@@ -24,6 +24,10 @@ struct LifParams {
 // Brian2's rounding of a duration to steps: int((x + 1e-3*dt)/dt).
 int32_t duration_to_steps(double duration_ms, double dt_ms);
 
+// The most steps a trial (or the refractory period) may last: steps are int32 and
+// "never spiked" is -2^30, so durations stay well below that.
+inline constexpr int64_t kMaxRunSteps = int64_t{1} << 29;
+
 // Validates the parameters (throws input_error naming the bad one) and derives the
 // constants every engine uses.
 LifConstants derive_constants(const LifParams& p);

@@ -57,6 +57,16 @@ void build_csr(Network& net, std::vector<Connection> connections, const std::str
   for (std::size_t i = 0; i < n; ++i) net.out_offsets[i + 1] += net.out_offsets[i];
 }
 
+std::vector<uint32_t> mixed_sign_neurons(const Network& net) {
+  std::vector<uint32_t> mixed;
+  for (std::size_t pre = 0; pre < net.neuron_count(); ++pre) {
+    bool excitatory = false, inhibitory = false;
+    for (uint64_t e = net.out_offsets[pre]; e < net.out_offsets[pre + 1]; ++e) (net.out_weights[e] > 0 ? excitatory : inhibitory) = true;
+    if (excitatory && inhibitory) mixed.push_back(static_cast<uint32_t>(pre));
+  }
+  return mixed;
+}
+
 std::unordered_map<int64_t, uint32_t> index_of_ids(const std::vector<int64_t>& ids, const std::string& source) {
   std::unordered_map<int64_t, uint32_t> index;
   index.reserve(ids.size() * 2);

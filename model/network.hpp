@@ -27,6 +27,11 @@ struct Network {
   uint64_t synapse_count() const;
 };
 
+// Presynaptic neurons with both excitatory and inhibitory connections, in index order.
+// The model allows them (each connection has its own sign), but in FlyWire data a neuron
+// has one transmitter, so they usually mean a damaged or hand-edited table.
+std::vector<uint32_t> mixed_sign_neurons(const Network& net);
+
 // One connection as read from a file, before it is placed in the CSR.
 struct Connection {
   uint32_t pre;

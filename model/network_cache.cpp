@@ -1,5 +1,6 @@
 #include "model/network_cache.hpp"
 
+#include <fmt/format.h>
 #include <xxhash.h>
 
 #include <cerrno>
@@ -10,6 +11,7 @@
 
 #include "model/atomic_file.hpp"
 #include "model/errors.hpp"
+#include "model/input_file.hpp"
 
 namespace flysim {
 
@@ -150,16 +152,21 @@ std::optional<Network> load_network_cache(const std::string& path, const std::st
 
 std::string file_source_key(const std::vector<std::string>& paths) {
   std::string key;
+  std::vector<char> block(4u << 20);
   for (const std::string& p : paths) {
-    std::error_code ec;
-    const std::filesystem::path absolute = std::filesystem::absolute(p, ec);
-    const uint64_t size = std::filesystem::file_size(p, ec);
-    if (ec) throw input_error(p + ": cannot read: " + ec.message());
-    const auto modified = std::filesystem::last_write_time(p, ec);
-    if (ec) throw input_error(p + ": cannot read: " + ec.message());
+    std::unique_ptr<std::FILE, FileCloser> file(open_input_file(p, "a network file"));
+    XXH3_state_t* state = XXH3_createState();
+    XXH3_64bits_reset(state);
+    uint64_t size = 0;
+    for (std::size_t got; (got = std::fread(block.data(), 1, block.size(), file.get())) > 0;) {
+      XXH3_64bits_update(state, block.data(), got);
+      size += got;
+    }
+    const uint64_t hash = XXH3_64bits_digest(state);
+    XXH3_freeState(state);
+    if (std::ferror(file.get())) throw input_error(p + ": read error: " + std::strerror(errno));
     if (!key.empty()) key += ' ';
-    key += absolute.lexically_normal().string() + " size=" + std::to_string(size) +
-           " mtime=" + std::to_string(modified.time_since_epoch().count());
+    key += fmt::format("size={} xxh3={:016x}", size, hash);
   }
   return key;
 }

@@ -19,8 +19,10 @@ void save_network_cache(const Network& net, const std::string& path, const std::
 // is truncated, malformed or its checksum fails.
 std::optional<Network> load_network_cache(const std::string& path, const std::string& source_key);
 
-// A key for file inputs: absolute path, size and modification time of each file, so an
-// edited file invalidates the cache. Throws input_error when a file is missing.
+// A key for file inputs: the size and XXH3-64 of each file's content, so any edit (even
+// one that keeps the size and the modification time) misses the cache, and a moved or
+// copied file still hits it. Reading 1 GB costs about 0.3 s from the page cache.
+// Throws input_error when a file is missing or not a regular file.
 std::string file_source_key(const std::vector<std::string>& paths);
 
 }  // namespace flysim

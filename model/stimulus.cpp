@@ -13,6 +13,7 @@ std::vector<ListedId> read_id_list(const std::string& path) {
   while (reader.next_line()) {
     std::string_view text = CsvReader::trim(reader.line());
     if (text.empty() || text.front() == '#') continue;
+    reader.require_field_count(1, "one root ID per line");
     ids.push_back({reader.integer<int64_t>(0, "neuron ID"), reader.line_number()});
   }
   return ids;
@@ -39,10 +40,12 @@ std::vector<Kick> load_kicks(const std::string& path, const Network& net) {
   const auto index = index_of_ids(net.root_ids, "network");
   CsvReader reader(path);
   if (!reader.next_line()) throw input_error(path + ": empty file, expected the header 'step,neuron_id'");
+  reader.require_field_count(2, "the header 'step,neuron_id'");
   const auto col = require_columns(reader, {"step", "neuron_id"});
   std::vector<Kick> kicks;
   while (reader.next_line()) {
     if (CsvReader::trim(reader.line()).empty()) continue;
+    reader.require_field_count(2, "step,neuron_id");
     const auto step = reader.integer<int32_t>(col[0], "step");
     const auto id = reader.integer<int64_t>(col[1], "neuron_id");
     if (step < 0) throw reader.error("step " + std::to_string(step) + " is negative");
@@ -50,6 +53,7 @@ std::vector<Kick> load_kicks(const std::string& path, const Network& net) {
     if (it == index.end()) throw reader.error("neuron ID " + std::to_string(id) + " is not in the network (" + net.description + ")");
     kicks.push_back({step, it->second});
   }
+  if (kicks.empty()) throw input_error(path + ": no kicks after the header 'step,neuron_id'");
   std::sort(kicks.begin(), kicks.end(), [](const Kick& a, const Kick& b) {
     return a.step != b.step ? a.step < b.step : a.neuron < b.neuron;
   });

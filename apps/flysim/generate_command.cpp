@@ -5,6 +5,8 @@
 
 #include "apps/flysim/commands.hpp"
 #include "apps/flysim/common_options.hpp"
+#include "apps/flysim/file_roles.hpp"
+#include "apps/flysim/stop_signal.hpp"
 #include "model/flywire_csv.hpp"
 #include "model/generator.hpp"
 
@@ -35,8 +37,10 @@ int generate_command(const std::vector<std::string>& args) {
                                "and writes it in the FlyWire CSV format that `flysim run --network.connectivity=` reads.",
                                specs))
     return 0;
+  catch_stop_signals();
   const Options o = Options::parse(specs, args);
   configure_logging(o);
+  refuse_clashing_files(o, {{"network.neurons"}, {"output.neurons", "output.connectivity"}, {}});
   require_writable(o, "output.neurons");
   require_writable(o, "output.connectivity");
   if (o.text("output.neurons").empty()) o.reject("output.neurons", "must name a file");
@@ -55,11 +59,14 @@ int generate_command(const std::vector<std::string>& args) {
   if (connections < 1) o.reject("generate.connections", "must be at least 1");
   restrict_generator(params, static_cast<std::size_t>(neurons), static_cast<uint64_t>(connections));
 
+  clean_up_leftovers(o, {{}, {"output.neurons", "output.connectivity"}, {}});
   const Network net = generate_network(params, [](uint64_t done, uint64_t total) {
+    throw_if_stopped("generating the network");
     spdlog::info("generating: {}%", 100 * done / (total ? total : 1));
   });
   spdlog::info("writing {} and {}", o.text("output.neurons"), o.text("output.connectivity"));
   write_flywire(net, o.text("output.neurons"), o.text("output.connectivity"), [](uint64_t done, uint64_t total) {
+    throw_if_stopped("writing the network");
     if (done == total || done % (1u << 15) == 0) spdlog::info("writing: {}%", 100 * done / (total ? total : 1));
   });
   std::cout << "flysim generate: " << net.neuron_count() << " neurons, " << net.connection_count() << " connections, "

@@ -53,6 +53,9 @@ int main(int argc, char** argv) {
     if (command == "shard") return flysim::app::shard_command(args);
     std::cerr << "flysim: unknown command '" << command << "'\n\n" << kUsage;
     return 2;
+  } catch (const flysim::interrupted& e) {
+    std::cerr << "flysim: " << e.what() << "; nothing was written\n";
+    return 128 + e.signal();
   } catch (const flysim::input_error& e) {
     std::cerr << "flysim: error: " << e.what() << "\n";
     return 2;

@@ -3,10 +3,11 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include "model/errors.hpp"
+#include "model/input_file.hpp"
 
 namespace flysim::app {
 
@@ -57,9 +58,11 @@ std::string type_word(const OptionSpec& spec) {
 }  // namespace
 
 void Options::set(const std::vector<OptionSpec>& specs, const std::string& key, const std::string& text,
-                  const std::string& origin) {
+                  const std::string& origin, bool from_command_line) {
   const OptionSpec* spec = find_spec(specs, key);
-  if (!spec) throw input_error(origin + ": unknown option '" + key + "' (see --help for the options of this command)");
+  if (!spec) throw input_error(origin + ": unknown option '" + printable(key) + "' (see --help for the options of this command)");
+  if (const Value& earlier = values_[key]; earlier.given && earlier.from_command_line == from_command_line)
+    throw input_error(origin + ": option " + key + " is set twice (first at " + earlier.origin + "); set it once");
   bool valid = true;
   int64_t i;
   double d;
@@ -71,8 +74,8 @@ void Options::set(const std::vector<OptionSpec>& specs, const std::string& key, 
     case OptionType::choice: valid = std::find(spec->choices.begin(), spec->choices.end(), text) != spec->choices.end(); break;
     default: break;
   }
-  if (!valid) throw input_error(origin + ": option " + key + ": '" + text + "' is not " + type_word(*spec));
-  values_[key] = Value{text, origin, true};
+  if (!valid) throw input_error(origin + ": option " + key + ": '" + printable(text) + "' is not " + type_word(*spec));
+  values_[key] = Value{text, origin, true, from_command_line};
 }
 
 Options Options::parse(const std::vector<OptionSpec>& specs, const std::vector<std::string>& args) {
@@ -81,33 +84,44 @@ Options Options::parse(const std::vector<OptionSpec>& specs, const std::vector<s
   std::vector<std::pair<std::string, std::string>> command_line;
   for (const auto& arg : args) {
     if (arg.rfind("--", 0) != 0 || arg.find('=') == std::string::npos)
-      throw input_error("command line: '" + arg + "' is not of the form --key=value (see --help)");
+      throw input_error("command line: '" + printable(arg) + "' is not of the form --key=value (see --help)");
     const auto eq = arg.find('=');
     command_line.emplace_back(arg.substr(2, eq - 2), arg.substr(eq + 1));
   }
-  for (const auto& [key, value] : command_line) {
-    if (key != "config") continue;
-    std::ifstream in(value);
-    if (!in) throw input_error("command line: --config=" + value + ": cannot open the file");
-    std::string line, section;
-    for (std::size_t number = 1; std::getline(in, line); ++number) {
-      const std::string origin = value + ":" + std::to_string(number);
-      line = trim(line);
-      if (line.empty() || line[0] == '#' || line[0] == ';') continue;
-      if (line.front() == '[') {
-        if (line.back() != ']') throw input_error(origin + ": section header '" + line + "' lacks its ']'");
-        section = trim(line.substr(1, line.size() - 2));
-        continue;
-      }
-      const auto eq = line.find('=');
-      if (eq == std::string::npos) throw input_error(origin + ": expected 'key = value', got '" + line + "'");
-      const std::string key = trim(line.substr(0, eq));
-      o.set(specs, section.empty() ? key : section + "." + key, trim(line.substr(eq + 1)), origin);
-    }
-  }
   for (const auto& [key, value] : command_line)
-    if (key != "config") o.set(specs, key, value, "command line");
+    if (key == "config") o.read_config(specs, value);
+  for (const auto& [key, value] : command_line)
+    if (key != "config") o.set(specs, key, value, "command line", true);
   return o;
+}
+
+void Options::read_config(const std::vector<OptionSpec>& specs, const std::string& path) {
+  for (const std::string& earlier : config_files_)
+    if (earlier == path) throw input_error("command line: --config=" + path + " is given twice");
+  config_files_.push_back(path);
+  std::string bytes;
+  try {
+    bytes = read_input_file(path, "the config file");
+  } catch (const input_error& e) {
+    throw input_error(std::string("command line: --config=") + e.what());
+  }
+  std::istringstream in{std::string(strip_utf8_bom(bytes))};
+  std::string line, section;
+  for (std::size_t number = 1; std::getline(in, line); ++number) {
+    const std::string origin = path + ":" + std::to_string(number);
+    line = trim(line);
+    if (line.empty() || line[0] == '#' || line[0] == ';') continue;
+    if (line.find('\0') != std::string::npos) throw input_error(origin + ": a NUL byte; a config file is text");
+    if (line.front() == '[') {
+      if (line.back() != ']') throw input_error(origin + ": section header '" + printable(line) + "' lacks its ']'");
+      section = trim(line.substr(1, line.size() - 2));
+      continue;
+    }
+    const auto eq = line.find('=');
+    if (eq == std::string::npos) throw input_error(origin + ": expected 'key = value', got '" + printable(line) + "'");
+    const std::string key = trim(line.substr(0, eq));
+    set(specs, section.empty() ? key : section + "." + key, trim(line.substr(eq + 1)), origin, false);
+  }
 }
 
 const Options::Value& Options::value(const std::string& key) const {
@@ -140,7 +154,7 @@ bool Options::given(const std::string& key) const { return value(key).given; }
 std::string Options::origin(const std::string& key) const { return value(key).origin; }
 
 void Options::reject(const std::string& key, const std::string& why) const {
-  throw input_error(origin(key) + ": option " + key + "='" + text(key) + "' " + why);
+  throw input_error(origin(key) + ": option " + key + "='" + printable(text(key)) + "' " + why);
 }
 
 bool print_help_if_asked(const std::vector<std::string>& args, const std::string& usage, const std::string& description,

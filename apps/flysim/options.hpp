@@ -36,6 +36,8 @@ class Options {
   bool given(const std::string& key) const;
   // "command line", "FILE:LINE" or "default": where the value came from.
   std::string origin(const std::string& key) const;
+  // The files given with --config, in the order they were read.
+  const std::vector<std::string>& config_files() const { return config_files_; }
   // An input_error that names the option, its value and its origin.
   [[noreturn]] void reject(const std::string& key, const std::string& why) const;
 
@@ -44,10 +46,16 @@ class Options {
     std::string text;
     std::string origin;
     bool given = false;
+    bool from_command_line = false;
   };
-  void set(const std::vector<OptionSpec>& specs, const std::string& key, const std::string& value, const std::string& origin);
+  // A key set twice by the same kind of source (two config lines, two arguments) is an
+  // error naming both places; the command line may override a config file.
+  void set(const std::vector<OptionSpec>& specs, const std::string& key, const std::string& value, const std::string& origin,
+           bool from_command_line);
+  void read_config(const std::vector<OptionSpec>& specs, const std::string& path);
   const Value& value(const std::string& key) const;
   std::map<std::string, Value> values_;
+  std::vector<std::string> config_files_;
 };
 
 // When args hold --help or -h: prints format_help(...) to stdout and returns true.

@@ -20,6 +20,7 @@
 #include "actors/sim_loop.hpp"
 #include "apps/flysim/commands.hpp"
 #include "apps/flysim/common_options.hpp"
+#include "apps/flysim/file_roles.hpp"
 #include "apps/flysim/network_layer.hpp"
 #include "apps/flysim/plasticity_options.hpp"
 #include "apps/flysim/shard_placement.hpp"
@@ -49,12 +50,12 @@ void print_summary(const RunSummary& s, const Network& net, const StimulusPlan& 
                    const std::string& compatibility) {
   const double simulated_total = s.simulated_this_run_s;
   std::cout << fmt::format(
-      "flysim run: done\n"
+      "flysim run: {}\n"
       "  network     {} ({} neurons, {} connections, {} synapses)\n"
       "  stimulus    {} Poisson neurons at {} Hz, {} timed kicks, seed {}\n"
       "  simulated   {} trial(s) x {:.1f} ms ({:.1f} ms in this run)\n"
       "  spikes      {} from {} active neurons\n",
-      net.description, net.neuron_count(), net.connection_count(), net.synapse_count(), plan.poisson_neurons.size(), rate_Hz,
+      s.stopped_early ? "stopped" : "done", net.description, net.neuron_count(), net.connection_count(), net.synapse_count(), plan.poisson_neurons.size(), rate_Hz,
       plan.kicks.size(), plan.seed, s.trials, s.simulated_s * 1e3, simulated_total * 1e3, s.recorded.spikes, s.recorded.active_neurons);
   if (!s.recorded.top.empty()) std::cout << "  top responders (mean rate over trials):\n";
   for (std::size_t k = 0; k < s.recorded.top.size(); ++k) {
@@ -65,6 +66,9 @@ void print_summary(const RunSummary& s, const Network& net, const StimulusPlan& 
   for (const Responder& r : s.recorded.readouts)
     std::cout << fmt::format("  readout     {} (MN9, index {}): {:.1f} Hz\n", r.root_id, r.index, r.rate_Hz);
   for (const std::string& swap : s.swaps) std::cout << fmt::format("  swap        {}\n", swap);
+  if (s.stopped_early)
+    std::cout << fmt::format("  stopped     early, by a stop signal, at trial {} step {}: the outputs hold everything up to there\n",
+                             s.stopped_trial, s.stopped_step);
   if (s.plasticity_shards > 0)
     std::cout << fmt::format("  plasticity  {} shard(s), {} weight changes applied\n", s.plasticity_shards, s.weight_changes);
   if (!s.checkpoints.empty())
@@ -91,18 +95,40 @@ struct RunInputs {
   std::string compatibility;
 };
 
+// The network, logging its progress; a stop signal abandons the loading. A presynaptic
+// neuron with both signs is legal for the model but unusual in FlyWire data: warned.
+std::shared_ptr<const Network> load_network(const Options& o) {
+  auto net = obtain_network(network_source(o), [](const std::string& line) {
+    throw_if_stopped("loading the network");
+    spdlog::info("{}", line);
+  });
+  throw_if_stopped("loading the network");
+  if (const std::vector<uint32_t> mixed = mixed_sign_neurons(*net); !mixed.empty())
+    spdlog::warn("network: neuron {} (index {}) has both excitatory and inhibitory connections{}; the model allows it, "
+                 "but a FlyWire neuron has one transmitter: check the connectivity file",
+                 net->root_ids[mixed.front()], mixed.front(),
+                 mixed.size() > 1 ? fmt::format(", and so do {} other neurons", mixed.size() - 1) : std::string());
+  return net;
+}
+
+// run.duration-ms in steps: 1..kMaxRunSteps, said in ms for this dt.
+int32_t trial_steps(const Options& o, double dt_ms) {
+  const double duration_ms = o.number("run.duration-ms");
+  const double max_ms = static_cast<double>(kMaxRunSteps) * dt_ms;
+  if (!(duration_ms >= dt_ms) || duration_ms > max_ms)
+    o.reject("run.duration-ms", fmt::format("must lie in {}..{} ms (1 to 2^29 steps of model.dt-ms={} ms)", dt_ms, max_ms, dt_ms));
+  return duration_to_steps(duration_ms, dt_ms);
+}
+
 RunInputs fresh_inputs(const Options& o) {
   RunInputs in;
-  const double duration_ms = o.number("run.duration-ms");
-  if (!(duration_ms > 0.0) || duration_ms > 1e8) o.reject("run.duration-ms", "must be above 0 and at most 1e8 ms");
   const int64_t trials = o.integer("run.trials");
   if (trials < 1 || trials > 1000000) o.reject("run.trials", "must be 1..1000000");
   if (o.integer("run.seed") < 0) o.reject("run.seed", "must not be negative");
   in.params = model_params(o);
   in.constants = constants_from_options(in.params);
-  const int64_t steps = duration_to_steps(duration_ms, in.params.dt_ms);
-  if (steps < 1 || steps > (int64_t{1} << 29)) o.reject("run.duration-ms", "gives " + std::to_string(steps) + " steps; allowed 1..2^29");
-  in.network = obtain_network(network_source(o), [](const std::string& line) { spdlog::info("{}", line); });
+  const int32_t steps = trial_steps(o, in.params.dt_ms);
+  in.network = load_network(o);
   in.record = PlanRecord{static_cast<int32_t>(trials), static_cast<int32_t>(steps), in.params.r_poi_Hz, stimulus_plan(o, *in.network)};
   const auto& kicks = in.record.stimulus.kicks;
   if (const auto late = std::count_if(kicks.begin(), kicks.end(), [&](const Kick& k) { return k.step >= steps; }); late > 0)
@@ -124,7 +150,7 @@ RunInputs restored_inputs(const Options& o) {
   in.params = model_params(o);
   in.params.r_poi_Hz = snapshot.plan.stimulus_rate_Hz;
   in.constants = constants_from_options(in.params);
-  in.network = obtain_network(network_source(o), [](const std::string& line) { spdlog::info("{}", line); });
+  in.network = load_network(o);
   in.compatibility = compatibility_string(in.constants, in.network->content_hash());
   verify_identity(path, header, {in.compatibility, kKernelVersion, in.network->content_hash()});
   in.record = snapshot.plan;
@@ -250,8 +276,15 @@ int run_command(const std::vector<std::string>& args) {
                                "the 21 sugar GRNs at 150 Hz for 1 s on the synthetic FlyWire-scale network.",
                                specs))
     return 0;
+  catch_stop_signals();
   const Options o = Options::parse(specs, args);
   configure_logging(o);
+  FileRoles files{{"network.neurons", "network.connectivity", "stimulus.ids", "stimulus.kicks", "restore",
+                         "plasticity.pre-ids", "plasticity.post-ids"},
+                        {"output.spikes", "output.rates", "plasticity.weights-out"},
+                        {}};
+  if (o.number("checkpoint.every-ms") != 0) files.folder_keys.push_back("checkpoint.dir");
+  refuse_clashing_files(o, files);
   const int64_t threads = o.integer("engine.threads");
   if (threads < 1 || threads > 1024) o.reject("engine.threads", "must be 1..1024");
   require_writable(o, "output.spikes");
@@ -287,6 +320,8 @@ int run_command(const std::vector<std::string>& args) {
     std::filesystem::create_directories(o.text("checkpoint.dir"), ec);
     if (ec) o.reject("checkpoint.dir", "cannot be created: " + ec.message());
   }
+  clean_up_leftovers(o, files);
+  throw_if_stopped("preparing the run");
   const auto net = in.network;
   const auto stimulus = std::make_shared<const StimulusPlan>(in.record.stimulus);
   const EngineSetup setup{net, stimulus, in.constants, plastic_edges};
@@ -358,12 +393,16 @@ int run_command(const std::vector<std::string>& args) {
   auto engine_handle = spawn_engine(system, std::move(engine));
   auto sim = system.spawn(sim_loop_behavior, std::move(plan), engine_handle, recorder, checkpointer);
 
-  // A watcher thread turns Ctrl-C or SIGTERM into an exit message to the sim loop.
-  catch_stop_signals();
+  // A watcher thread turns a stop signal into a stop request (the epochs in flight
+  // finish, what was recorded is committed) and a second one into an exit (nothing kept).
   std::atomic<bool> finished{false};
   std::thread watcher([&] {
     while (!finished.load() && stop_signal() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    if (stop_signal() != 0) caf::anon_send_exit(sim, caf::exit_reason::user_shutdown);
+    if (stop_signal() == 0) return;
+    spdlog::warn("signal {}: stopping after the epochs in flight (a second signal stops at once, writing nothing)", stop_signal());
+    caf::anon_send(sim, stop_atom::value);
+    while (!finished.load() && stop_signal_count() < 2) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (!finished.load()) caf::anon_send_exit(sim, caf::exit_reason::user_shutdown);
   });
 
   int exit_code = 0;
@@ -376,10 +415,11 @@ int run_command(const std::vector<std::string>& args) {
                      std::cout << fmt::format("  weights     {} plastic connections written to {}\n", plastic_edges->size(),
                                               plasticity.weights_out);
                    }
+                   if (summary.stopped_early) exit_code = 128 + stop_signal();
                  },
                  [&](const caf::error& err) {
                    if (stop_signal() != 0) {
-                     spdlog::warn("interrupted: stopped cleanly; no output file was written");
+                     spdlog::warn("stopped at once by a second signal; no output file was written");
                      exit_code = 128 + stop_signal();
                    } else {
                      spdlog::error("run failed: {}", describe_error(err));
