@@ -73,7 +73,7 @@ std::string spikes_from(const std::string& csv, int trial, int step) {
 }
 
 BackgroundFlysim::BackgroundFlysim(const std::string& args, const std::string& out_path, const std::string& err_path)
-    : out_path_(out_path) {
+    : out_path_(out_path), err_path_(err_path) {
   const std::string cmd = "exec " + std::string(FLYSIM_BINARY) + " " + args + " > " + out_path + " 2> " + err_path;
   pid_ = ::fork();
   if (pid_ == 0) {
@@ -86,15 +86,25 @@ BackgroundFlysim::~BackgroundFlysim() {
   if (pid_ > 0) stop(SIGKILL);
 }
 
-std::string BackgroundFlysim::wait_for_output(const std::string& what, double timeout_s) const {
+namespace {
+std::string wait_for_line(const std::string& path, const std::string& what, double timeout_s) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
   while (std::chrono::steady_clock::now() < deadline) {
-    std::istringstream lines(slurp(out_path_));
+    std::istringstream lines(slurp(path));
     for (std::string line; std::getline(lines, line);)
       if (line.find(what) != std::string::npos) return line;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   return "";
+}
+}  // namespace
+
+std::string BackgroundFlysim::wait_for_output(const std::string& what, double timeout_s) const {
+  return wait_for_line(out_path_, what, timeout_s);
+}
+
+std::string BackgroundFlysim::wait_for_log(const std::string& what, double timeout_s) const {
+  return wait_for_line(err_path_, what, timeout_s);
 }
 
 int BackgroundFlysim::stop(int signal) {

@@ -42,6 +42,8 @@ class BackgroundFlysim {
   BackgroundFlysim& operator=(const BackgroundFlysim&) = delete;
   // Waits (up to timeout_s) for a stdout line containing `what`; returns it, or "".
   std::string wait_for_output(const std::string& what, double timeout_s) const;
+  // The same for stderr (the log).
+  std::string wait_for_log(const std::string& what, double timeout_s) const;
   // Sends `signal` and waits for the process; returns its exit code (128+signal if killed).
   int stop(int signal);
   // Waits for the process to end by itself; returns its exit code as stop() does.
@@ -51,7 +53,7 @@ class BackgroundFlysim {
 
  private:
   int pid_ = -1;
-  std::string out_path_;
+  std::string out_path_, err_path_;
 };
 
 }  // namespace flysim::test

@@ -1,0 +1,353 @@
+// Issue 9's promises (docs/RELIABILITY.md): outputs never destroy what is not theirs,
+// nonsense is refused with one line that says where, and a stopped or killed run leaves
+// nothing that looks complete and keeps what it recorded.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "apps/flysim/options.hpp"
+#include "cli_support.hpp"
+#include "model/atomic_file.hpp"
+#include "model/csv_reader.hpp"
+#include "model/edge_list.hpp"
+#include "model/errors.hpp"
+#include "model/flywire_csv.hpp"
+#include "model/input_file.hpp"
+#include "model/lif_params.hpp"
+#include "model/network_cache.hpp"
+#include "model/stimulus.hpp"
+#include "test_support.hpp"
+
+namespace flysim::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+class Reliability : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("flysim-rel-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  std::string write(const std::string& name, const std::string& text) const {
+    spit(path(name), text);
+    return path(name);
+  }
+  CliResult flysim(const std::string& args) const {
+    return run_flysim(args + " --network.cache-dir=" + path("cache"), path("stdout"), path("stderr"));
+  }
+  std::string net2000(const std::string& extra = "") const {
+    return "run --network.neurons=" + data_path("net2000/neurons.csv") + " --network.connectivity=" +
+           data_path("net2000/connectivity.csv") + " --stimulus.kicks=" + data_path("net2000/kicks.csv") + " " + extra;
+  }
+  // Names in the test folder that look like an unfinished temporary file.
+  std::vector<std::string> temporaries() const {
+    std::vector<std::string> found;
+    for (const auto& entry : fs::recursive_directory_iterator(dir_))
+      if (entry.path().filename().string().find(".tmp-") != std::string::npos) found.push_back(entry.path().string());
+    return found;
+  }
+  template <class F>
+  std::string error_of(F&& f) const {
+    try {
+      f();
+    } catch (const input_error& e) {
+      return e.what();
+    }
+    return "(no error)";
+  }
+  fs::path dir_;
+};
+
+// ---- 1. outputs
+
+TEST_F(Reliability, OutputToAFifoIsWrittenInPlaceNeverReplaced) {
+  const std::string fifo = path("pipe");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::string received;
+  std::thread reader([&] { received = slurp(fifo); });
+  // The reader must be there before the writer opens (a FIFO without one is an error).
+  for (int i = 0; i < 200; ++i) {
+    AtomicFile* probe = nullptr;
+    try {
+      probe = new AtomicFile(fifo);
+    } catch (const input_error&) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      continue;
+    }
+    probe->write("hello\n", 6);
+    probe->commit();
+    delete probe;
+    break;
+  }
+  reader.join();
+  EXPECT_EQ(received, "hello\n");
+  struct stat st {};
+  ASSERT_EQ(::stat(fifo.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode)) << "the FIFO was replaced by a regular file";
+}
+
+TEST_F(Reliability, OutputToDevNullKeepsTheDeviceAndDevFullReportsTheError) {
+  {
+    AtomicFile null("/dev/null");
+    null.write("x", 1);
+    null.commit();
+  }
+  struct stat st {};
+  ASSERT_EQ(::stat("/dev/null", &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode));
+  if (::access("/dev/full", W_OK) != 0) GTEST_SKIP() << "/dev/full is not writable here";
+  AtomicFile full("/dev/full");
+  full.write("x", 1);
+  EXPECT_THROW(full.commit(), input_error);
+}
+
+TEST_F(Reliability, OutputThroughASymlinkReplacesTheTargetAndKeepsTheLink) {
+  write("real.csv", "old\n");
+  fs::create_symlink("real.csv", path("link.csv"));
+  AtomicFile out(path("link.csv"));
+  out.write("new\n", 4);
+  out.commit();
+  EXPECT_TRUE(fs::is_symlink(path("link.csv")));
+  EXPECT_EQ(slurp(path("real.csv")), "new\n");
+}
+
+TEST_F(Reliability, AnUnfinishedOutputLeavesNoFileAndKeepsTheOldOne) {
+  write("out.csv", "old\n");
+  {
+    AtomicFile out(path("out.csv"));
+    out.write("half", 4);
+    EXPECT_TRUE(temporaries().empty()) << "an unfinished file has a name a killed process would leave";
+  }
+  EXPECT_EQ(slurp(path("out.csv")), "old\n");
+  EXPECT_TRUE(temporaries().empty());
+}
+
+TEST_F(Reliability, StaleTemporariesOfDeadWritersAreRemovedLiveOnesKept) {
+  write("spikes.csv.tmp-999999999", "left by a killed run");
+  write("spikes.csv.tmp-" + std::to_string(::getpid()), "ours, still writing");
+  write("other.csv.tmp-999999999", "another output's");
+  const auto removed = remove_stale_temporaries(dir_.string(), "spikes.csv");
+  ASSERT_EQ(removed.size(), 1u);
+  EXPECT_FALSE(fs::exists(path("spikes.csv.tmp-999999999")));
+  EXPECT_TRUE(fs::exists(path("spikes.csv.tmp-" + std::to_string(::getpid()))));
+  EXPECT_TRUE(fs::exists(path("other.csv.tmp-999999999")));
+}
+
+TEST_F(Reliability, ARunRemovesAndReportsWhatAKilledRunLeft) {
+  write("spikes.csv.tmp-999999999", "left by a killed run");
+  const CliResult r = flysim(net2000("--run.duration-ms=20 --output.spikes=" + path("spikes.csv")));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("removed " + path("spikes.csv.tmp-999999999")), std::string::npos) << r.err;
+  EXPECT_TRUE(temporaries().empty());
+}
+
+TEST_F(Reliability, AnOutputThatIsAnInputIsRefusedAndTheInputKept) {
+  const std::string ids = write("ids.txt", slurp(data_path("net2000/stimulated.txt")));
+  const std::string kicks = write("kicks.csv", slurp(data_path("net2000/kicks.csv")));
+  const std::string config = write("run.ini", "[run]\nduration-ms = 20\n");
+  const std::string before_kicks = slurp(kicks), before_ids = slurp(ids), before_config = slurp(config);
+  const std::string base = "run --network.neurons=" + data_path("net2000/neurons.csv") +
+                           " --network.connectivity=" + data_path("net2000/connectivity.csv") + " --stimulus.kicks=" + kicks +
+                           " --config=" + config;
+  for (const std::string output : {"output.spikes", "output.rates", "plasticity.weights-out"}) {
+    for (const std::string& input : {kicks, config, data_path("net2000/neurons.csv"), data_path("net2000/connectivity.csv")}) {
+      const CliResult r = flysim(base + " --" + output + "=" + input);
+      expect_one_line_error(r, "option " + output + "=" + input + " is also the input of");
+    }
+  }
+  expect_one_line_error(flysim(base + " --stimulus.ids=" + ids + " --output.rates=" + ids), "option output.rates");
+  EXPECT_EQ(slurp(kicks), before_kicks);
+  EXPECT_EQ(slurp(ids), before_ids);
+  EXPECT_EQ(slurp(config), before_config);
+  // The same file under another name (a hard link) is the same file.
+  fs::create_hard_link(kicks, path("alias.csv"));
+  expect_one_line_error(flysim(base + " --output.spikes=" + path("alias.csv")),
+                        "option output.spikes=" + path("alias.csv") + " is also the input of option stimulus.kicks");
+  EXPECT_EQ(slurp(kicks), before_kicks);
+}
+
+TEST_F(Reliability, GenerateRefusesToOverwriteItsInput) {
+  const std::string neurons = write("neurons.csv", slurp(data_path("net2000/neurons.csv")));
+  const CliResult r = run_flysim("generate --network.neurons=" + neurons + " --generate.connections=1000 --output.neurons=" +
+                                     neurons + " --output.connectivity=" + path("c.csv"),
+                                 path("stdout"), path("stderr"));
+  expect_one_line_error(r, "option output.neurons=" + neurons + " is also the input of option network.neurons");
+  EXPECT_EQ(slurp(neurons), slurp(data_path("net2000/neurons.csv")));
+}
+
+TEST_F(Reliability, TwoOutputsOnOnePathAndACheckpointFolderThatIsAnOutputAreRefusedBeforeTheRun) {
+  expect_one_line_error(flysim(net2000("--output.spikes=" + path("a.csv") + " --output.rates=" + path("a.csv"))),
+                        "option output.rates and option output.spikes both name");
+  expect_one_line_error(flysim(net2000("--output.spikes=" + path("ck") + " --checkpoint.every-ms=10 --checkpoint.dir=" +
+                                       path("ck"))),
+                        "option output.spikes=" + path("ck") + " is the folder of option checkpoint.dir");
+  write("file", "x");
+  expect_one_line_error(flysim(net2000("--checkpoint.every-ms=10 --checkpoint.dir=" + path("file"))),
+                        "option checkpoint.dir=" + path("file") + " exists and is not a folder");
+  // Devices take any number of outputs.
+  EXPECT_EQ(flysim(net2000("--run.duration-ms=20 --output.spikes=/dev/null --output.rates=/dev/null")).code, 0);
+}
+
+// ---- 2. nonsense refused, 8. messages that say where
+
+TEST_F(Reliability, TablesRefuseExtraFieldsEmptyBodiesAndBadFlags) {
+  const std::string neurons = data_path("net2000/neurons.csv");
+  std::string conn = slurp(data_path("net2000/connectivity.csv"));
+  const std::string header = conn.substr(0, conn.find('\n') + 1);
+  const std::string first_row = conn.substr(header.size(), conn.find('\n', header.size()) + 1 - header.size());
+  EXPECT_NE(error_of([&] { load_flywire(neurons, write("extra.csv", header + first_row.substr(0, first_row.size() - 1) + ",9\n")); })
+                .find("extra.csv:2: expected 7 fields"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { load_flywire(neurons, write("empty.csv", header)); }).find("no connections after the header"),
+            std::string::npos);
+  std::string ids = slurp(neurons);
+  ids.replace(ids.find("True"), 4, "maybe");
+  EXPECT_NE(error_of([&] { load_flywire_neurons(write("maybe.csv", ids)); }).find("maybe.csv:2: column 'Completed': 'maybe'"),
+            std::string::npos);
+  // A UTF-8 byte-order mark is accepted.
+  EXPECT_EQ(load_flywire(neurons, write("bom.csv", "\xEF\xBB\xBF" + header + first_row)).connection_count(), 1u);
+  EXPECT_EQ(load_flywire_neurons(write("bomn.csv", "\xEF\xBB\xBF" + slurp(neurons))).size(), 2000u);
+}
+
+TEST_F(Reliability, IdAndKickFilesRefuseRowsWithMoreThanTheirFields) {
+  const auto net = std::make_shared<Network>(load_flywire(data_path("net2000/neurons.csv"), data_path("net2000/connectivity.csv")));
+  const std::string a = std::to_string(net->root_ids[1]), b = std::to_string(net->root_ids[2]);
+  EXPECT_NE(error_of([&] { load_stimulus_ids(write("one_line.txt", a + "," + b + "\n"), *net); })
+                .find("one_line.txt:1: expected 1 field (one root ID per line), got 2"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { load_stimulus_ids(write("junk.txt", a + ",junk\n"), *net); }).find("junk.txt:1: expected 1 field"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { load_kicks(write("k3.csv", "step,neuron_id\n5," + a + ",7\n"), *net); })
+                .find("k3.csv:2: expected 2 fields"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { load_kicks(write("k0.csv", "step,neuron_id\n"), *net); }).find("no kicks after the header"),
+            std::string::npos);
+  // Unprintable bytes are shown, not passed through (a NUL would cut the message).
+  const std::string nul = error_of([&] { load_stimulus_ids(write("nul.txt", std::string("12\0" "3\n", 4)), *net); });
+  EXPECT_NE(nul.find("'12\\x003'"), std::string::npos) << nul;
+}
+
+TEST_F(Reliability, EdgeListBlamesAMisTypedIdOnItsOwnLine) {
+  const std::string edges = write("edges.csv", "1,2,3\n2,3,1\n3,x4,2\n");
+  const std::string e = error_of([&] { load_edge_list(edges, "", SignRule{0.4, 1}); });
+  EXPECT_NE(e.find("edges.csv:3: neuron ID 'x4' is not an integer"), std::string::npos) << e;
+}
+
+TEST_F(Reliability, MixedSignNeuronsAreFound) {
+  const auto net = tiny_network(4, {{0, 1, 2}, {0, 2, -1}, {1, 2, 1}, {3, 0, -2}, {3, 1, 4}});
+  EXPECT_EQ(mixed_sign_neurons(*net), (std::vector<uint32_t>{0, 3}));
+}
+
+TEST_F(Reliability, ModelParametersAreNamedInTheirErrors) {
+  LifParams p;
+  p.v_reset_mV = p.v_threshold_mV + 1;
+  EXPECT_NE(error_of([&] { derive_constants(p); }).find("v_reset"), std::string::npos);
+  LifParams tiny;
+  tiny.dt_ms = 1e-9;
+  const std::string e = error_of([&] { derive_constants(tiny); });
+  EXPECT_NE(e.find("dt must lie in"), std::string::npos) << e;
+  EXPECT_EQ(e.find("t_ref"), std::string::npos) << e;
+}
+
+TEST_F(Reliability, OptionsRefuseAKeyGivenTwiceAndAConfigThatIsNotAFile) {
+  using app::Options;
+  const std::vector<app::OptionSpec> specs = {{"run.duration-ms", app::OptionType::number, "1000", "d"}};
+  const auto err = [&](const std::vector<std::string>& args) { return error_of([&] { Options::parse(specs, args); }); };
+  EXPECT_NE(err({"--run.duration-ms=5", "--run.duration-ms=6"}).find("set twice"), std::string::npos);
+  const std::string both = write("both.ini", "run.duration-ms = 5\n[run]\nduration-ms = 6\n");
+  EXPECT_NE(err({"--config=" + both}).find("both.ini:3: option run.duration-ms is set twice (first at " + both + ":1)"),
+            std::string::npos);
+  const std::string one = write("one.ini", "[run]\nduration-ms = 5\n"), two = write("two.ini", "[run]\nduration-ms = 6\n");
+  EXPECT_NE(err({"--config=" + one, "--config=" + two}).find("set twice"), std::string::npos);
+  EXPECT_NE(err({"--config=" + dir_.string()}).find("is a directory"), std::string::npos);
+  // The command line overrides a config file: documented, not a duplicate.
+  EXPECT_EQ(Options::parse(specs, {"--config=" + one, "--run.duration-ms=7"}).number("run.duration-ms"), 7.0);
+  const std::string bom = write("bom.ini", "\xEF\xBB\xBF[run]\nduration-ms = 8\n");
+  EXPECT_EQ(Options::parse(specs, {"--config=" + bom}).number("run.duration-ms"), 8.0);
+}
+
+TEST_F(Reliability, DurationLimitIsTheOneTheMessageStates) {
+  const CliResult over = flysim(net2000("--run.duration-ms=1e8"));
+  expect_one_line_error(over, "command line: option run.duration-ms='1e8' must lie in 0.1..53687091.2 ms");
+  const CliResult under = flysim(net2000("--run.duration-ms=-1"));
+  expect_one_line_error(under, "command line: option run.duration-ms='-1' must lie in 0.1..53687091.2 ms");
+}
+
+// ---- 3. inputs that are not files
+
+TEST_F(Reliability, AFifoInputIsRefusedAtOnce) {
+  const std::string fifo = path("fifo");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_NE(error_of([&] { open_input_file(fifo); }).find("is a FIFO"), std::string::npos);
+  const auto started = std::chrono::steady_clock::now();
+  expect_one_line_error(flysim(net2000("--stimulus.ids=" + fifo)), fifo + ": is a FIFO");
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(20));
+}
+
+// ---- 4. the network cache is keyed by content
+
+TEST_F(Reliability, CacheKeyChangesWithContentEvenAtTheSameSizeAndTime) {
+  const std::string file = write("c.csv", "abcdef\n");
+  const auto before = fs::last_write_time(file);
+  const std::string key = file_source_key({file});
+  spit(file, "abcdeg\n");
+  fs::last_write_time(file, before);
+  EXPECT_NE(file_source_key({file}), key);
+  fs::copy_file(file, path("moved.csv"));
+  EXPECT_EQ(file_source_key({path("moved.csv")}), file_source_key({file}));
+}
+
+// ---- 5, 6. signals
+
+TEST_F(Reliability, AStoppedRunCommitsWhatItRecordedAndSaysWhere) {
+  const std::string full = path("full.csv"), part = path("part.csv");
+  ASSERT_EQ(flysim(net2000("--run.duration-ms=1000 --output.spikes=" + full)).code, 0);
+  BackgroundFlysim run(net2000("--run.duration-ms=500000 --output.spikes=" + part + " --output.rates=" + path("r.csv") +
+                               " --network.cache-dir=" + path("cache")),
+                       path("bg.out"), path("bg.err"));
+  ASSERT_NE(run.wait_for_log("trial 1/1:", 60), "") << slurp(path("bg.err"));
+  EXPECT_EQ(run.stop(SIGTERM), 143);
+  const std::string out = slurp(path("bg.out"));
+  EXPECT_NE(out.find("flysim run: stopped"), std::string::npos) << out;
+  EXPECT_NE(out.find("stopped     early, by a stop signal, at trial 0 step "), std::string::npos) << out;
+  ASSERT_TRUE(fs::exists(part)) << slurp(path("bg.err"));
+  EXPECT_TRUE(fs::exists(path("r.csv")));
+  // The dynamics are causal: the first second of the long run is the whole short run.
+  const std::string recorded = slurp(part), reference = slurp(full);
+  ASSERT_GT(recorded.size(), reference.size());
+  EXPECT_TRUE(same_text(reference, recorded.substr(0, reference.size())));
+  EXPECT_EQ(recorded.back(), '\n');
+  EXPECT_TRUE(temporaries().empty());
+}
+
+TEST_F(Reliability, KillNineLeavesNoTemporaryFile) {
+  BackgroundFlysim run(net2000("--run.duration-ms=500000 --output.spikes=" + path("s.csv") + " --network.cache-dir=" +
+                               path("cache")),
+                       path("bg.out"), path("bg.err"));
+  ASSERT_NE(run.wait_for_log("trial 1/1:", 60), "");
+  EXPECT_EQ(run.stop(SIGKILL), 128 + SIGKILL);
+  EXPECT_FALSE(fs::exists(path("s.csv")));
+  EXPECT_TRUE(temporaries().empty());
+}
+
+TEST_F(Reliability, ASignalWhileTheNetworkLoadsEndsWithAMessage) {
+  // The full synthetic network takes seconds to generate: time enough to be interrupted.
+  BackgroundFlysim run("run --network.cache-dir=" + path("cache"), path("bg.out"), path("bg.err"));
+  ASSERT_NE(run.wait_for_log("generating", 60), "");
+  EXPECT_EQ(run.stop(SIGINT), 130);
+  EXPECT_NE(slurp(path("bg.err")).find("flysim: interrupted while loading the network; nothing was written"), std::string::npos)
+      << slurp(path("bg.err"));
+}
+
+}  // namespace
+}  // namespace flysim::test
