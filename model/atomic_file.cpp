@@ -122,7 +122,7 @@ void AtomicFile::give_name() {
   if (::linkat(AT_FDCWD, self_fd.c_str(), AT_FDCWD, temp_path_.c_str(), AT_SYMLINK_FOLLOW) != 0) {
     const int saved = errno;
     temp_path_.clear();
-    fail(path_, "cannot name the finished file", saved);
+    fail(path_, "cannot write the finished file as " + temp_path_, saved);
   }
 }
 

@@ -8,9 +8,11 @@
 #include <chrono>
 #include <thread>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 namespace flysim::test {
 
@@ -57,6 +59,18 @@ std::size_t count_of(const std::string& text, const std::string& what) {
   std::size_t n = 0;
   for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
   return n;
+}
+
+std::string with_overrides(const std::string& defaults, const std::string& extra) {
+  const auto key_of = [](const std::string& word) { return word.substr(0, word.find('=')); };
+  std::istringstream overriding(extra), given(defaults);
+  std::vector<std::string> keys;
+  for (std::string word; overriding >> word;)
+    if (word.rfind("--", 0) == 0) keys.push_back(key_of(word));
+  std::string out;
+  for (std::string word; given >> word;)
+    if (std::find(keys.begin(), keys.end(), key_of(word)) == keys.end()) out += word + " ";
+  return out + extra;
 }
 
 std::string spikes_from(const std::string& csv, int trial, int step) {

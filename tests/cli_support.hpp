@@ -26,6 +26,10 @@ void expect_one_line_error(const CliResult& r, const std::string& where);
 // their lengths: megabyte files exhaust the machine.)
 testing::AssertionResult same_text(const std::string& expected, const std::string& actual);
 
+// `defaults extra`, less the --key=value items of `defaults` whose key `extra` sets too
+// (flysim refuses a key given twice: a test that changes a default says so here).
+std::string with_overrides(const std::string& defaults, const std::string& extra);
+
 // How often `what` occurs in `text`.
 std::size_t count_of(const std::string& text, const std::string& what);
 

@@ -55,8 +55,8 @@ class HotSwap : public ::testing::Test {
     return run_flysim(args, (where / (tag + ".out")).string(), (where / (tag + ".err")).string());
   }
   static CliResult run_in(const fs::path& where, const std::string& tag, const std::string& extra) {
-    return flysim_in(where, tag, "run " + data_args() + " " + plan_args() + " --network.cache-dir=" +
-                                     (suite_ / "cache").string() + " " + extra);
+    return flysim_in(where, tag, "run " + with_overrides(data_args() + " " + plan_args() + " --network.cache-dir=" +
+                                                           (suite_ / "cache").string(), extra));
   }
   CliResult run(const std::string& tag, const std::string& extra) const { return run_in(dir_, tag, extra); }
   // A restore: the network, the model and the engine come from the options; the plan

@@ -55,13 +55,14 @@ class Plasticity : public ::testing::Test {
   static CliResult run_in(const fs::path& where, const std::string& tag, const std::string& extra,
                           const std::string& plan = "--run.duration-ms=300 --run.trials=2") {
     return flysim_in(where, tag,
-                     "run " + network_args() + " --stimulus.ids=" + data_path("net2000/stimulated.txt") +
-                         " --stimulus.kicks=" + data_path("net2000/kicks.csv") + " " + plan +
-                         " --engine.threads=2 " + plasticity_args() + " " + extra);
+                     "run " + with_overrides(network_args() + " --stimulus.ids=" + data_path("net2000/stimulated.txt") +
+                                                 " --stimulus.kicks=" + data_path("net2000/kicks.csv") + " " + plan +
+                                                 " --engine.threads=2 " + plasticity_args(),
+                                             extra));
   }
   CliResult run(const std::string& tag, const std::string& extra) const { return run_in(dir_, tag, extra); }
   CliResult restore(const std::string& tag, const std::string& file, const std::string& extra) const {
-    return flysim_in(dir_, tag, "run " + network_args() + " --engine.threads=2 --restore=" + file + " " + extra);
+    return flysim_in(dir_, tag, "run " + with_overrides(network_args() + " --engine.threads=2 --restore=" + file, extra));
   }
   std::string path(const std::string& name) const { return (dir_ / name).string(); }
   static std::string checkpoint(int trial, int step) {
