@@ -3,6 +3,7 @@
 #include <xxhash.h>
 
 #include <chrono>
+#include <cmath>
 #include <algorithm>
 #include <filesystem>
 
@@ -44,6 +45,7 @@ GeneratorParams generator_params(const NetworkSource& source) {
 }
 
 void restrict_generator(GeneratorParams& params, std::size_t neurons, uint64_t connections) {
+  const double full_neurons = static_cast<double>(params.root_ids.size());
   if (neurons > 0 && neurons < params.root_ids.size()) {
     params.root_ids.resize(neurons);
     const auto outside = [&](uint32_t i) { return i >= neurons; };
@@ -59,8 +61,18 @@ void restrict_generator(GeneratorParams& params, std::size_t neurons, uint64_t c
   if (params.connections > max_pairs / 2)
     throw input_error("a network of " + std::to_string(n) + " neurons cannot hold " + std::to_string(connections) +
                       " connections with a realistic sparsity; ask for at most " + std::to_string(max_pairs / 2));
-  params.max_out_degree = static_cast<uint32_t>(std::min<uint64_t>(params.max_out_degree, n - 1));
-  params.max_in_degree = static_cast<uint32_t>(std::min<uint64_t>(params.max_in_degree, n - 1));
+  // The hubs shrink with the network (the largest FlyWire hub reaches 7% of all neurons):
+  // a 2,000-neuron network with full-scale hubs would need rows longer than n - 1 once the
+  // heavy tail is drawn, and could not place its connections without repeats. Never below
+  // twice the mean degree, so the tail keeps its shape.
+  const double scale = static_cast<double>(n) / full_neurons;
+  const auto scaled_cap = [&](uint32_t cap) {
+    const double mean = static_cast<double>(params.connections) / static_cast<double>(n);
+    const double wanted = std::max(std::ceil(static_cast<double>(cap) * scale), std::ceil(2.0 * mean));
+    return static_cast<uint32_t>(std::min<double>({static_cast<double>(cap), wanted, static_cast<double>(n - 1)}));
+  };
+  params.max_out_degree = scaled_cap(params.max_out_degree);
+  params.max_in_degree = scaled_cap(params.max_in_degree);
 }
 
 namespace {

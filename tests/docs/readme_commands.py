@@ -9,8 +9,8 @@ folder that has the repository's data/ and tests/ beside it, with these scalings
 commands stay as written otherwise, so an option the README gets wrong still fails):
   - run.trials is capped at 2 (30 trials of the full network would take a minute);
   - `generate` without generate.* makes a 2,000-neuron network, not the 15.1M rows;
-  - files the README only names (my_ids.txt, pre.txt, post.txt, the FlyWire export)
-    are made first; the ```ini example is the experiment.ini it uses;
+  - files the README only names (my_ids.txt, pre.txt, post.txt, the FlyWire export:
+    all v783 neurons, 200,000 connections) are made first; the ```ini example is the experiment.ini it uses;
   - `flysim shard` runs in the background until the next `shard` or the end;
   - commands that need a GPU must either succeed or, where none is usable, be refused
     with one 'flysim: error:' line (or `doctor`'s exit code 1);
@@ -85,7 +85,8 @@ def main():
     open(os.path.join(work, "post.txt"), "w").write("".join(sugar[:5]))
     for ini in blocks(text, "ini"):
         open(os.path.join(work, "experiment.ini"), "w").write(scaled_ini(ini, cache))
-    subprocess.run([BINARY, "generate", "--generate.neurons=2000", "--generate.connections=20000",
+    # The FlyWire export stand-in: every v783 neuron (the sugar GRNs must be there), few connections.
+    subprocess.run([BINARY, "generate", "--generate.connections=200000",
                     "--output.neurons=" + os.path.join(work, "Completeness_783.csv"),
                     "--output.connectivity=" + os.path.join(work, "Connectivity_783.csv")],
                    env=env, check=True, capture_output=True)
