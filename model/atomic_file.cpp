@@ -36,6 +36,27 @@ std::string follow_links(const std::string& path) {
   throw input_error(path + ": " + what + ": " + std::strerror(err));
 }
 
+// /dev/stdout and /proc/self/fd/N are views of a descriptor: followed to a regular file
+// they would replace the file the shell redirected to, so they are always written in place.
+bool is_descriptor_view(const std::string& path) { return path.rfind("/dev/", 0) == 0 || path.rfind("/proc/", 0) == 0; }
+
+// The descriptor a path names (/dev/stdout, /dev/fd/3, /proc/self/fd/3), or -1. It is
+// written through a duplicate: opening the path anew would start at offset 0 of a
+// redirected file and overwrite what the process has written there.
+int descriptor_named(const std::string& path) {
+  if (path == "/dev/stdin") return 0;
+  if (path == "/dev/stdout") return 1;
+  if (path == "/dev/stderr") return 2;
+  for (const char* prefix : {"/dev/fd/", "/proc/self/fd/"}) {
+    const std::size_t n = std::strlen(prefix);
+    if (path.rfind(prefix, 0) != 0) continue;
+    int fd = -1;
+    const auto [end, err] = std::from_chars(path.data() + n, path.data() + path.size(), fd);
+    if (err == std::errc() && end == path.data() + path.size()) return fd;
+  }
+  return -1;
+}
+
 void fsync_folder(const std::string& dir) {
   const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd >= 0) {
@@ -46,10 +67,10 @@ void fsync_folder(const std::string& dir) {
 }  // namespace
 
 AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
-  target_ = follow_links(path_);
+  target_ = is_descriptor_view(path_) ? path_ : follow_links(path_);
   struct stat st {};
   if (::stat(target_.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) throw input_error(path_ + ": is a folder; give a file name");
-  if (::stat(target_.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+  if (::stat(target_.c_str(), &st) == 0 && (!S_ISREG(st.st_mode) || is_descriptor_view(path_)))
     open_direct();
   else
     open_anonymous();
@@ -58,10 +79,16 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
 
 void AtomicFile::open_direct() {
   direct_ = true;
-  // O_NONBLOCK: a FIFO without a reader is an error now, not a hang.
-  const int fd = ::open(target_.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-  if (fd < 0) fail(path_, errno == ENXIO ? "cannot write (a FIFO with no reader)" : "cannot write", errno);
-  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  int fd = -1;
+  if (const int named = descriptor_named(path_); named >= 0) {
+    fd = ::fcntl(named, F_DUPFD_CLOEXEC, 3);
+    if (fd < 0) fail(path_, "cannot write", errno);
+  } else {
+    // O_NONBLOCK: a FIFO without a reader is an error now, not a hang.
+    fd = ::open(target_.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) fail(path_, errno == ENXIO ? "cannot write (a FIFO with no reader)" : "cannot write", errno);
+    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  }
   file_ = ::fdopen(fd, "wb");
   if (!file_) {
     const int saved = errno;

@@ -7,8 +7,9 @@
 //   file system lacks O_TMPFILE, a named NAME.tmp-PID stands in (and
 //   remove_stale_temporaries cleans up after a killed writer).
 // - A symbolic link is followed: the file it points to is replaced, the link stays.
-// - A device, FIFO or socket (/dev/null, /dev/stdout, a pipe) is written directly and
-//   never replaced; write errors (/dev/full) are reported.
+// - A device, FIFO or socket (/dev/null, a pipe), and anything named under /dev/ or
+//   /proc/ (/dev/stdout redirected to a file), is written directly and never replaced;
+//   write errors (/dev/full) are reported.
 // If the writer fails or is destroyed without commit(), an earlier NAME is untouched.
 #include <cstdio>
 #include <string>

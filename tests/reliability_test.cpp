@@ -243,6 +243,27 @@ TEST_F(Reliability, EdgeListBlamesAMisTypedIdOnItsOwnLine) {
   EXPECT_NE(e.find("edges.csv:3: neuron ID 'x4' is not an integer"), std::string::npos) << e;
 }
 
+TEST_F(Reliability, OutputToDevStdoutWritesThroughTheRedirection) {
+  const CliResult r = flysim(net2000("--run.duration-ms=20 --output.rates=/dev/stdout"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("neuron_id,index,spikes,rate_hz\n", 0), 0u) << r.out.substr(0, 200);
+  EXPECT_NE(r.out.find("flysim run: done"), std::string::npos);
+}
+
+TEST_F(Reliability, AMixedSignNeuronIsAcceptedWithAWarningNamingIt) {
+  std::string conn = slurp(data_path("net2000/connectivity.csv"));
+  const std::string row = "820475940600000023,820475940600019979,0,393,13,1,13\n";
+  ASSERT_NE(conn.find(row), std::string::npos);
+  conn.replace(conn.find(row), row.size(), "820475940600000023,820475940600019979,0,393,13,-1,-13\n");
+  const CliResult r = flysim("run --network.neurons=" + data_path("net2000/neurons.csv") + " --network.connectivity=" +
+                             write("mixed.csv", conn) + " --stimulus.kicks=" + data_path("net2000/kicks.csv") +
+                             " --run.duration-ms=20");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("neuron 820475940600000023 (index 0) has both excitatory and inhibitory connections"),
+            std::string::npos)
+      << r.err;
+}
+
 TEST_F(Reliability, MixedSignNeuronsAreFound) {
   const auto net = tiny_network(4, {{0, 1, 2}, {0, 2, -1}, {1, 2, 1}, {3, 0, -2}, {3, 1, 4}});
   EXPECT_EQ(mixed_sign_neurons(*net), (std::vector<uint32_t>{0, 3}));
