@@ -19,6 +19,7 @@
 #include <xxhash.h>
 
 #include "checkpoint/checkpoint_file.hpp"
+#include "checkpoint/snapshot_check.hpp"
 #include "model/errors.hpp"
 #include "checkpoint_support.hpp"
 #include "cli_support.hpp"
@@ -285,6 +286,68 @@ TEST_F(CheckpointFile, FifoFolderAndDeviceAreRefusedAtOnce) {
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 2.0);
   expect_refused([&] { load_checkpoint_unchecked(dir_.string()); }, dir_.string(), "is a directory");
   expect_refused([&] { load_checkpoint_unchecked("/dev/null"); }, "/dev/null", "is a character device");
+}
+
+// validate_snapshot: every rule refuses a snapshot that breaks it, naming the file,
+// even when the file holding it has right checksums (a buggy or hand-made writer).
+TEST_F(CheckpointFile, InconsistentSnapshotIsRefusedBeforeRestore) {
+  constexpr std::size_t kNeurons = 500;
+  constexpr int32_t kDelay = 18;
+  const Snapshot good = realistic_snapshot(kNeurons, 40, 1);
+  const std::string p = path("bad.ckpt");
+  validate_snapshot(good, kNeurons, kDelay, p);
+  Snapshot off = good;
+  off.plasticity = PlasticityState{};
+  off.engine.plastic_weights.clear();
+  validate_snapshot(off, kNeurons, kDelay, p);
+
+  struct Damage {
+    const char* what;
+    std::function<void(Snapshot&)> apply;
+    const char* problem;
+  };
+  const double nan = std::nan("");
+  const std::vector<Damage> damages = {
+      {"v short", [](Snapshot& s) { s.engine.v.pop_back(); }, "499 neurons (v)"},
+      {"g long", [](Snapshot& s) { s.engine.g.push_back(0); }, "501 (g)"},
+      {"last spike short", [](Snapshot& s) { s.engine.last_spike.clear(); }, "0 (last spike)"},
+      {"counts", [](Snapshot& s) { s.recorder.counts.pop_back(); }, "the recorder counts 499 neurons"},
+      {"v nan", [=](Snapshot& s) { s.engine.v[3] = nan; }, "not a finite number"},
+      {"g inf", [](Snapshot& s) { s.engine.g[3] = HUGE_VAL; }, "not a finite number"},
+      {"no trials", [](Snapshot& s) { s.plan.trials = 0; }, "a plan of 0 trials"},
+      {"no steps", [](Snapshot& s) { s.plan.steps_per_trial = -5; }, "of -5 steps"},
+      {"trial after the plan", [](Snapshot& s) { s.engine.trial = 3; }, "position trial 3 step 5004"},
+      {"negative trial", [](Snapshot& s) { s.engine.trial = -1; }, "position trial -1"},
+      {"step after the trial", [](Snapshot& s) { s.engine.next_step = 10008; }, "step 10008 is not"},
+      {"step off a boundary", [](Snapshot& s) { s.engine.next_step = 5005; }, "not a delay-cell boundary"},
+      {"last spike later", [](Snapshot& s) { s.engine.last_spike[0] = 5004; }, "a last spike lies after"},
+      {"last spike negative", [](Snapshot& s) { s.engine.last_spike[0] = -3; }, "a last spike lies after"},
+      {"pending neuron", [](Snapshot& s) { s.engine.pending[5].neuron = kNeurons; }, "an undelivered spike is of a neuron"},
+      {"pending early", [](Snapshot& s) { s.engine.pending[0].step = 4985; }, "outside steps 4986..5003"},
+      {"pending late", [](Snapshot& s) { s.engine.pending[0].step = 5004; }, "outside steps 4986..5003"},
+      {"rate", [=](Snapshot& s) { s.plan.stimulus_rate_Hz = nan; }, "stimulus rate"},
+      {"poisson neuron", [](Snapshot& s) { s.plan.stimulus.poisson_neurons.push_back(kNeurons); }, "a Poisson neuron"},
+      {"kick neuron", [](Snapshot& s) { s.plan.stimulus.kicks.push_back({300, 4000000000u}); }, "the kicks"},
+      {"kick step", [](Snapshot& s) { s.plan.stimulus.kicks.front().step = -1; }, "the kicks"},
+      {"kicks unsorted", [](Snapshot& s) { std::swap(s.plan.stimulus.kicks[0], s.plan.stimulus.kicks[1]); }, "the kicks"},
+      {"recorder total", [](Snapshot& s) { s.recorder.spikes += 1; }, "the recorder's spike total"},
+      {"counts overflow", [](Snapshot& s) { s.recorder.counts[0] = s.recorder.counts[1] = UINT64_MAX; }, "spike total"},
+      {"weights without settings", [](Snapshot& s) { s.plasticity.settings.clear(); }, "without plasticity settings"},
+      {"learned", [](Snapshot& s) { s.plasticity.learned.pop_back(); }, "4 learned weights for 5 applied"},
+      {"trace size", [](Snapshot& s) { s.plasticity.pre.value.pop_back(); }, "plasticity traces"},
+      {"trace step", [](Snapshot& s) { s.plasticity.post.step[7] = 5004; }, "plasticity traces"},
+  };
+  for (const Damage& d : damages) {
+    SCOPED_TRACE(d.what);
+    Snapshot bad = good;
+    d.apply(bad);
+    expect_refused([&] { validate_snapshot(bad, kNeurons, kDelay, p); }, p, d.problem);
+    // Saved with right checksums: the file decodes; the restore path's check refuses it.
+    save_checkpoint(p, bad, kIdentity);
+    const Snapshot back = load_checkpoint(p, kIdentity);
+    expect_refused([&] { validate_snapshot(back, kNeurons, kDelay, p); }, p, "the checkpoint does not fit this network: ");
+  }
+  expect_refused([&] { validate_snapshot(good, kNeurons + 1, kDelay, p); }, p, "the network has 501");
 }
 
 // A save that fails leaves the earlier file byte-identical and no temporary file behind.

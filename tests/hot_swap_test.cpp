@@ -213,6 +213,17 @@ TEST_F(HotSwap, RestoreIsRefusedForOtherModelNetworkOrDamagedFile) {
   spit(path("longer.ckpt"), bytes + "\n\n");
   ASSERT_EQ(::mkfifo(path("pipe.ckpt").c_str(), 0600), 0);
   const FifoUnblocker unblock(path("pipe.ckpt"), 20.0);
+  // Right checksums around a snapshot that does not fit the network (n = 2000): a
+  // spike of neuron 2000 in the delay ring, one neuron's state missing.
+  CheckpointHeader identity;
+  const Snapshot snapshot = load_checkpoint_unchecked(good, &identity);
+  const CheckpointIdentity same{identity.compatibility, identity.kernel_version, identity.network_hash};
+  Snapshot outside = snapshot;
+  outside.engine.pending.push_back({outside.engine.next_step - 1, 2000});
+  save_checkpoint(path("outside.ckpt"), outside, same);
+  Snapshot missing = snapshot;
+  missing.engine.v.pop_back();
+  save_checkpoint(path("missing.ckpt"), missing, same);
   // net2000 with one connection's synapse count changed (13 -> 14).
   {
     std::ifstream in(data_path("net2000/connectivity.csv"));
@@ -240,6 +251,10 @@ TEST_F(HotSwap, RestoreIsRefusedForOtherModelNetworkOrDamagedFile) {
       {"longer", path("longer.ckpt"), "", data_path("net2000/connectivity.csv"),
        "checkpoint is damaged (2 unexpected bytes after the payload)"},
       {"fifo", path("pipe.ckpt"), "", data_path("net2000/connectivity.csv"), "is a FIFO"},
+      {"outside", path("outside.ckpt"), "", data_path("net2000/connectivity.csv"),
+       "the checkpoint does not fit this network: an undelivered spike is of a neuron outside 0..1999"},
+      {"state", path("missing.ckpt"), "", data_path("net2000/connectivity.csv"),
+       "the checkpoint does not fit this network: it holds the state of 1999 neurons (v)"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.tag);
