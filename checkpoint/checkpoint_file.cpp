@@ -1,22 +1,25 @@
 #include "checkpoint/checkpoint_file.hpp"
 
 #include <cereal/archives/portable_binary.hpp>
-#include <cereal/types/string.hpp>
-#include <cereal/types/vector.hpp>
 #include <xxhash.h>
 
-#include <algorithm>
-#include <cerrno>
 #include <cstring>
-#include <fstream>
+#include <istream>
+#include <optional>
 #include <sstream>
+#include <streambuf>
 
+#include "checkpoint/bounded_load.hpp"
 #include "model/atomic_file.hpp"
 #include "model/errors.hpp"
+#include "model/input_file.hpp"
 
 namespace flysim {
 
-// ---- Cereal serialization of the plain snapshot types (found by ADL).
+// ---- Cereal serialization of the plain snapshot types (found by ADL). Every vector
+// and string goes through bounded(): same bytes as Cereal's own, bounded reads.
+using checkpoint_io::bounded;
+
 template <class Archive>
 void serialize(Archive& ar, Spike& s) {
   ar(s.step, s.neuron);
@@ -27,19 +30,20 @@ void serialize(Archive& ar, Kick& k) {
 }
 template <class Archive>
 void serialize(Archive& ar, EngineState& s) {
-  ar(s.trial, s.next_step, s.v, s.g, s.last_spike, s.pending, s.plastic_weights);
+  ar(s.trial, s.next_step, bounded(s.v), bounded(s.g), bounded(s.last_spike), bounded(s.pending),
+     bounded(s.plastic_weights));
 }
 template <class Archive>
 void serialize(Archive& ar, Traces& t) {
-  ar(t.value, t.step);
+  ar(bounded(t.value), bounded(t.step));
 }
 template <class Archive>
 void serialize(Archive& ar, PlasticityState& p) {
-  ar(p.settings, p.trial, p.pre, p.post, p.learned);
+  ar(bounded(p.settings), p.trial, p.pre, p.post, bounded(p.learned));
 }
 template <class Archive>
 void serialize(Archive& ar, StimulusPlan& p) {
-  ar(p.poisson_neurons, p.kicks, p.seed);
+  ar(bounded(p.poisson_neurons), bounded(p.kicks), p.seed);
 }
 template <class Archive>
 void serialize(Archive& ar, PlanRecord& p) {
@@ -47,7 +51,7 @@ void serialize(Archive& ar, PlanRecord& p) {
 }
 template <class Archive>
 void serialize(Archive& ar, RecorderPosition& r) {
-  ar(r.spikes, r.counts);
+  ar(r.spikes, bounded(r.counts));
 }
 template <class Archive>
 void serialize(Archive& ar, Snapshot& s) {
@@ -55,40 +59,87 @@ void serialize(Archive& ar, Snapshot& s) {
 }
 template <class Archive>
 void serialize(Archive& ar, CheckpointHeader& h) {
-  ar(h.format_version, h.compatibility, h.kernel_version, h.network_hash, h.payload_bytes, h.payload_checksum);
+  ar(h.format_version, bounded(h.compatibility), bounded(h.kernel_version), h.network_hash, h.payload_bytes,
+     h.payload_checksum);
 }
 
 namespace {
 constexpr char kMagic[8] = {'F', 'L', 'Y', 'S', 'I', 'M', 'C', 'K'};
+constexpr std::size_t kPrefixBytes = sizeof kMagic + 8;  // magic, header length
+constexpr std::size_t kSumBytes = 8;                      // an XXH3-64 checksum
 constexpr std::size_t kMaxHeaderBytes = 1 << 16;
+// The header archive's byte-order flag and format version, the least it can hold.
+constexpr std::size_t kMinHeaderBytes = 1 + 4;
 
 using Out = cereal::PortableBinaryOutputArchive;
 using In = cereal::PortableBinaryInputArchive;
 
-std::string encode_payload(const Snapshot& snapshot) {
+// The little-endian unsigned integer of type T at byte `at` (inside `bytes`).
+template <class T>
+T le_at(std::string_view bytes, std::size_t at) {
+  T value = 0;
+  for (std::size_t b = 0; b < sizeof(T); ++b) value |= T(uint8_t(bytes[at + b])) << (8 * b);
+  return value;
+}
+
+void append_u64(std::string& out, uint64_t value) {
+  for (int b = 0; b < 8; ++b) out += static_cast<char>((value >> (8 * b)) & 0xff);
+}
+
+uint64_t checksum(std::string_view bytes) { return XXH3_64bits(bytes.data(), bytes.size()); }
+
+template <class T>
+std::string encode(const T& value) {
   std::ostringstream os;
   {
     Out ar(os, Out::Options::LittleEndian());
-    ar(snapshot);
+    ar(value);
   }
   return std::move(os).str();
 }
 
-std::string encode_header(const CheckpointHeader& header) {
-  std::ostringstream os;
-  {
-    Out ar(os, Out::Options::LittleEndian());
-    ar(header);
+// Reads straight from the file's bytes in memory, and says how many were not read.
+class ViewBuffer : public std::streambuf {
+ public:
+  explicit ViewBuffer(std::string_view bytes) {
+    char* begin = const_cast<char*>(bytes.data());  // only read: the get area is never written
+    setg(begin, begin, begin + bytes.size());
   }
-  return std::move(os).str();
+  std::size_t left() const { return static_cast<std::size_t>(egptr() - gptr()); }
+};
+
+// Decodes one archive that must fill `bytes` exactly; the cereal::Exception of a
+// short read, or "N bytes left after ...", is the caller's to report.
+template <class T>
+void decode_exactly(std::string_view bytes, T& into, const char* what) {
+  ViewBuffer buffer(bytes);
+  std::istream is(&buffer);
+  {
+    In ar(is, In::Options::LittleEndian());
+    ar(into);
+  }
+  if (buffer.left() != 0) throw cereal::Exception(std::to_string(buffer.left()) + " bytes left after the " + what);
 }
 
-std::string read_all(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw input_error(path + ": cannot open the checkpoint: " + std::strerror(errno));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return std::move(ss).str();
+input_error damaged(const std::string& path, const std::string& why) {
+  return input_error(path + ": checkpoint is damaged (" + why + ")");
+}
+
+// The version of a file in an older format (magic, length, header, payload: no header
+// checksum), when the whole file is consistent with it, so that a damaged file of this
+// format is never mistaken for an old one. `header_bytes` is within the file.
+std::optional<uint32_t> older_format_version(std::string_view bytes, std::size_t header_bytes) {
+  CheckpointHeader h;
+  try {
+    decode_exactly(bytes.substr(kPrefixBytes, header_bytes), h, "header");
+  } catch (const cereal::Exception&) {
+    return std::nullopt;
+  }
+  const std::size_t payload_at = kPrefixBytes + header_bytes;
+  if (h.format_version >= kCheckpointFormatVersion || bytes.size() - payload_at != h.payload_bytes ||
+      checksum(bytes.substr(payload_at)) != h.payload_checksum)
+    return std::nullopt;
+  return h.format_version;
 }
 
 struct Parsed {
@@ -96,84 +147,101 @@ struct Parsed {
   std::string_view payload;
 };
 
-// Checks magic and format version, decodes the header, locates the payload.
-Parsed parse(const std::string& path, const std::string& bytes) {
+// Magic, header length, then the header checksum, before any header field is read;
+// then the format version, the header, and the file's size against it.
+Parsed parse(const std::string& path, std::string_view bytes) {
   if (bytes.empty() || std::memcmp(bytes.data(), kMagic, std::min(bytes.size(), sizeof kMagic)) != 0)
     throw input_error(path + ": not a flysim checkpoint (wrong magic bytes)");
-  if (bytes.size() < sizeof kMagic + 8)
-    throw input_error(path + ": truncated checkpoint (" + std::to_string(bytes.size()) + " bytes: the header length is incomplete)");
-  uint64_t header_bytes = 0;
-  for (int b = 0; b < 8; ++b) header_bytes |= uint64_t(uint8_t(bytes[sizeof kMagic + b])) << (8 * b);
-  const std::size_t header_at = sizeof kMagic + 8;
-  if (header_bytes > kMaxHeaderBytes || header_at + header_bytes > bytes.size())
-    throw input_error(path + ": truncated checkpoint (the header is incomplete)");
+  if (bytes.size() < kPrefixBytes)
+    throw damaged(path, "truncated: " + std::to_string(bytes.size()) + " bytes, the header length is incomplete");
+  const uint64_t header_bytes = le_at<uint64_t>(bytes, sizeof kMagic);
+  if (header_bytes < kMinHeaderBytes || header_bytes > kMaxHeaderBytes)
+    throw damaged(path, "header length " + std::to_string(header_bytes) + " is out of range");
+  const std::size_t sum_at = kPrefixBytes + header_bytes;
+  const std::size_t payload_at = sum_at + kSumBytes;
+  if (bytes.size() < payload_at)
+    throw damaged(path, "truncated: " + std::to_string(bytes.size()) + " bytes, the header ends at byte " +
+                            std::to_string(payload_at));
+  if (checksum(bytes.substr(0, sum_at)) != le_at<uint64_t>(bytes, sum_at)) {
+    if (const auto older = older_format_version(bytes, header_bytes))
+      throw input_error(path + ": checkpoint format version " + std::to_string(*older) +
+                        " was written by an older flysim; this flysim reads version " +
+                        std::to_string(kCheckpointFormatVersion) + ": rerun the simulation to write a new checkpoint");
+    throw damaged(path, "checksum mismatch in the header");
+  }
+  const std::string_view header_archive = bytes.substr(kPrefixBytes, header_bytes);
+  // The version is the header's first field (after the archive's byte-order flag) and
+  // is read alone: a newer format may change everything after it.
+  const auto version = le_at<uint32_t>(header_archive, 1);
+  if (version > kCheckpointFormatVersion)
+    throw input_error(path + ": checkpoint format version " + std::to_string(version) + " is newer than this flysim reads (" +
+                      std::to_string(kCheckpointFormatVersion) + "): upgrade flysim");
+  // Formats before this one had no header checksum (older_format_version above).
+  if (version < kCheckpointFormatVersion) throw damaged(path, "format version " + std::to_string(version) + " with a header checksum");
   Parsed p;
   try {
-    std::istringstream is(bytes.substr(header_at, header_bytes));
-    In ar(is, In::Options::LittleEndian());
-    ar(p.header.format_version);
-    if (p.header.format_version > kCheckpointFormatVersion)
-      throw input_error(path + ": checkpoint format version " + std::to_string(p.header.format_version) +
-                        " is newer than this flysim reads (" + std::to_string(kCheckpointFormatVersion) + "): upgrade flysim");
-    if (p.header.format_version < kCheckpointFormatVersion)
-      throw input_error(path + ": checkpoint format version " + std::to_string(p.header.format_version) +
-                        " was written by an older flysim (before plasticity); this flysim reads version " +
-                        std::to_string(kCheckpointFormatVersion) + ": rerun the simulation to write a new checkpoint");
-    ar(p.header.compatibility, p.header.kernel_version, p.header.network_hash, p.header.payload_bytes,
-       p.header.payload_checksum);
-  } catch (const cereal::Exception&) {
-    throw input_error(path + ": corrupt checkpoint header");
+    decode_exactly(header_archive, p.header, "header");
+  } catch (const cereal::Exception& e) {
+    throw damaged(path, std::string("the header does not decode: ") + e.what());
   }
-  const std::size_t payload_at = header_at + header_bytes;
-  if (bytes.size() - payload_at < p.header.payload_bytes)
-    throw input_error(path + ": truncated checkpoint (" + std::to_string(bytes.size() - payload_at) + " of " +
-                      std::to_string(p.header.payload_bytes) + " payload bytes)");
-  p.payload = std::string_view(bytes).substr(payload_at, p.header.payload_bytes);
+  const std::size_t present = bytes.size() - payload_at;
+  if (present < p.header.payload_bytes)
+    throw damaged(path, "truncated: " + std::to_string(present) + " of " + std::to_string(p.header.payload_bytes) +
+                            " payload bytes");
+  if (present > p.header.payload_bytes)
+    throw damaged(path, std::to_string(present - p.header.payload_bytes) + " unexpected bytes after the payload");
+  p.payload = bytes.substr(payload_at);
   return p;
 }
 
 Snapshot decode(const std::string& path, const Parsed& p) {
-  if (XXH3_64bits(p.payload.data(), p.payload.size()) != p.header.payload_checksum)
-    throw input_error(path + ": checkpoint payload checksum mismatch (the file is damaged)");
+  if (checksum(p.payload) != p.header.payload_checksum) throw damaged(path, "checksum mismatch in the payload");
   Snapshot s;
   try {
-    std::istringstream is{std::string(p.payload)};
-    In ar(is, In::Options::LittleEndian());
-    ar(s);
+    decode_exactly(p.payload, s, "snapshot");
   } catch (const cereal::Exception& e) {
-    throw input_error(path + ": corrupt checkpoint payload: " + e.what());
+    throw damaged(path, std::string("the payload does not decode: ") + e.what());
   }
   return s;
 }
+
+std::string read_checkpoint_file(const std::string& path) { return read_input_file(path, "the checkpoint"); }
 }  // namespace
 
 void save_checkpoint(const std::string& path, const Snapshot& snapshot, const CheckpointIdentity& identity) {
-  const std::string payload = encode_payload(snapshot);
+  const std::string payload = encode(snapshot);
   CheckpointHeader header;
   header.format_version = kCheckpointFormatVersion;
   header.compatibility = identity.compatibility;
   header.kernel_version = identity.kernel_version;
   header.network_hash = identity.network_hash;
   header.payload_bytes = payload.size();
-  header.payload_checksum = XXH3_64bits(payload.data(), payload.size());
-  const std::string head = encode_header(header);
-  char length[8];
-  for (int b = 0; b < 8; ++b) length[b] = static_cast<char>((uint64_t(head.size()) >> (8 * b)) & 0xff);
+  header.payload_checksum = checksum(payload);
+  const std::string head = encode(header);
+  std::string front(kMagic, sizeof kMagic);
+  append_u64(front, head.size());
+  front += head;
+  append_u64(front, checksum(front));
   AtomicFile out(path);
-  out.write(kMagic, sizeof kMagic);
-  out.write(length, sizeof length);
-  out.write(head.data(), head.size());
+  out.write(front.data(), front.size());
   out.write(payload.data(), payload.size());
   out.commit();
 }
 
-CheckpointHeader read_checkpoint_header(const std::string& path) { return parse(path, read_all(path)).header; }
+CheckpointHeader checkpoint_header_of(const std::string& path, std::string_view bytes) { return parse(path, bytes).header; }
 
-Snapshot load_checkpoint_unchecked(const std::string& path, CheckpointHeader* header) {
-  const std::string bytes = read_all(path);
+Snapshot decode_checkpoint(const std::string& path, std::string_view bytes, CheckpointHeader* header) {
   const Parsed p = parse(path, bytes);
   if (header) *header = p.header;
   return decode(path, p);
+}
+
+CheckpointHeader read_checkpoint_header(const std::string& path) {
+  return checkpoint_header_of(path, read_checkpoint_file(path));
+}
+
+Snapshot load_checkpoint_unchecked(const std::string& path, CheckpointHeader* header) {
+  return decode_checkpoint(path, read_checkpoint_file(path), header);
 }
 
 void verify_identity(const std::string& path, const CheckpointHeader& header, const CheckpointIdentity& expected) {
@@ -181,18 +249,17 @@ void verify_identity(const std::string& path, const CheckpointHeader& header, co
     throw input_error(path + ": checkpoint of another network (hash " + std::to_string(header.network_hash) +
                       ", this run's network " + std::to_string(expected.network_hash) + ")");
   if (header.kernel_version != expected.kernel_version)
-    throw input_error(path + ": kernel version differs: checkpoint '" + header.kernel_version + "', this flysim '" +
-                      expected.kernel_version + "'");
+    throw input_error(path + ": kernel version differs: checkpoint '" + printable(header.kernel_version) +
+                      "', this flysim '" + expected.kernel_version + "'");
   if (header.compatibility != expected.compatibility)
     throw input_error(path + ": compatibility string differs (model parameters or state layout): checkpoint '" +
-                      header.compatibility + "', this run '" + expected.compatibility + "'");
+                      printable(header.compatibility) + "', this run '" + expected.compatibility + "'");
 }
 
 Snapshot load_checkpoint(const std::string& path, const CheckpointIdentity& expected) {
-  const std::string bytes = read_all(path);
-  const Parsed p = parse(path, bytes);
-  Snapshot snapshot = decode(path, p);
-  verify_identity(path, p.header, expected);
+  CheckpointHeader header;
+  Snapshot snapshot = load_checkpoint_unchecked(path, &header);
+  verify_identity(path, header, expected);
   return snapshot;
 }
 

@@ -1,13 +1,16 @@
 #pragma once
-// Checkpoint files: a fixed header, then a Cereal portable binary payload (fixed byte
-// order). Layout and refusal rules: checkpoint/README.md.
+// Checkpoint files: magic, header length, a Cereal portable binary header (fixed byte
+// order), a checksum of everything before it, then the payload. Layout and refusal
+// rules: checkpoint/README.md.
 #include <string>
+#include <string_view>
 
 #include "checkpoint/snapshot.hpp"
 
 namespace flysim {
 
-inline constexpr uint32_t kCheckpointFormatVersion = 2;  // 2: plastic weights and traces
+// 2: plastic weights and traces; 3: a checksum over magic, header length and header.
+inline constexpr uint32_t kCheckpointFormatVersion = 3;
 
 // What a checkpoint must match to be restored here.
 struct CheckpointIdentity {
@@ -20,17 +23,26 @@ struct CheckpointIdentity {
 // leaves any earlier file of that name untouched. Throws input_error naming the path.
 void save_checkpoint(const std::string& path, const Snapshot& snapshot, const CheckpointIdentity& identity);
 
-// Reads and checks only the header (no checksum of the payload): for `inspect`.
+// Reads and checks only the header (its checksum, version, and the file's size; not
+// the payload's checksum): for `inspect`. Only regular files are read (a FIFO is
+// refused at once, model/input_file.hpp).
 CheckpointHeader read_checkpoint_header(const std::string& path);
 
-// Reads, verifies (magic, format version, checksum, then identity) and decodes.
+// Reads, verifies (magic, header checksum, format version, size, payload checksum,
+// then identity) and decodes.
 // Each refusal is an input_error naming the file and what differs.
 Snapshot load_checkpoint(const std::string& path, const CheckpointIdentity& expected);
 
 // Throws input_error naming the file and the field when header does not match expected.
 void verify_identity(const std::string& path, const CheckpointHeader& header, const CheckpointIdentity& expected);
 
-// Decodes without the identity check (for `inspect`), still verifying the checksum.
+// Decodes without the identity check (for `inspect` and `run --restore`, which checks
+// the identity once its network is loaded), still verifying both checksums.
 Snapshot load_checkpoint_unchecked(const std::string& path, CheckpointHeader* header = nullptr);
+
+// The same two on a file's bytes already in memory (`path` only names them in
+// messages): what the files go through, and what the mutation fuzzer calls.
+CheckpointHeader checkpoint_header_of(const std::string& path, std::string_view bytes);
+Snapshot decode_checkpoint(const std::string& path, std::string_view bytes, CheckpointHeader* header = nullptr);
 
 }  // namespace flysim

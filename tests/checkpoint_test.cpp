@@ -3,6 +3,7 @@
 // atomic saves that never damage an earlier file, and FlyWire-scale save/load times.
 #include <gtest/gtest.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -15,8 +16,12 @@
 #include <random>
 #include <sstream>
 
+#include <xxhash.h>
+
 #include "checkpoint/checkpoint_file.hpp"
+#include "checkpoint/snapshot_check.hpp"
 #include "model/errors.hpp"
+#include "checkpoint_support.hpp"
 #include "cli_support.hpp"
 #include "model/lif_constants.hpp"
 
@@ -24,60 +29,6 @@ namespace flysim::test {
 namespace {
 
 namespace fs = std::filesystem;
-
-// A snapshot that looks like a run in its second trial: v spread between reset and
-// threshold, some conductance, recent spikes, a delay ring with spikes in it, counts.
-Snapshot realistic_snapshot(std::size_t neurons, std::size_t pending, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> v(-60.0, -45.0), g(0.0, 3.0);
-  Snapshot s;
-  s.engine.trial = 1;
-  s.engine.next_step = 5004;
-  s.engine.v.resize(neurons);
-  s.engine.g.resize(neurons);
-  s.engine.last_spike.resize(neurons);
-  for (std::size_t i = 0; i < neurons; ++i) {
-    s.engine.v[i] = v(rng);
-    s.engine.g[i] = rng() % 4 == 0 ? g(rng) : 0.0;
-    s.engine.last_spike[i] = rng() % 10 == 0 ? static_cast<int32_t>(rng() % 5004) : kNeverSpiked;
-  }
-  for (std::size_t k = 0; k < pending; ++k)
-    s.engine.pending.push_back({static_cast<int32_t>(4986 + k * 18 / pending), static_cast<uint32_t>(rng() % neurons)});
-  s.plan.trials = 3;
-  s.plan.steps_per_trial = 10000;
-  s.plan.stimulus_rate_Hz = 150.0;
-  for (uint32_t i = 0; i < 21; ++i) s.plan.stimulus.poisson_neurons.push_back(static_cast<uint32_t>(i * 97 % neurons));
-  for (int32_t step = 0; step < 200; step += 3) s.plan.stimulus.kicks.push_back({step, static_cast<uint32_t>(step % neurons)});
-  s.plan.stimulus.seed = 0xfeedfacecafebeefULL;
-  s.recorder.counts.assign(neurons, 0);
-  for (std::size_t i = 0; i < neurons; i += 7) {
-    s.recorder.counts[i] = rng() % 50;
-    s.recorder.spikes += s.recorder.counts[i];
-  }
-  s.engine.plastic_weights = {12, -7, 30000, -32768, 0};
-  s.plasticity.settings = "stdp test";
-  s.plasticity.trial = 2;
-  s.plasticity.pre = empty_traces(neurons);
-  s.plasticity.post = empty_traces(neurons);
-  s.plasticity.pre.value[1] = 0.25;
-  s.plasticity.pre.step[1] = 4980;
-  s.plasticity.post.value[2] = 1.0000000000000002;
-  s.plasticity.post.step[2] = 4985;
-  s.plasticity.learned = {13, -6, 29999, -32767, 1};
-  return s;
-}
-
-void expect_same(const Snapshot& a, const Snapshot& b) {
-  EXPECT_EQ(a.engine, b.engine);
-  EXPECT_EQ(a.plan, b.plan);
-  ASSERT_EQ(a.plan.stimulus.kicks.size(), b.plan.stimulus.kicks.size());
-  for (std::size_t k = 0; k < a.plan.stimulus.kicks.size(); ++k) {
-    EXPECT_EQ(a.plan.stimulus.kicks[k].step, b.plan.stimulus.kicks[k].step);
-    EXPECT_EQ(a.plan.stimulus.kicks[k].neuron, b.plan.stimulus.kicks[k].neuron);
-  }
-  EXPECT_EQ(a.recorder, b.recorder);
-  EXPECT_EQ(a.plasticity, b.plasticity);
-}
 
 const CheckpointIdentity kIdentity{"flysim-compat test; parameters 0123456789abcdef; network 00000000deadbeef",
                                    "flysim-kernel test", 0xdeadbeefULL};
@@ -106,13 +57,6 @@ class CheckpointFile : public ::testing::Test {
     const std::string p = path(name);
     save_checkpoint(p, realistic_snapshot(500, 40, 1), kIdentity);
     return p;
-  }
-
-  // Little-endian fields of the fixed prefix.
-  static uint64_t header_length(const std::string& bytes) {
-    uint64_t n = 0;
-    for (int b = 0; b < 8; ++b) n |= uint64_t(uint8_t(bytes[8 + b])) << (8 * b);
-    return n;
   }
 
   // The refusal of `load` names the file and contains `problem`; exactly one exception type.
@@ -148,7 +92,7 @@ TEST_F(CheckpointFile, RoundTripIsExact) {
   const CheckpointHeader only = read_checkpoint_header(p);
   EXPECT_EQ(only.payload_bytes, header.payload_bytes);
   EXPECT_EQ(only.payload_checksum, header.payload_checksum);
-  EXPECT_EQ(fs::file_size(p), 16 + header_length(slurp(p)) + header.payload_bytes);
+  EXPECT_EQ(fs::file_size(p), 16 + header_length(slurp(p)) + 8 + header.payload_bytes);
 
   // Special values survive bit for bit; empty vectors stay empty.
   Snapshot odd = realistic_snapshot(3, 0, 2);
@@ -166,45 +110,48 @@ TEST_F(CheckpointFile, RoundTripIsExact) {
   EXPECT_EQ(slurp(p), first);
 }
 
-// The fixed prefix as checkpoint/README.md describes it.
-TEST_F(CheckpointFile, LayoutIsMagicLengthThenPortableBinaryHeader) {
+// The layout as checkpoint/README.md describes it: magic, header length, header
+// archive, XXH3-64 of everything before it, payload archive.
+TEST_F(CheckpointFile, LayoutIsMagicLengthHeaderChecksumPayload) {
   const std::string bytes = slurp(written());
   ASSERT_GT(bytes.size(), 21u);
   EXPECT_EQ(bytes.substr(0, 8), "FLYSIMCK");
   const uint64_t n = header_length(bytes);
   EXPECT_EQ(n, 1 + 4 + (8 + kIdentity.compatibility.size()) + (8 + kIdentity.kernel_version.size()) + 3 * 8);
   EXPECT_EQ(uint8_t(bytes[16]), 1u) << "Cereal's portable binary endianness byte: 1 = little endian";
-  uint32_t version = 0;
-  for (int b = 0; b < 4; ++b) version |= uint32_t(uint8_t(bytes[17 + b])) << (8 * b);
-  EXPECT_EQ(version, kCheckpointFormatVersion);
-  EXPECT_EQ(uint8_t(bytes[16 + n]), 1u) << "the payload is its own portable binary archive";
+  EXPECT_EQ(le_get(bytes, 17, 4), kCheckpointFormatVersion);
+  EXPECT_EQ(le_get(bytes, 16 + n, 8), XXH3_64bits(bytes.data(), 16 + n));
+  EXPECT_EQ(uint8_t(bytes[24 + n]), 1u) << "the payload is its own portable binary archive";
+  EXPECT_EQ(le_get(bytes, 16 + n - 16, 8), bytes.size() - (24 + n)) << "payload_bytes";
+  EXPECT_EQ(le_get(bytes, 16 + n - 8, 8), XXH3_64bits(bytes.data() + 24 + n, bytes.size() - (24 + n))) << "payload_checksum";
 }
 
 TEST_F(CheckpointFile, TruncatedFileIsRefused) {
   const std::string p = written();
   const std::string bytes = slurp(p);
-  const std::size_t header_end = 16 + header_length(bytes);
-  for (std::size_t keep : {std::size_t{12}, std::size_t{16}, std::size_t{30}, header_end - 1, header_end,
+  const std::size_t header_end = payload_at(bytes);
+  for (std::size_t keep : {std::size_t{12}, std::size_t{16}, std::size_t{30}, header_end - 9, header_end - 1, header_end,
                            header_end + 100, bytes.size() - 1}) {
     SCOPED_TRACE("kept " + std::to_string(keep) + " of " + std::to_string(bytes.size()) + " bytes");
     const std::string cut = path("cut.ckpt");
     spit(cut, bytes.substr(0, keep));
-    expect_refused([&] { load_checkpoint(cut, kIdentity); }, cut, "truncated checkpoint");
-    expect_refused([&] { load_checkpoint_unchecked(cut); }, cut, "truncated checkpoint");
+    expect_refused([&] { load_checkpoint(cut, kIdentity); }, cut, "checkpoint is damaged (truncated: ");
+    expect_refused([&] { load_checkpoint_unchecked(cut); }, cut, "checkpoint is damaged (truncated: ");
+    expect_refused([&] { read_checkpoint_header(cut); }, cut, "checkpoint is damaged (truncated: ");
   }
 }
 
 TEST_F(CheckpointFile, FlippedPayloadByteFailsTheChecksum) {
   const std::string p = written();
   const std::string bytes = slurp(p);
-  const std::size_t payload_at = 16 + header_length(bytes);
-  for (std::size_t at : {payload_at + 1, payload_at + (bytes.size() - payload_at) / 2, bytes.size() - 1}) {
+  const std::size_t payload = payload_at(bytes);
+  for (std::size_t at : {payload + 1, payload + (bytes.size() - payload) / 2, bytes.size() - 1}) {
     std::string damaged = bytes;
     damaged[at] = static_cast<char>(damaged[at] ^ 0x10);
     const std::string bad = path("flipped.ckpt");
     spit(bad, damaged);
-    expect_refused([&] { load_checkpoint(bad, kIdentity); }, bad, "checksum mismatch");
-    expect_refused([&] { load_checkpoint_unchecked(bad); }, bad, "checksum mismatch");
+    expect_refused([&] { load_checkpoint(bad, kIdentity); }, bad, "checkpoint is damaged (checksum mismatch in the payload)");
+    expect_refused([&] { load_checkpoint_unchecked(bad); }, bad, "checkpoint is damaged (checksum mismatch in the payload)");
   }
 }
 
@@ -222,7 +169,8 @@ TEST_F(CheckpointFile, WrongMagicIsRefused) {
 TEST_F(CheckpointFile, NewerFormatVersionIsRefused) {
   std::string bytes = slurp(written());
   const uint32_t newer = kCheckpointFormatVersion + 1;
-  for (int b = 0; b < 4; ++b) bytes[17 + b] = static_cast<char>((newer >> (8 * b)) & 0xff);
+  le_put(bytes, 17, 4, newer);
+  reseal_header(bytes);
   const std::string bad = path("newer.ckpt");
   spit(bad, bytes);
   const std::string problem = "checkpoint format version " + std::to_string(newer) + " is newer than this flysim reads";
@@ -230,14 +178,61 @@ TEST_F(CheckpointFile, NewerFormatVersionIsRefused) {
   expect_refused([&] { read_checkpoint_header(bad); }, bad, problem);
 }
 
-TEST_F(CheckpointFile, OlderFormatVersionIsRefused) {
-  std::string bytes = slurp(written());
-  const uint32_t older = kCheckpointFormatVersion - 1;
-  for (int b = 0; b < 4; ++b) bytes[17 + b] = static_cast<char>((older >> (8 * b)) & 0xff);
-  const std::string bad = path("older.ckpt");
-  spit(bad, bytes);
-  const std::string problem = "checkpoint format version " + std::to_string(older) + " was written by an older flysim";
-  expect_refused([&] { load_checkpoint(bad, kIdentity); }, bad, problem);
+// A file of format 2 (the same header and payload, no header checksum) is named as
+// such, and so is one of format 1; a version-3 file whose version byte was damaged
+// into 2 is damaged, not old.
+TEST_F(CheckpointFile, OlderFormatVersionIsRefusedByName) {
+  const std::string current = slurp(written());
+  for (const uint32_t older : {kCheckpointFormatVersion - 1, kCheckpointFormatVersion - 2}) {
+    std::string bytes = current;
+    bytes.erase(header_checksum_at(bytes), 8);
+    le_put(bytes, 17, 4, older);
+    const std::string bad = path("older.ckpt");
+    spit(bad, bytes);
+    const std::string problem = "checkpoint format version " + std::to_string(older) +
+                                " was written by an older flysim; this flysim reads version " +
+                                std::to_string(kCheckpointFormatVersion) + ": rerun the simulation";
+    expect_refused([&] { load_checkpoint(bad, kIdentity); }, bad, problem);
+    expect_refused([&] { read_checkpoint_header(bad); }, bad, problem);
+  }
+  std::string flipped = current;
+  le_put(flipped, 17, 4, kCheckpointFormatVersion - 1);
+  const std::string bad = path("flipped.ckpt");
+  spit(bad, flipped);
+  expect_refused([&] { load_checkpoint(bad, kIdentity); }, bad, "checkpoint is damaged (checksum mismatch in the header)");
+}
+
+// Any flipped bit before the payload (length, header, header checksum) is reported as
+// damage of the header, before any header field is believed; a flipped magic byte
+// makes the file no checkpoint.
+TEST_F(CheckpointFile, FlippedHeaderBitIsDamage) {
+  const std::string bytes = slurp(written());
+  const std::string bad = path("flipped.ckpt");
+  for (std::size_t at = 0; at < payload_at(bytes); ++at)
+    for (const int bit : {0, 3, 7}) {
+      SCOPED_TRACE("byte " + std::to_string(at) + " bit " + std::to_string(bit));
+      std::string damaged = bytes;
+      damaged[at] = static_cast<char>(damaged[at] ^ (1 << bit));
+      spit(bad, damaged);
+      const std::string problem = at < 8 ? "wrong magic bytes" : "checkpoint is damaged (";
+      expect_refused([&] { load_checkpoint(bad, kIdentity); }, bad, problem);
+      expect_refused([&] { read_checkpoint_header(bad); }, bad, problem);
+      if (at >= 17 && at < header_checksum_at(bytes))
+        expect_refused([&] { read_checkpoint_header(bad); }, bad, "checkpoint is damaged (checksum mismatch in the header)");
+    }
+}
+
+// Bytes appended to a valid file: the file is not what its header says.
+TEST_F(CheckpointFile, TrailingBytesAreRefused) {
+  const std::string bytes = slurp(written());
+  const std::string bad = path("longer.ckpt");
+  for (const std::size_t extra : {std::size_t{1}, std::size_t{8}, std::size_t{4096}}) {
+    spit(bad, bytes + std::string(extra, '\0'));
+    const std::string problem = "checkpoint is damaged (" + std::to_string(extra) + " unexpected bytes after the payload)";
+    expect_refused([&] { load_checkpoint(bad, kIdentity); }, bad, problem);
+    expect_refused([&] { load_checkpoint_unchecked(bad); }, bad, problem);
+    expect_refused([&] { read_checkpoint_header(bad); }, bad, problem);
+  }
 }
 
 TEST_F(CheckpointFile, DifferentCompatibilityStringIsRefused) {
@@ -262,7 +257,7 @@ TEST_F(CheckpointFile, CheckpointOfAnotherNetworkIsRefused) {
   expect_refused([&] { load_checkpoint(p, other); }, p, "checkpoint of another network");
 }
 
-// checkpoint_file.hpp: "verifies (magic, format version, checksum, then identity)": a
+// checkpoint_file.hpp: "verifies (..., payload checksum, then identity)": a
 // damaged file is reported as damaged, even when it is also of another network.
 TEST_F(CheckpointFile, ChecksumIsCheckedBeforeIdentity) {
   std::string bytes = slurp(written());
@@ -271,11 +266,88 @@ TEST_F(CheckpointFile, ChecksumIsCheckedBeforeIdentity) {
   spit(bad, bytes);
   CheckpointIdentity other = kIdentity;
   other.network_hash += 1;
-  expect_refused([&] { load_checkpoint(bad, other); }, bad, "checksum mismatch");
+  expect_refused([&] { load_checkpoint(bad, other); }, bad, "checksum mismatch in the payload");
 }
 
 TEST_F(CheckpointFile, MissingFileIsAnInputError) {
   expect_refused([&] { load_checkpoint(path("none.ckpt"), kIdentity); }, path("none.ckpt"), "cannot open");
+}
+
+// A FIFO, a folder or a device is refused at once with one line: nothing blocks on a
+// FIFO that no one writes to.
+TEST_F(CheckpointFile, FifoFolderAndDeviceAreRefusedAtOnce) {
+  const std::string fifo = path("pipe.ckpt");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const FifoUnblocker unblock(fifo, 5.0);
+  const auto t0 = std::chrono::steady_clock::now();
+  expect_refused([&] { load_checkpoint_unchecked(fifo); }, fifo, "is a FIFO");
+  expect_refused([&] { load_checkpoint(fifo, kIdentity); }, fifo, "is a FIFO");
+  expect_refused([&] { read_checkpoint_header(fifo); }, fifo, "is a FIFO");
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 2.0);
+  expect_refused([&] { load_checkpoint_unchecked(dir_.string()); }, dir_.string(), "is a directory");
+  expect_refused([&] { load_checkpoint_unchecked("/dev/null"); }, "/dev/null", "is a character device");
+}
+
+// validate_snapshot: every rule refuses a snapshot that breaks it, naming the file,
+// even when the file holding it has right checksums (a buggy or hand-made writer).
+TEST_F(CheckpointFile, InconsistentSnapshotIsRefusedBeforeRestore) {
+  constexpr std::size_t kNeurons = 500;
+  constexpr int32_t kDelay = 18;
+  const Snapshot good = realistic_snapshot(kNeurons, 40, 1);
+  const std::string p = path("bad.ckpt");
+  validate_snapshot(good, kNeurons, kDelay, p);
+  Snapshot off = good;
+  off.plasticity = PlasticityState{};
+  off.engine.plastic_weights.clear();
+  validate_snapshot(off, kNeurons, kDelay, p);
+
+  struct Damage {
+    const char* what;
+    std::function<void(Snapshot&)> apply;
+    const char* problem;
+  };
+  const double nan = std::nan("");
+  const std::vector<Damage> damages = {
+      {"v short", [](Snapshot& s) { s.engine.v.pop_back(); }, "499 neurons (v)"},
+      {"g long", [](Snapshot& s) { s.engine.g.push_back(0); }, "501 (g)"},
+      {"last spike short", [](Snapshot& s) { s.engine.last_spike.clear(); }, "0 (last spike)"},
+      {"counts", [](Snapshot& s) { s.recorder.counts.pop_back(); }, "the recorder counts 499 neurons"},
+      {"v nan", [=](Snapshot& s) { s.engine.v[3] = nan; }, "not a finite number"},
+      {"g inf", [](Snapshot& s) { s.engine.g[3] = HUGE_VAL; }, "not a finite number"},
+      {"no trials", [](Snapshot& s) { s.plan.trials = 0; }, "a plan of 0 trials"},
+      {"no steps", [](Snapshot& s) { s.plan.steps_per_trial = -5; }, "of -5 steps"},
+      {"trial after the plan", [](Snapshot& s) { s.engine.trial = 3; }, "position trial 3 step 5004"},
+      {"negative trial", [](Snapshot& s) { s.engine.trial = -1; }, "position trial -1"},
+      {"step after the trial", [](Snapshot& s) { s.engine.next_step = 10008; }, "step 10008 is not"},
+      {"step off a boundary", [](Snapshot& s) { s.engine.next_step = 5005; }, "not a delay-cell boundary"},
+      {"last spike later", [](Snapshot& s) { s.engine.last_spike[0] = 5004; }, "a last spike lies after"},
+      {"last spike negative", [](Snapshot& s) { s.engine.last_spike[0] = -3; }, "a last spike lies after"},
+      {"pending neuron", [](Snapshot& s) { s.engine.pending[5].neuron = kNeurons; }, "an undelivered spike is of a neuron"},
+      {"pending early", [](Snapshot& s) { s.engine.pending[0].step = 4985; }, "outside steps 4986..5003"},
+      {"pending late", [](Snapshot& s) { s.engine.pending[0].step = 5004; }, "outside steps 4986..5003"},
+      {"rate", [=](Snapshot& s) { s.plan.stimulus_rate_Hz = nan; }, "stimulus rate"},
+      {"poisson neuron", [](Snapshot& s) { s.plan.stimulus.poisson_neurons.push_back(kNeurons); }, "a Poisson neuron"},
+      {"kick neuron", [](Snapshot& s) { s.plan.stimulus.kicks.push_back({300, 4000000000u}); }, "the kicks"},
+      {"kick step", [](Snapshot& s) { s.plan.stimulus.kicks.front().step = -1; }, "the kicks"},
+      {"kicks unsorted", [](Snapshot& s) { std::swap(s.plan.stimulus.kicks[0], s.plan.stimulus.kicks[1]); }, "the kicks"},
+      {"recorder total", [](Snapshot& s) { s.recorder.spikes += 1; }, "the recorder's spike total"},
+      {"counts overflow", [](Snapshot& s) { s.recorder.counts[0] = s.recorder.counts[1] = UINT64_MAX; }, "spike total"},
+      {"weights without settings", [](Snapshot& s) { s.plasticity.settings.clear(); }, "without plasticity settings"},
+      {"learned", [](Snapshot& s) { s.plasticity.learned.pop_back(); }, "4 learned weights for 5 applied"},
+      {"trace size", [](Snapshot& s) { s.plasticity.pre.value.pop_back(); }, "plasticity traces"},
+      {"trace step", [](Snapshot& s) { s.plasticity.post.step[7] = 5004; }, "plasticity traces"},
+  };
+  for (const Damage& d : damages) {
+    SCOPED_TRACE(d.what);
+    Snapshot bad = good;
+    d.apply(bad);
+    expect_refused([&] { validate_snapshot(bad, kNeurons, kDelay, p); }, p, d.problem);
+    // Saved with right checksums: the file decodes; the restore path's check refuses it.
+    save_checkpoint(p, bad, kIdentity);
+    const Snapshot back = load_checkpoint(p, kIdentity);
+    expect_refused([&] { validate_snapshot(back, kNeurons, kDelay, p); }, p, "the checkpoint does not fit this network: ");
+  }
+  expect_refused([&] { validate_snapshot(good, kNeurons + 1, kDelay, p); }, p, "the network has 501");
 }
 
 // A save that fails leaves the earlier file byte-identical and no temporary file behind.

@@ -3,6 +3,7 @@
 // net2000 with its 21 Poisson neurons and its kicks, 2 trials of 300 ms; every run is
 // compared with the uninterrupted run byte for byte.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,7 +13,9 @@
 #include <regex>
 #include <sstream>
 
+#include "checkpoint/checkpoint_file.hpp"
 #include "kernels/engine_factory.hpp"
+#include "checkpoint_support.hpp"
 #include "cli_support.hpp"
 #include "test_support.hpp"
 
@@ -204,6 +207,23 @@ TEST_F(HotSwap, RestoreIsRefusedForOtherModelNetworkOrDamagedFile) {
   spit(path("flipped.ckpt"), flipped);
   spit(path("truncated.ckpt"), bytes.substr(0, bytes.size() / 2));
   spit(path("magic.ckpt"), "NOTFLYSIM" + bytes.substr(9));
+  std::string header = bytes;
+  header[40] = static_cast<char>(header[40] ^ 0x20);  // inside the compatibility string
+  spit(path("header.ckpt"), header);
+  spit(path("longer.ckpt"), bytes + "\n\n");
+  ASSERT_EQ(::mkfifo(path("pipe.ckpt").c_str(), 0600), 0);
+  const FifoUnblocker unblock(path("pipe.ckpt"), 20.0);
+  // Right checksums around a snapshot that does not fit the network (n = 2000): a
+  // spike of neuron 2000 in the delay ring, one neuron's state missing.
+  CheckpointHeader identity;
+  const Snapshot snapshot = load_checkpoint_unchecked(good, &identity);
+  const CheckpointIdentity same{identity.compatibility, identity.kernel_version, identity.network_hash};
+  Snapshot outside = snapshot;
+  outside.engine.pending.push_back({outside.engine.next_step - 1, 2000});
+  save_checkpoint(path("outside.ckpt"), outside, same);
+  Snapshot missing = snapshot;
+  missing.engine.v.pop_back();
+  save_checkpoint(path("missing.ckpt"), missing, same);
   // net2000 with one connection's synapse count changed (13 -> 14).
   {
     std::ifstream in(data_path("net2000/connectivity.csv"));
@@ -223,9 +243,18 @@ TEST_F(HotSwap, RestoreIsRefusedForOtherModelNetworkOrDamagedFile) {
       {"tau", good, "--model.tau-m-ms=21", data_path("net2000/connectivity.csv"), "compatibility string differs"},
       {"network", good, "", path("connectivity.csv"), "checkpoint of another network"},
       {"flipped", path("flipped.ckpt"), "", data_path("net2000/connectivity.csv"), "checksum mismatch"},
-      {"truncated", path("truncated.ckpt"), "", data_path("net2000/connectivity.csv"), "truncated checkpoint"},
+      {"truncated", path("truncated.ckpt"), "", data_path("net2000/connectivity.csv"), "checkpoint is damaged (truncated: "},
       {"magic", path("magic.ckpt"), "", data_path("net2000/connectivity.csv"), "wrong magic bytes"},
       {"missing", path("none.ckpt"), "", data_path("net2000/connectivity.csv"), "cannot open"},
+      {"header", path("header.ckpt"), "", data_path("net2000/connectivity.csv"),
+       "checkpoint is damaged (checksum mismatch in the header)"},
+      {"longer", path("longer.ckpt"), "", data_path("net2000/connectivity.csv"),
+       "checkpoint is damaged (2 unexpected bytes after the payload)"},
+      {"fifo", path("pipe.ckpt"), "", data_path("net2000/connectivity.csv"), "is a FIFO"},
+      {"outside", path("outside.ckpt"), "", data_path("net2000/connectivity.csv"),
+       "the checkpoint does not fit this network: an undelivered spike is of a neuron outside 0..1999"},
+      {"state", path("missing.ckpt"), "", data_path("net2000/connectivity.csv"),
+       "the checkpoint does not fit this network: it holds the state of 1999 neurons (v)"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.tag);
@@ -245,7 +274,8 @@ TEST_F(HotSwap, InspectShowsTheCheckpointAndRefusesDamage) {
   const CliResult r = inspect("inspect", good);
   ASSERT_EQ(r.code, 0) << r.err;
   for (const std::string& expected :
-       {std::string("format version  2"), std::string("compatibility   flysim-compat"), std::string("kernel version  flysim-kernel"),
+       {"format version  " + std::to_string(kCheckpointFormatVersion), std::string("compatibility   flysim-compat"),
+        std::string("kernel version  flysim-kernel"),
         std::string("verifies: yes"), std::string("trial           1 (of trials 0..1)"),
         std::string("step            1512 of 3000 (151.200 ms into the trial"), std::string("neurons         2000"),
         std::string("trials          2 x 3000 steps"), std::string("21 Poisson neurons at 150 Hz"),
@@ -256,14 +286,28 @@ TEST_F(HotSwap, InspectShowsTheCheckpointAndRefusesDamage) {
 
   const std::string bytes = slurp(good);
   spit(path("truncated.ckpt"), bytes.substr(0, bytes.size() - 10));
-  expect_one_line_error(inspect("truncated", path("truncated.ckpt")), path("truncated.ckpt") + ": truncated checkpoint");
+  expect_one_line_error(inspect("truncated", path("truncated.ckpt")), path("truncated.ckpt") + ": checkpoint is damaged (truncated: ");
   std::string flipped = bytes;
   flipped[bytes.size() - 5] = static_cast<char>(flipped[bytes.size() - 5] ^ 0x04);
   spit(path("flipped.ckpt"), flipped);
   const CliResult damaged = inspect("flipped", path("flipped.ckpt"));
-  expect_one_line_error(damaged, path("flipped.ckpt") + ": checkpoint payload checksum mismatch");
+  expect_one_line_error(damaged, path("flipped.ckpt") + ": checkpoint is damaged (checksum mismatch in the payload)");
   EXPECT_NE(damaged.out.find("verifies: no"), std::string::npos) << damaged.out;
   expect_one_line_error(inspect("missing", path("none.ckpt")), path("none.ckpt") + ": ");
+  std::string header = bytes;
+  header[40] = static_cast<char>(header[40] ^ 0x20);
+  spit(path("header.ckpt"), header);
+  const CliResult garbled = inspect("header", path("header.ckpt"));
+  expect_one_line_error(garbled, path("header.ckpt") + ": checkpoint is damaged (checksum mismatch in the header)");
+  EXPECT_EQ(garbled.out, "") << "nothing of a damaged header is printed";
+  spit(path("longer.ckpt"), bytes + "x");
+  expect_one_line_error(inspect("longer", path("longer.ckpt")),
+                        path("longer.ckpt") + ": checkpoint is damaged (1 unexpected bytes after the payload)");
+  ASSERT_EQ(::mkfifo(path("pipe.ckpt").c_str(), 0600), 0);
+  {
+    const FifoUnblocker unblock(path("pipe.ckpt"), 20.0);
+    expect_one_line_error(inspect("fifo", path("pipe.ckpt")), path("pipe.ckpt") + ": is a FIFO");
+  }
   EXPECT_EQ(inspect("help", "--help").code, 0);
   EXPECT_EQ(flysim_in(dir_, "usage", "checkpoint").code, 2);
 }

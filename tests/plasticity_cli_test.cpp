@@ -215,7 +215,7 @@ TEST_F(Plasticity, RestoreRefusesAnInconsistentLearnedState) {
   snapshot.plasticity.pre.step[5] = 2500;
   const std::string bad = path("bad.ckpt");
   save_checkpoint(bad, snapshot, {header.compatibility, header.kernel_version, header.network_hash});
-  expect_one_line_error(restore("bad", bad, plasticity_args()), bad + ": the checkpoint's plasticity state does not fit");
+  expect_one_line_error(restore("bad", bad, plasticity_args()), bad + ": the checkpoint does not fit this network: the plasticity traces");
 }
 
 TEST_F(Plasticity, OptionsAreCheckedBeforeTheNetworkLoads) {

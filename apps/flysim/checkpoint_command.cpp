@@ -5,13 +5,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <filesystem>
 #include <iostream>
 
 #include "apps/flysim/commands.hpp"
 #include "apps/flysim/options.hpp"
 #include "checkpoint/checkpoint_file.hpp"
 #include "model/errors.hpp"
+#include "model/input_file.hpp"
 #include "model/lif_params.hpp"
 
 namespace flysim::app {
@@ -26,9 +26,7 @@ std::vector<OptionSpec> checkpoint_options() {
            "time step of the run that wrote the checkpoint, ms (only to print times; the file holds steps)"}};
 }
 
-void print_header(const std::string& path, const CheckpointHeader& h) {
-  std::error_code ec;
-  const auto file_bytes = std::filesystem::file_size(path, ec);
+void print_header(const std::string& path, std::size_t file_bytes, const CheckpointHeader& h) {
   std::cout << fmt::format(
       "flysim checkpoint {}\n"
       "  file bytes      {}\n"
@@ -37,7 +35,7 @@ void print_header(const std::string& path, const CheckpointHeader& h) {
       "  kernel version  {}\n"
       "  network hash    {:016x}\n"
       "  payload         {} bytes, checksum {:016x} (xxh3-64), ",
-      path, ec ? std::string("?") : std::to_string(file_bytes), h.format_version, h.compatibility, h.kernel_version,
+      path, file_bytes, h.format_version, h.compatibility, h.kernel_version,
       h.network_hash, h.payload_bytes, h.payload_checksum);
 }
 
@@ -67,16 +65,14 @@ void print_snapshot(const Snapshot& s, double dt_ms) {
 }
 
 int inspect(const std::string& path, double dt_ms) {
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) throw input_error(path + ": no such checkpoint file");
-  if (!std::filesystem::is_regular_file(path, ec)) throw input_error(path + ": not a regular file");
-  // Magic, header length and format version first: nothing is printed for a file
-  // that is not a checkpoint this flysim reads.
-  const CheckpointHeader header = read_checkpoint_header(path);
-  print_header(path, header);
+  // Read once (a FIFO, folder or device is refused without blocking), then checked
+  // up to the header (magic, header checksum, version, size): nothing is printed for
+  // a file that is not an intact checkpoint this flysim reads.
+  const std::string bytes = read_input_file(path, "the checkpoint");
+  print_header(path, bytes.size(), checkpoint_header_of(path, bytes));
   Snapshot snapshot;
   try {
-    snapshot = load_checkpoint_unchecked(path);
+    snapshot = decode_checkpoint(path, bytes);
   } catch (const input_error&) {
     std::cout << "verifies: no" << std::endl;
     throw;

@@ -29,6 +29,7 @@
 #include "kernels/version.hpp"
 #include "model/errors.hpp"
 #include "checkpoint/checkpoint_file.hpp"
+#include "checkpoint/snapshot_check.hpp"
 #include "model/lif_params.hpp"
 #include "model/shard_setup.hpp"
 
@@ -153,6 +154,7 @@ RunInputs restored_inputs(const Options& o) {
   in.network = load_network(o);
   in.compatibility = compatibility_string(in.constants, in.network->content_hash());
   verify_identity(path, header, {in.compatibility, kKernelVersion, in.network->content_hash()});
+  validate_snapshot(snapshot, in.network->neuron_count(), in.constants.delay_steps, path);
   in.record = snapshot.plan;
   spdlog::info("restoring {}: trial {} step {} of {} trial(s) x {} steps", path, snapshot.engine.trial,
                snapshot.engine.next_step, in.record.trials, in.record.steps_per_trial);
@@ -245,15 +247,9 @@ PlasticityState starting_plasticity(const RunInputs& in, const std::vector<uint6
     throw input_error(path + ": the checkpoint's plasticity settings differ from the plasticity.* options (only plasticity.shards, "
                       "plasticity.nodes and plasticity.weights-out may change):\n  checkpoint: " +
                       s.plasticity.settings + "\n  options:    " + settings);
-  // Sizes, and every trace's step before the checkpoint's (a later one would index the
-  // decay table with a negative age).
-  const auto traces_fit = [&](const Traces& t) {
-    return t.value.size() == n && t.step.size() == n &&
-           std::all_of(t.step.begin(), t.step.end(),
-                       [&](int32_t step) { return step == kNeverSpiked || (step >= 0 && step < s.engine.next_step); });
-  };
+  // Trace sizes and steps were checked with the rest of the snapshot (validate_snapshot).
   if (s.engine.next_step % period_steps != 0 || s.engine.plastic_weights.size() != edges.size() ||
-      s.plasticity.learned.size() != edges.size() || !traces_fit(s.plasticity.pre) || !traces_fit(s.plasticity.post))
+      s.plasticity.learned.size() != edges.size())
     throw input_error(path + ": the checkpoint's plasticity state does not fit its settings (step " +
                       std::to_string(s.engine.next_step) + ", period " + std::to_string(period_steps) + " steps)");
   return s.plasticity;

@@ -1,0 +1,28 @@
+#pragma once
+// A snapshot read from a file is checked against the network it is restored into
+// before any engine, recorder or plasticity observer sees it: a file whose checksum
+// is right can still hold numbers that do not fit (a buggy or hand-made writer), and
+// an engine would index its arrays with them.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "checkpoint/snapshot.hpp"
+
+namespace flysim {
+
+// Throws input_error naming `path` and the first field that does not fit a network of
+// `neurons` neurons with a synaptic delay of `delay_steps` steps:
+// - v, g, last_spike and the recorder's counts hold one value per neuron; v and g are
+//   finite; each last spike is kNeverSpiked or a step of this trial before next_step;
+// - the plan has at least one trial of at least one step, and the position (trial,
+//   next_step) lies inside it on a delay-cell boundary;
+// - each undelivered spike is of a neuron of the network and of the delay cell just
+//   finished; the Poisson neurons and kicks name neurons of the network, kicks at
+//   steps >= 0, sorted by (step, neuron); the recorder's total is the sum of its counts;
+// - without plasticity settings there are no plastic weights and no traces; with them,
+//   as many learned weights as applied ones, and traces of every neuron whose steps
+//   lie before next_step (or are kNeverSpiked).
+void validate_snapshot(const Snapshot& snapshot, std::size_t neurons, int32_t delay_steps, const std::string& path);
+
+}  // namespace flysim
