@@ -8,7 +8,7 @@
 // A second pass recomputes the checksums after each mutation so that the damage
 // reaches the header and payload decoders, and what decodes goes through
 // validate_snapshot. FLYSIM_FUZZ_ITERATIONS sets the random mutations per pass
-// (default 20000) and FLYSIM_FUZZ_SEED the seed: bench/fuzz_checkpoint.sh runs long.
+// (default 20000) and FLYSIM_FUZZ_SEED the seed: bench/fuzz.sh (make fuzz) runs long.
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 #include <unistd.h>
