@@ -39,6 +39,13 @@ s=$(awk '/^  step /{print $2}' <<< "$info")
 { head -1 "$work/cpu.csv"; awk -F, -v t="$t" -v s="$s" 'NR > 1 && ($1 > t || ($1 == t && $2 >= s))' "$work/cpu.csv"; } > "$work/cpu_tail.csv"
 check "cpu checkpoint restored on cuda (spikes from trial $t step $s)" "$work/cpu_tail.csv" "$work/restored.csv"
 check "cpu checkpoint restored on cuda (rates)" "$work/cpu_rates.csv" "$work/restored_rates.csv"
+echo "== a stopped CUDA run keeps the prefix of the CPU run (SIGTERM after 5 s)"
+FLY_LIF_CUDA=1 "$here/.device/run" flysim run --run.duration-ms=100000 --log.level=warn --output.spikes="$work/stopped.csv" \
+  > "$work/stopped.txt" & stopped_pid=$!
+sleep 5; kill -TERM "$stopped_pid"; wait "$stopped_pid"; echo "exit code $? (143 expected)"; grep -E "stopped  " "$work/stopped.txt"
+awk -F, 'NR == 1 || $1 == 0' "$work/cpu.csv" > "$work/cpu_trial0.csv"
+head -n "$(wc -l < "$work/cpu_trial0.csv")" "$work/stopped.csv" > "$work/stopped_head.csv"
+check "stopped cuda run: first 500 ms equal the cpu run's trial 0" "$work/cpu_trial0.csv" "$work/stopped_head.csv"
 echo "== swap time, FlyWire-scale state"
 flysim run --run.duration-ms=200 --engine.kind=cpu --run.swap-at=100:cuda --log.level=warn | grep -E "swap  "
 flysim run --run.duration-ms=200 --engine.kind=cuda --run.swap-at=100:cpu --log.level=warn | grep -E "swap  "
