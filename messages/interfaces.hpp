@@ -2,6 +2,7 @@
 // Every typed actor interface of flysim (VAST's actors.hpp habit): one line per handler.
 #include <caf/all.hpp>
 
+#include "messages/control.hpp"
 #include "messages/messages.hpp"
 
 namespace flysim {
@@ -55,5 +56,11 @@ using sim_loop_actor = caf::typed_actor<
     // Stop early: finish the epochs in flight, commit what was recorded, then answer
     // run_atom with a summary that says where the run stopped.
     caf::reacts_to<stop_atom>>;
+
+// The control actor: what the HTTP handlers talk to (they never touch the simulation).
+// It forwards to the sim loop and answers; the same two handlers as the sim loop's.
+using control_actor = caf::typed_actor<
+    caf::replies_to<status_atom>::with<ServiceStatus>,
+    caf::replies_to<command_atom, LiveCommand>::with<LiveReply>>;
 
 }  // namespace flysim

@@ -28,6 +28,11 @@ void register_message_types(caf::actor_system_config& cfg) {
   cfg.add_message_type<ShardSetup>("flysim.shard_setup");
   cfg.add_message_type<ShardState>("flysim.shard_state");
   cfg.add_message_type<PlasticityState>("flysim.plasticity_state");
+  cfg.add_message_type<LiveKick>("flysim.live_kick");
+  cfg.add_message_type<std::vector<LiveKick>>("flysim.live_kicks");
+  cfg.add_message_type<LiveCommand>("flysim.live_command");
+  cfg.add_message_type<LiveReply>("flysim.live_reply");
+  cfg.add_message_type<ServiceStatus>("flysim.service_status");
   // A shard node replies with the handle of the shard it spawned.
   cfg.add_message_type<plasticity_shard_actor>("flysim.plasticity_shard_actor");
 }
