@@ -42,9 +42,14 @@ recorder_actor::behavior_type recorder_behavior(recorder_actor::stateful_pointer
   if (!st.config.start.counts.empty()) st.counts = st.config.start.counts;
   st.total = st.config.start.spikes;
   st.time_decimals = decimals_for(st.config.dt_ms);
-  if (!st.config.spikes_path.empty()) {
+  static constexpr char header[] = "trial,step,t_ms,neuron_id\n";
+  if (!st.config.spikes_path.empty() && st.config.stream) {
+    st.spikes_stream.emplace(st.config.spikes_path);
+    st.spikes_stream->write(header, sizeof header - 1);
+    st.spikes_stream->flush();
+    st.last_flush = std::chrono::steady_clock::now();
+  } else if (!st.config.spikes_path.empty()) {
     st.spikes_file.emplace(st.config.spikes_path);
-    static constexpr char header[] = "trial,step,t_ms,neuron_id\n";
     st.spikes_file->write(header, sizeof header - 1);
   }
   return {
@@ -54,15 +59,30 @@ recorder_actor::behavior_type recorder_behavior(recorder_actor::stateful_pointer
         st.line_buffer.clear();
         for (const Spike& s : epoch.spikes) {
           ++st.counts[s.neuron];
-          if (st.spikes_file)
+          if (st.spikes_file || st.spikes_stream)
             fmt::format_to(std::back_inserter(st.line_buffer), "{},{},{:.{}f},{}\n", epoch.trial, s.step,
                            s.step * st.config.dt_ms, st.time_decimals, st.config.network->root_ids[s.neuron]);
         }
-        if (!st.spikes_file) return;
         try {
-          st.spikes_file->write(st.line_buffer.data(), st.line_buffer.size());
+          if (st.spikes_file) st.spikes_file->write(st.line_buffer.data(), st.line_buffer.size());
+          if (st.spikes_stream) {
+            st.spikes_stream->write(st.line_buffer.data(), st.line_buffer.size());
+            const auto now = std::chrono::steady_clock::now();
+            if (now - st.last_flush >= kStreamFlushEvery) {
+              st.spikes_stream->flush();
+              st.last_flush = now;
+            }
+          }
         } catch (const std::exception& e) {
           // A full disk: end with the reason; the sim loop (linked) passes it on.
+          self->quit(fail(e.what()));
+        }
+      },
+      [=](flush_atom) {
+        auto& st = self->state;
+        try {
+          if (st.spikes_stream) st.spikes_stream->flush();
+        } catch (const std::exception& e) {
           self->quit(fail(e.what()));
         }
       },
@@ -72,6 +92,8 @@ recorder_actor::behavior_type recorder_behavior(recorder_actor::stateful_pointer
         try {
           if (st.spikes_file) st.spikes_file->commit();
           st.spikes_file.reset();
+          if (st.spikes_stream) st.spikes_stream->commit();
+          st.spikes_stream.reset();
           std::vector<Responder> ranked = rank_responders(*st.config.network, st.counts, seconds);
           if (!st.config.rates_path.empty()) write_rates(st.config.rates_path, ranked);
           RecorderSummary summary;

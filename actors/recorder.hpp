@@ -1,7 +1,10 @@
 #pragma once
-// The recorder: counts spikes per neuron and writes the spike and rate files. Files
-// appear under their names only when the run finishes (model/atomic_file.hpp); a run
-// that fails or is interrupted leaves nothing that looks complete.
+// The recorder: counts spikes per neuron and writes the spike and rate files. By default
+// files appear under their names only when the run finishes (model/atomic_file.hpp): a
+// run that fails leaves nothing that looks complete. A streamed spike file (flysim
+// serve) grows as the run goes and is flushed at least every kStreamFlushEvery, in
+// whole lines (model/stream_file.hpp).
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
@@ -10,6 +13,7 @@
 #include "checkpoint/snapshot.hpp"
 #include "messages/interfaces.hpp"
 #include "model/atomic_file.hpp"
+#include "model/stream_file.hpp"
 #include "model/network.hpp"
 
 namespace flysim {
@@ -24,13 +28,18 @@ struct RecorderConfig {
   std::size_t top_count = 10;
   int64_t readout_root_id = 0;  // reported on its own (MN9 in the canonical experiment); 0: none
   RecorderPosition start;  // a restored run continues the counts of its checkpoint
+  bool stream = false;     // the spike file grows as the run goes
 };
+
+inline constexpr std::chrono::milliseconds kStreamFlushEvery{200};
 
 struct recorder_state {
   RecorderConfig config;
   std::vector<uint64_t> counts;
   uint64_t total = 0;
   std::optional<AtomicFile> spikes_file;
+  std::optional<StreamFile> spikes_stream;
+  std::chrono::steady_clock::time_point last_flush;
   int time_decimals = 1;
   std::string line_buffer;
   static inline const char* name = "recorder";

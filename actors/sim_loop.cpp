@@ -24,13 +24,8 @@ double peak_memory_MiB() {
   return static_cast<double>(usage.ru_maxrss) / 1024.0;
 }
 
-RunPosition position_at_ms(double ms, const RunPlan& plan, int32_t granularity) {
-  const auto total = static_cast<int64_t>(std::ceil(ms / plan.dt_ms - 1e-9));
-  RunPosition p{static_cast<int32_t>(total / plan.steps_per_trial), static_cast<int32_t>(total % plan.steps_per_trial)};
-  p.step = (p.step + granularity - 1) / granularity * granularity;
-  if (p.step == 0) p.step = granularity;
-  if (p.step >= plan.steps_per_trial) p = {p.trial + 1, granularity};
-  return p;
+ScheduleGeometry geometry_of(const RunPlan& plan, int32_t checkpoint_granularity) {
+  return {plan.trials, plan.steps_per_trial, plan.delay_steps, plan.dt_ms, plan.start, checkpoint_granularity};
 }
 
 RunPosition weights_apply_position(int32_t trial, int32_t end, const RunPlan& plan) {
@@ -79,7 +74,7 @@ void deliver_summary(self_ptr self, RecorderSummary recorded, std::string engine
       summary.trials = st.plan.trials;
       summary.simulated_s = st.plan.steps_per_trial * st.plan.dt_ms * 1e-3;
       summary.simulated_this_run_s = static_cast<double>(steps_since_start(st)) * st.plan.dt_ms * 1e-3;
-      summary.stopped_early = st.stop_requested;
+      summary.stopped_early = st.schedule->stopped();
       summary.stopped_trial = st.done.trial;
       summary.stopped_step = st.done.step;
       summary.wall_s = elapsed_s(st);
@@ -113,13 +108,13 @@ void finish(self_ptr self) {
   }, on_error(self));
 }
 
-bool plan_done(const sim_loop_state& st) { return st.issued.trial == st.plan.trials || st.stop_requested; }
+bool plan_done(const sim_loop_state& st) { return st.issued.trial == st.plan.trials || st.schedule->stopped(); }
 
 void finish_if_done(self_ptr self) {
   const auto& st = self->state;
   // A stopped run leaves the weights of unfinished periods unapplied: they would take
   // effect after the last recorded spike.
-  if (plan_done(st) && st.in_flight == 0 && st.writing == 0 && !st.swapping && (st.weights.empty() || st.stop_requested) &&
+  if (plan_done(st) && st.in_flight == 0 && st.writing == 0 && !st.swapping && (st.weights.empty() || st.schedule->stopped()) &&
       !st.finishing)
     finish(self);
 }
@@ -136,28 +131,38 @@ void on_epoch(self_ptr self, EpochSpikes& epoch) {
     request_period_weights(self, epoch.trial, end);
   self->send(st.recorder, record_atom::value, std::move(epoch));
   log_progress(self, false);
+  sample_status(self);
   issue(self);
   finish_if_done(self);
 }
 
 // A hot-swap: no new requests; the old engine finishes what it has, exports its state,
-// and a new engine of the asked kind imports it and goes on.
-void request_swap(self_ptr self, SwapPoint swap) {
+// and a new engine of the asked kind imports it and goes on. A new engine that cannot be
+// built (CUDA asked for where it cannot run) leaves the old one running, unchanged.
+void request_swap(self_ptr self, EngineKind kind, unsigned threads, uint64_t live_id) {
   auto& st = self->state;
   st.swapping = true;
   ++st.in_flight;
+  const RunPosition at = st.issued;
   self->request(st.engine, caf::infinite, export_atom::value).then([=](EngineState& state) {
     auto& st = self->state;
     --st.in_flight;
     const auto swap_started = std::chrono::steady_clock::now();
     std::shared_ptr<Engine> engine;
     try {
-      engine = st.plan.make_engine(swap.kind);
+      engine = st.plan.make_engine(kind, threads);
     } catch (const std::exception& e) {
-      abort_run(self, fail(std::string("engine swap failed: ") + e.what()));
+      spdlog::error("engine swap to {} at trial {} step {} failed, the run goes on with {}: {}", to_string(kind), at.trial,
+                    at.step, st.engine_description, e.what());
+      answer_live(self, live_id, {false, std::string("swap refused, still on ") + st.engine_description + ": " + e.what(),
+                                  at.trial, at.step, ""});
+      st.swapping = false;
+      issue(self);
+      finish_if_done(self);
       return;
     }
     const std::string description = engine->describe();
+    const unsigned pool_threads = kind == EngineKind::cpu ? (threads > 0 ? threads : st.plan.default_threads) : 0;
     auto next = spawn_engine(self->system(), std::move(engine));
     self->link_to(next);
     self->request(next, caf::infinite, import_atom::value, state).then([=](import_atom) {
@@ -166,10 +171,13 @@ void request_swap(self_ptr self, SwapPoint swap) {
       self->unlink_from(st.engine);
       self->send_exit(st.engine, caf::exit_reason::normal);
       st.engine = next;
-      const std::string line = "trial " + std::to_string(swap.at.trial) + " step " + std::to_string(swap.at.step) +
+      st.engine_description = description;
+      st.engine_threads = pool_threads;
+      const std::string line = "trial " + std::to_string(at.trial) + " step " + std::to_string(at.step) +
                                ": swapped to " + description + " in " + std::to_string(ms) + " ms";
       spdlog::info("engine {}", line);
       st.swap_log.push_back(line);
+      answer_live(self, live_id, {true, "swapped to " + description, at.trial, at.step, ""});
       st.swapping = false;
       issue(self);
       finish_if_done(self);
@@ -177,43 +185,54 @@ void request_swap(self_ptr self, SwapPoint swap) {
   }, on_error(self));
 }
 
-// Sends requests until the window is full, a swap is under way, or the plan is done.
+namespace {
+double now_s(const sim_loop_state& st) { return elapsed_s(st); }
+
+// Wakes the loop when the pace lets the next epoch go (one wake-up at a time).
+void arm_tick(self_ptr self, double until_s) {
+  auto& st = self->state;
+  if (st.tick_armed) return;
+  st.tick_armed = true;
+  const double delay_s = std::max(0.0, until_s - now_s(st));
+  self->delayed_send(self, std::chrono::microseconds(static_cast<int64_t>(delay_s * 1e6)), tick_atom::value);
+}
+}  // namespace
+
+// Sends requests until the window is full, a swap is under way, the pace says wait, or
+// the schedule has nothing more; each decision is the schedule's.
 void issue(self_ptr self) {
   auto& st = self->state;
-  if (st.stop_requested) return;
-  while (!st.swapping && apply_due_weights(self) && !period_not_ended_yet(self) && st.in_flight < st.plan.window &&
-         !plan_done(st)) {
-    if (!st.trial_started) {
-      ++st.in_flight;
-      self->request(st.engine, caf::infinite, import_atom::value, resting_state(st.plan.neurons, st.plan.v0, st.issued.trial))
-          .then([=](import_atom) {
-            --self->state.in_flight;
-            issue(self);
-          }, on_error(self));
-      st.trial_started = true;
-      continue;
-    }
-    const auto& checkpoints = st.plan.checkpoints;
-    while (st.next_checkpoint < checkpoints.size() && checkpoints[st.next_checkpoint] < st.issued) ++st.next_checkpoint;
-    if (st.next_checkpoint < checkpoints.size() && checkpoints[st.next_checkpoint] == st.issued) {
-      ++st.next_checkpoint;
-      request_checkpoint(self);
-      continue;
-    }
-    const auto& swaps = st.plan.swaps;
-    while (st.next_swap < swaps.size() && swaps[st.next_swap].at < st.issued) ++st.next_swap;
-    if (st.next_swap < swaps.size() && swaps[st.next_swap].at == st.issued) {
-      request_swap(self, swaps[st.next_swap++]);
-      return;
-    }
-    const kernels::EpochSpan span = next_epoch(st.issued.step, st.plan.steps_per_trial, st.plan.delay_steps);
-    ++st.in_flight;
-    self->request(st.engine, caf::infinite, advance_atom::value, EpochRequest{st.issued.trial, span.first, span.steps})
-        .then([=](EpochSpikes& epoch) { on_epoch(self, epoch); }, on_error(self));
-    st.issued.step = span.first + span.steps;
-    if (st.issued.step == st.plan.steps_per_trial) {
-      st.issued = {st.issued.trial + 1, 0};
-      st.trial_started = false;
+  while (!st.swapping && !st.finishing && apply_due_weights(self) && !period_not_ended_yet(self) &&
+         st.in_flight < st.plan.window) {
+    Schedule::Action action = st.schedule->next(st.issued, now_s(st));
+    switch (action.kind) {
+      case Schedule::Action::Kind::start_trial:
+        ++st.in_flight;
+        self->request(st.engine, caf::infinite, import_atom::value, resting_state(st.plan.neurons, st.plan.v0, st.issued.trial))
+            .then([=](import_atom) {
+              --self->state.in_flight;
+              issue(self);
+            }, on_error(self));
+        continue;
+      case Schedule::Action::Kind::checkpoint:
+        request_checkpoint(self, 0);
+        continue;
+      case Schedule::Action::Kind::command:
+        apply_command(self, action.command, action.live_id);
+        continue;
+      case Schedule::Action::Kind::epoch:
+        ++st.in_flight;
+        self->request(st.engine, caf::infinite, advance_atom::value, EpochRequest{st.issued.trial, st.issued.step, action.steps})
+            .then([=](EpochSpikes& epoch) { on_epoch(self, epoch); }, on_error(self));
+        st.issued.step += action.steps;
+        if (st.issued.step == st.plan.steps_per_trial) st.issued = {st.issued.trial + 1, 0};
+        continue;
+      case Schedule::Action::Kind::wait:
+        arm_tick(self, action.until_s);
+        return;
+      case Schedule::Action::Kind::idle:
+      case Schedule::Action::Kind::done:
+        return;
     }
   }
 }
@@ -230,7 +249,7 @@ sim_loop_actor::behavior_type sim_loop_behavior(sim_loop_actor::stateful_pointer
   st.recorder = std::move(recorder);
   st.checkpointer = std::move(checkpointer);
   st.issued = st.done = st.plan.start;
-  st.trial_started = st.plan.start.step > 0;
+  st.schedule.emplace(geometry_of(st.plan, st.plan.checkpoint_granularity), st.plan.checkpoints, st.plan.commands, st.plan.pace);
   // Linked: when the sim loop ends (done, failed or interrupted), so do they; the
   // recorder then removes its unfinished files.
   self->link_to(st.engine);
@@ -253,12 +272,21 @@ sim_loop_actor::behavior_type sim_loop_behavior(sim_loop_actor::stateful_pointer
         return st.promise;
       },
       [=](stop_atom) {
+        // A stop signal: journaled and applied like a live stop, with nobody to answer.
+        receive_live(self, LiveCommand{"stop"}, self->state.next_live_id++);
+      },
+      [=](status_atom) { return service_status(self); },
+      [=](command_atom, LiveCommand& command) -> caf::typed_response_promise<LiveReply> {
         auto& st = self->state;
-        if (st.stop_requested || st.finishing) return;
-        st.stop_requested = true;
-        spdlog::warn("stopping: finishing the epochs in flight after trial {} step {}, then writing what was recorded",
-                     st.done.trial, st.done.step);
-        finish_if_done(self);
+        const uint64_t id = st.next_live_id++;
+        auto promise = self->make_response_promise<LiveReply>();
+        st.replies.emplace(id, promise);
+        receive_live(self, std::move(command), id);
+        return promise;
+      },
+      [=](tick_atom) {
+        self->state.tick_armed = false;
+        issue(self);
       },
   };
 }

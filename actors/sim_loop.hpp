@@ -9,25 +9,16 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <map>
 #include <optional>
 
+#include "actors/schedule.hpp"
 #include "checkpoint/snapshot.hpp"
 #include "kernels/engine_factory.hpp"
 #include "messages/interfaces.hpp"
+#include "model/journal.hpp"
 
 namespace flysim {
-
-// A place in a run: trial and step within it. Ordered as the run goes.
-struct RunPosition {
-  int32_t trial = 0;
-  int32_t step = 0;
-  friend auto operator<=>(const RunPosition&, const RunPosition&) = default;
-};
-
-struct SwapPoint {
-  RunPosition at;
-  EngineKind kind = EngineKind::cpu;
-};
 
 // Plasticity (kernels/stdp/README.md): shards observe every epoch; the weights one
 // period changed are applied by the engine at the start of the period after next (or at
@@ -53,12 +44,24 @@ struct RunPlan {
   // Where the run starts: (0, 0) from rest, else a restored snapshot's position (the
   // engine already holds that state).
   RunPosition start;
-  // Snapshots for checkpoints and engine swaps, at delay-cell boundaries, in order.
+  // Checkpoints, at delay-cell (or plasticity-period) boundaries, in order.
   std::vector<RunPosition> checkpoints;
-  std::vector<SwapPoint> swaps;
+  // Commands fixed in advance: scripted swaps (run.swap-at), a replayed journal.
+  std::vector<PlacedCommand> commands;
+  // Simulated seconds per wall second; 0: as fast as possible (run.pace).
+  double pace = 0.0;
+  std::string pace_text = "off";
   PlanRecord record;  // stored in every checkpoint
-  // Builds the engine a swap asks for (throws input_error when it cannot).
-  std::function<std::shared_ptr<Engine>(EngineKind)> make_engine;
+  // Builds the engine a swap asks for, with `threads` for a CPU pool (0: engine.threads);
+  // throws input_error when it cannot.
+  std::function<std::shared_ptr<Engine>(EngineKind, unsigned threads)> make_engine;
+  // Live commands are journaled here before they take effect (null: no journal).
+  std::shared_ptr<JournalWriter> journal;
+  // The CPU pool's threads when a swap does not say (engine.threads).
+  unsigned default_threads = 1;
+  // Checkpoints fall on multiples of this many steps: a delay cell, or with plasticity a
+  // plasticity period (where the learned state restores with any shard count).
+  int32_t checkpoint_granularity = 18;
   // Progress is logged at most this often (wall time).
   std::chrono::milliseconds progress_every{1000};
   // Epoch requests in flight at once.
@@ -70,10 +73,8 @@ struct RunPlan {
 // applied: one period later, or at the start of the next trial when that is sooner.
 RunPosition weights_apply_position(int32_t trial, int32_t end, const RunPlan& plan);
 
-// Converts simulated time since the start of the run (all trials in a row) to the
-// first boundary (a multiple of `granularity` steps, a delay cell or a plasticity
-// period) at or after it, never step 0 of a trial.
-RunPosition position_at_ms(double ms, const RunPlan& plan, int32_t granularity);
+// The schedule's view of a plan.
+ScheduleGeometry geometry_of(const RunPlan& plan, int32_t checkpoint_granularity);
 
 // The weights one plasticity period changed, on their way to the engine.
 struct PendingWeights {
@@ -82,24 +83,36 @@ struct PendingWeights {
   WeightUpdate update;
 };
 
+// Samples for the status window (rates over the last seconds, not since the start).
+struct StatusSample {
+  double wall_s = 0.0, cpu_s = 0.0;
+  int64_t steps = 0;
+  uint64_t spikes = 0;
+};
+
 struct sim_loop_state {
   RunPlan plan;
+  std::optional<Schedule> schedule;
   engine_actor engine;
   recorder_actor recorder;
   checkpointer_actor checkpointer;
   caf::typed_response_promise<RunSummary> promise;
   RunPosition issued;             // next epoch to request
-  bool trial_started = false;     // the resting state of issued.trial was imported
   RunPosition done;               // end of the last epoch answered
-  std::size_t next_checkpoint = 0, next_swap = 0;
   bool swapping = false;          // no requests while the engine is being replaced
+  bool tick_armed = false;        // a wake-up for the pace is on its way
+  std::string engine_description;
+  unsigned engine_threads = 0;    // of the CPU pool; 0 on CUDA
+  // Live commands waiting for their boundary: who to answer.
+  std::map<uint64_t, caf::typed_response_promise<LiveReply>> replies;
+  uint64_t next_live_id = 1;
+  std::deque<StatusSample> samples;
   int32_t in_flight = 0, writing = 0;
   uint64_t spikes = 0;
   std::vector<std::string> checkpoint_files, swap_log;
   std::deque<PendingWeights> weights;   // in the order they apply
   uint64_t weight_changes = 0;
   bool finishing = false;
-  bool stop_requested = false;    // stop_atom: no new epochs; finish what is in flight
   std::chrono::steady_clock::time_point started, last_progress;
   double cpu_at_start = 0.0;
   static inline const char* name = "sim_loop";

@@ -9,13 +9,15 @@
 namespace flysim::sim_loop_steps {
 
 namespace {
-void write_checkpoint(self_ptr self, Snapshot& snapshot) {
+void write_checkpoint(self_ptr self, Snapshot& snapshot, uint64_t live_id) {
   auto& st = self->state;
+  const RunPosition at{snapshot.engine.trial, snapshot.engine.next_step};
   self->request(st.checkpointer, caf::infinite, checkpoint_atom::value, std::move(snapshot)).then([=](std::string& path) {
     auto& st = self->state;
     --st.writing;
     spdlog::info("checkpoint written: {}", path);
     st.checkpoint_files.push_back(path);
+    answer_live(self, live_id, {true, "checkpoint written: " + path, at.trial, at.step, path});
     finish_if_done(self);
   }, on_error(self));
 }
@@ -23,6 +25,7 @@ void write_checkpoint(self_ptr self, Snapshot& snapshot) {
 // A snapshot being assembled: the engine's state is in; the recorder's position and the
 // shards' states are on their way.
 struct SnapshotParts {
+  uint64_t live_id = 0;
   Snapshot snapshot;
   std::vector<ShardState> shards;
   std::size_t awaiting = 0;
@@ -39,7 +42,7 @@ void snapshot_part_done(self_ptr self, const std::shared_ptr<SnapshotParts>& par
       return;
     }
   }
-  write_checkpoint(self, parts->snapshot);
+  write_checkpoint(self, parts->snapshot, parts->live_id);
 }
 
 }  // namespace
@@ -48,7 +51,7 @@ void snapshot_part_done(self_ptr self, const std::shared_ptr<SnapshotParts>& par
 // any later epoch is forwarded, the recorder's position and the shards' traces and
 // weights (all of them have seen exactly the epochs before the boundary); then the
 // file, written by the checkpointer.
-void request_checkpoint(self_ptr self) {
+void request_checkpoint(self_ptr self, uint64_t live_id) {
   auto& st = self->state;
   ++st.in_flight;
   self->request(st.engine, caf::infinite, export_atom::value).then([=](EngineState& state) mutable {
@@ -57,6 +60,7 @@ void request_checkpoint(self_ptr self) {
     ++st.writing;
     const auto& shards = st.plan.plasticity.shards;
     auto parts = std::make_shared<SnapshotParts>();
+    parts->live_id = live_id;
     parts->snapshot = Snapshot{std::move(state), st.plan.record, {}, {}};
     parts->shards.resize(shards.size());
     parts->awaiting = 1 + shards.size();

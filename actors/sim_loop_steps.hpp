@@ -34,8 +34,29 @@ bool period_not_ended_yet(self_ptr self);
 // unapplied weights.
 void watch_shards(self_ptr self);
 
+// A hot-swap at st.issued to an engine of `kind` (`threads` for a CPU pool, 0: the
+// default); answers live command `live_id` (0: scripted) when done or refused.
+void request_swap(self_ptr self, EngineKind kind, unsigned threads, uint64_t live_id);
+// Seconds since the run started.
+double elapsed_s(const sim_loop_state& st);
+
 // ---- sim_loop_checkpoint.cpp
-// A checkpoint of the state at st.issued, written by the checkpointer.
-void request_checkpoint(self_ptr self);
+// A checkpoint of the state at st.issued, written by the checkpointer; answers live
+// command `live_id` (0: scripted) with the file once it is on disk.
+void request_checkpoint(self_ptr self, uint64_t live_id);
+
+// ---- sim_loop_live.cpp
+// A live command (or a stop signal) for the schedule to place; wakes the loop.
+void receive_live(self_ptr self, LiveCommand command, uint64_t id);
+// Applies a command at st.issued: journaled first when it is live (id != 0).
+void apply_command(self_ptr self, const LiveCommand& command, uint64_t live_id);
+// Answers live command `id`, if anyone waits for it.
+void answer_live(self_ptr self, uint64_t id, LiveReply reply);
+// What GET /status reports, now.
+ServiceStatus service_status(self_ptr self);
+// Records a status sample (at most twice a second) for the windowed rates.
+void sample_status(self_ptr self);
+// A stimulus command: the new plan goes to the engine before the next epoch.
+void apply_stimulus(self_ptr self, const LiveCommand& command, uint64_t live_id);
 
 }  // namespace flysim::sim_loop_steps

@@ -12,6 +12,7 @@ namespace flysim {
 
 using status_atom = caf::atom_constant<caf::atom("status")>;
 using command_atom = caf::atom_constant<caf::atom("command")>;
+using tick_atom = caf::atom_constant<caf::atom("tick")>;
 
 // A timed kick asked for live: `after_ms` after the boundary where the command applies.
 struct LiveKick {

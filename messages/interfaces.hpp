@@ -40,6 +40,8 @@ using recorder_actor = caf::typed_actor<
     caf::reacts_to<record_atom, EpochSpikes>,
     // Where the recorder stands (for a snapshot): spikes per neuron so far.
     caf::replies_to<position_atom>::with<RecorderPosition>,
+    // Hand what a streamed spike file holds to the kernel now (a pause, a status).
+    caf::reacts_to<flush_atom>,
     // Close the files (commit them under their names); reply with the summary, rates
     // over the given simulated seconds (less than the plan's when the run stopped early).
     caf::replies_to<finish_atom, double>::with<RecorderSummary>>;
@@ -55,7 +57,13 @@ using sim_loop_actor = caf::typed_actor<
     caf::replies_to<run_atom>::with<RunSummary>,
     // Stop early: finish the epochs in flight, commit what was recorded, then answer
     // run_atom with a summary that says where the run stopped.
-    caf::reacts_to<stop_atom>>;
+    caf::reacts_to<stop_atom>,
+    // The service's status (GET /status).
+    caf::replies_to<status_atom>::with<ServiceStatus>,
+    // A live command: applied at an epoch boundary the schedule picks, journaled first.
+    caf::replies_to<command_atom, LiveCommand>::with<LiveReply>,
+    // Internal: the pace lets the next epoch go now.
+    caf::reacts_to<tick_atom>>;
 
 // The control actor: what the HTTP handlers talk to (they never touch the simulation).
 // It forwards to the sim loop and answers; the same two handlers as the sim loop's.

@@ -77,18 +77,24 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
   std::setvbuf(file_, nullptr, _IOFBF, kBufferBytes);
 }
 
+int open_in_place(const std::string& path, bool truncate) {
+  if (const int named = descriptor_named(path); named >= 0) {
+    const int fd = ::fcntl(named, F_DUPFD_CLOEXEC, 3);
+    if (fd < 0) fail(path, "cannot write", errno);
+    return fd;
+  }
+  // O_NONBLOCK: a FIFO without a reader is an error now, not a hang.
+  const int fd = ::open(follow_links(path).c_str(), O_WRONLY | O_CREAT | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, 0666);
+  if (fd < 0) fail(path, errno == ENXIO ? "cannot write (a FIFO with no reader)" : "cannot write", errno);
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  struct stat st {};
+  if (truncate && ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) ::ftruncate(fd, 0);
+  return fd;
+}
+
 void AtomicFile::open_direct() {
   direct_ = true;
-  int fd = -1;
-  if (const int named = descriptor_named(path_); named >= 0) {
-    fd = ::fcntl(named, F_DUPFD_CLOEXEC, 3);
-    if (fd < 0) fail(path_, "cannot write", errno);
-  } else {
-    // O_NONBLOCK: a FIFO without a reader is an error now, not a hang.
-    fd = ::open(target_.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0) fail(path_, errno == ENXIO ? "cannot write (a FIFO with no reader)" : "cannot write", errno);
-    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-  }
+  const int fd = open_in_place(target_, false);
   file_ = ::fdopen(fd, "wb");
   if (!file_) {
     const int saved = errno;

@@ -42,6 +42,11 @@ class AtomicFile {
   bool anonymous_ = false;  // O_TMPFILE
 };
 
+// Opens `path` for writing in place, with its name and its kind kept: a descriptor
+// (/dev/stdout, /dev/fd/N) is duplicated, a FIFO without a reader is an error rather than
+// a hang, and a regular file is created or, with `truncate`, emptied. Throws input_error.
+int open_in_place(const std::string& path, bool truncate);
+
 // Removes the files PREFIX.tmp-PID in `dir` whose writer (process PID) no longer runs:
 // what a writer killed before commit() left behind on a file system without O_TMPFILE,
 // or an older flysim left. Returns the paths removed, for the caller to report.

@@ -5,7 +5,10 @@
 
 namespace flysim::app {
 
-int run_command(const std::vector<std::string>& args);
+enum class RunMode { run, serve };
+// `run` (a plan, as fast as it goes) and `serve` (the same run as a paced, endless,
+// steerable service): one implementation, two sets of defaults.
+int run_or_serve(const std::vector<std::string>& args, RunMode mode);
 int generate_command(const std::vector<std::string>& args);
 int doctor_command(const std::vector<std::string>& args);
 // `checkpoint inspect FILE`: a checkpoint's header and summary.

@@ -91,13 +91,22 @@ std::vector<OptionSpec> run_options() {
        "only when stimulus.kicks is not given"},
       {"stimulus.rate", OptionType::number, num(d.r_poi_Hz), "Poisson rate of the stimulated neurons, Hz"},
       {"stimulus.kicks", OptionType::path, "", "CSV 'step,neuron_id': at that step the neuron gets v += f_poi*w_syn"},
-      {"run.duration-ms", OptionType::number, "1000", "simulated time per trial, ms"},
+      {"run.duration-ms", OptionType::text, "1000",
+       "simulated time per trial, ms, or 'forever' (one trial of 2^29 steps, 14.9 h at dt 0.1 ms, until stopped)"},
+      {"run.pace", OptionType::text, "off",
+       "'off' (as fast as possible), 'realtime', or simulated seconds per wall second (e.g. 0.5, 10): when epochs run, "
+       "never what they compute. A paced or endless run streams its spike file (flushed every 0.2 s)"},
       {"run.trials", OptionType::integer, "1", "trials; each starts at rest and draws its own Poisson input"},
       {"run.seed", OptionType::integer, "1", "seed of the Poisson input (0..2^63-1)"},
       {"run.swap-at", OptionType::text, "",
        "scheduled engine swaps, 'MS:KIND,...' (e.g. 500:cuda,800:cpu): at the first delay-cell boundary at or after MS "
        "of simulated time since the start of the run, hand the state to a new engine of that kind"},
       {"restore", OptionType::path, "", "continue the run saved in this checkpoint file (its plan, stimulus and position)"},
+      {"replay", OptionType::path, "",
+       "rerun a live run from its journal (output.journal of flysim serve): its options, and its live commands at the same "
+       "boundaries, unpaced; the spikes are the live run's, byte for byte"},
+      {"output.journal", OptionType::path, "",
+       "journal of live commands (JSON lines: the run's options, then each command and the boundary where it applied)"},
       {"checkpoint.every-ms", OptionType::number, "0", "write a checkpoint every this many simulated ms (0: none)"},
       {"checkpoint.dir", OptionType::path, "checkpoints", "folder of the checkpoint files"},
       {"checkpoint.keep", OptionType::integer, "3", "how many of the newest checkpoints to keep"},
@@ -123,6 +132,19 @@ std::vector<OptionSpec> run_options() {
   specs.insert(specs.end(), plasticity.begin(), plasticity.end());
   const auto logs = log_options();
   specs.insert(specs.end(), logs.begin(), logs.end());
+  return specs;
+}
+
+std::vector<OptionSpec> serve_options() {
+  std::vector<OptionSpec> specs = run_options();
+  for (OptionSpec& spec : specs) {
+    if (spec.key == "run.duration-ms") spec.default_value = "forever";
+    if (spec.key == "run.pace") spec.default_value = "realtime";
+    if (spec.key == "output.journal") {
+      spec.default_value = "journal.jsonl";
+      spec.help += " (always on for serve)";
+    }
+  }
   return specs;
 }
 

@@ -26,6 +26,9 @@ NetworkSource network_source(const Options& o);
 // Every option of `flysim run` (also accepted by `flysim doctor`, so one config file
 // serves both).
 std::vector<OptionSpec> run_options();
+// `flysim serve`: the options of run, with the service's defaults (endless, real time,
+// journal on).
+std::vector<OptionSpec> serve_options();
 // model.* and stimulus.rate as model parameters.
 LifParams model_params(const Options& o);
 // derive_constants(params), its errors prefixed with the options that set the parameters.

@@ -18,6 +18,8 @@ constexpr const char* kUsage =
     "commands:\n"
     "  run        run a simulation (with no options: 21 sugar GRNs at 150 Hz for 1 s\n"
     "             on the synthetic FlyWire-scale network, generated and cached on first use)\n"
+    "  serve      the same as a service: paced to real time, until stopped, steered\n"
+    "             through the control API (flysim ctl), every command journaled\n"
     "  generate   write a synthetic FlyWire-scale network as FlyWire CSV files\n"
     "  doctor     can this machine run the engine asked for? (CUDA, driver, device, CPUs)\n"
     "  checkpoint inspect FILE: print a checkpoint's header, position and plan\n"
@@ -46,7 +48,8 @@ int main(int argc, char** argv) {
   const std::string command = args[0];
   args.erase(args.begin());
   try {
-    if (command == "run") return flysim::app::run_command(args);
+    if (command == "run") return flysim::app::run_or_serve(args, flysim::app::RunMode::run);
+    if (command == "serve") return flysim::app::run_or_serve(args, flysim::app::RunMode::serve);
     if (command == "generate") return flysim::app::generate_command(args);
     if (command == "doctor") return flysim::app::doctor_command(args);
     if (command == "checkpoint") return flysim::app::checkpoint_command(args);

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 #include "model/errors.hpp"
@@ -79,6 +80,12 @@ void Options::set(const std::vector<OptionSpec>& specs, const std::string& key, 
 }
 
 Options Options::parse(const std::vector<OptionSpec>& specs, const std::vector<std::string>& args) {
+  return parse(specs, args, {}, "", {});
+}
+
+Options Options::parse(const std::vector<OptionSpec>& specs, const std::vector<std::string>& args,
+                       const std::map<std::string, std::string>& adopted, const std::string& adopted_origin,
+                       const std::vector<std::string>& overridable_prefixes) {
   Options o;
   for (const auto& spec : specs) o.values_[spec.key] = Value{spec.default_value, "default", false};
   std::vector<std::pair<std::string, std::string>> command_line;
@@ -90,8 +97,25 @@ Options Options::parse(const std::vector<OptionSpec>& specs, const std::vector<s
   }
   for (const auto& [key, value] : command_line)
     if (key == "config") o.read_config(specs, value);
-  for (const auto& [key, value] : command_line)
-    if (key != "config") o.set(specs, key, value, "command line", true);
+  const auto may_override = [&](const std::string& key) {
+    return std::any_of(overridable_prefixes.begin(), overridable_prefixes.end(),
+                       [&](const std::string& prefix) { return key.rfind(prefix, 0) == 0; });
+  };
+  for (const auto& [key, value] : adopted) {
+    if (!find_spec(specs, key)) throw input_error(adopted_origin + ": option '" + printable(key) + "' is unknown to this flysim");
+    if (o.values_[key].given && !may_override(key))
+      throw input_error(o.values_[key].origin + ": option " + key + " comes from " + adopted_origin +
+                        " and cannot change (it would change the result)");
+    if (!o.values_[key].given) o.values_[key] = Value{value, adopted_origin, true, false};
+  }
+  for (const auto& [key, value] : command_line) {
+    if (key == "config") continue;
+    if (adopted.count(key) && !may_override(key))
+      throw input_error("command line: option " + key + " comes from " + adopted_origin +
+                        " and cannot change (it would change the result)");
+    if (adopted.count(key)) o.values_[key].given = false;  // the command line overrides the journal
+    o.set(specs, key, value, "command line", true);
+  }
   return o;
 }
 

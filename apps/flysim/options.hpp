@@ -27,6 +27,12 @@ class Options {
   // Parses `--key=value` arguments and `--config=FILE` (read first; the command line
   // wins). Throws input_error naming the option and where it came from.
   static Options parse(const std::vector<OptionSpec>& specs, const std::vector<std::string>& args);
+  // The same, with `adopted` values from another source (a journal being replayed) read
+  // after the config files; the command line may set only `overridable` adopted keys
+  // (outputs, logging: what does not change the result).
+  static Options parse(const std::vector<OptionSpec>& specs, const std::vector<std::string>& args,
+                       const std::map<std::string, std::string>& adopted, const std::string& adopted_origin,
+                       const std::vector<std::string>& overridable_prefixes);
 
   const std::string& text(const std::string& key) const;
   int64_t integer(const std::string& key) const;

@@ -9,6 +9,7 @@
 #include <charconv>
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <cstdlib>
 #include <iostream>
@@ -31,7 +32,9 @@
 #include "checkpoint/checkpoint_file.hpp"
 #include "checkpoint/snapshot_check.hpp"
 #include "model/lif_params.hpp"
+#include "model/journal.hpp"
 #include "model/shard_setup.hpp"
+#include "messages/control_json.hpp"
 
 namespace flysim::app {
 
@@ -112,9 +115,15 @@ std::shared_ptr<const Network> load_network(const Options& o) {
   return net;
 }
 
-// run.duration-ms in steps: 1..kMaxRunSteps, said in ms for this dt.
+// run.duration-ms in steps: 1..kMaxRunSteps, said in ms for this dt; 'forever' is the
+// longest trial there is.
 int32_t trial_steps(const Options& o, double dt_ms) {
-  const double duration_ms = o.number("run.duration-ms");
+  if (o.text("run.duration-ms") == "forever") return static_cast<int32_t>(kMaxRunSteps);
+  double duration_ms = 0;
+  const std::string& text = o.text("run.duration-ms");
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), duration_ms);
+  if (ec != std::errc() || end != text.data() + text.size() || text.empty())
+    o.reject("run.duration-ms", "is neither a number of ms nor 'forever'");
   const double max_ms = static_cast<double>(kMaxRunSteps) * dt_ms;
   if (!(duration_ms >= dt_ms) || duration_ms > max_ms)
     o.reject("run.duration-ms", fmt::format("must lie in {}..{} ms (1 to 2^29 steps of model.dt-ms={} ms)", dt_ms, max_ms, dt_ms));
@@ -125,6 +134,7 @@ RunInputs fresh_inputs(const Options& o) {
   RunInputs in;
   const int64_t trials = o.integer("run.trials");
   if (trials < 1 || trials > 1000000) o.reject("run.trials", "must be 1..1000000");
+  if (o.text("run.duration-ms") == "forever" && trials != 1) o.reject("run.trials", "must be 1 when run.duration-ms=forever");
   if (o.integer("run.seed") < 0) o.reject("run.seed", "must not be negative");
   in.params = model_params(o);
   in.constants = constants_from_options(in.params);
@@ -162,11 +172,6 @@ RunInputs restored_inputs(const Options& o) {
   return in;
 }
 
-// True when a run reaches p (it lies inside a trial and after the start).
-bool reached(const RunPosition& p, const RunPlan& plan) {
-  return p.trial < plan.trials && p.step < plan.steps_per_trial && plan.start < p;
-}
-
 struct SwapRequest {
   double ms;
   EngineKind kind;
@@ -199,35 +204,22 @@ std::vector<SwapRequest> swap_requests(const Options& o) {
   return requests;
 }
 
-// The swap points of the plan: the first delay-cell boundary at or after each request.
-std::vector<SwapPoint> swap_points(const std::vector<SwapRequest>& requests, const RunPlan& plan) {
-  std::vector<SwapPoint> swaps;
-  for (const SwapRequest& r : requests) swaps.push_back({position_at_ms(r.ms, plan, plan.delay_steps), r.kind});
-  std::stable_sort(swaps.begin(), swaps.end(), [](const SwapPoint& a, const SwapPoint& b) { return a.at < b.at; });
-  for (const SwapPoint& swap : swaps)
-    if (!reached(swap.at, plan))
-      spdlog::warn("run.swap-at: the swap to {} at trial {} step {} lies outside what this run simulates; it will not happen",
-                   to_string(swap.kind), swap.at.trial, swap.at.step);
-  return swaps;
-}
-
-// Checkpoints fall on delay-cell boundaries, or with plasticity on period boundaries
-// (where the learned state has a layout that restores with any shard count).
-std::vector<RunPosition> checkpoint_points(const Options& o, const RunPlan& plan, int32_t granularity) {
-  const double every = o.number("checkpoint.every-ms");
-  std::vector<RunPosition> points;
-  if (every == 0) return points;
-  // Counted in whole steps, so a tiny interval on a long run still ends.
-  const int64_t every_steps = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(every / plan.dt_ms - 1e-9)));
-  const int64_t total_steps = static_cast<int64_t>(plan.trials) * plan.steps_per_trial;
-  for (int64_t step = every_steps; step < total_steps; step += every_steps) {
-    const RunPosition p = position_at_ms(static_cast<double>(step) * plan.dt_ms, plan, granularity);
-    if (reached(p, plan) && (points.empty() || points.back() < p)) points.push_back(p);
+// Scripted swaps as commands at the first delay-cell boundary at or after each request:
+// the path a live swap takes too.
+std::vector<PlacedCommand> scripted_swaps(const std::vector<SwapRequest>& requests, const ScheduleGeometry& g) {
+  std::vector<PlacedCommand> swaps;
+  for (const SwapRequest& r : requests) {
+    LiveCommand swap;
+    swap.action = "swap";
+    swap.engine = to_string(r.kind);
+    swaps.push_back({position_at_ms(r.ms, g, g.delay_steps), swap});
   }
-  if (points.empty())
-    spdlog::warn("checkpoint.every-ms={} ms: no boundary of this run ({} steps apart) falls on it; no checkpoint will be written",
-                 every, granularity);
-  return points;
+  std::stable_sort(swaps.begin(), swaps.end(), [](const PlacedCommand& a, const PlacedCommand& b) { return a.at < b.at; });
+  for (const PlacedCommand& swap : swaps)
+    if (!reached(swap.at, g))
+      spdlog::warn("run.swap-at: the swap to {} at trial {} step {} lies outside what this run simulates; it will not happen",
+                   swap.command.engine, swap.at.trial, swap.at.step);
+  return swaps;
 }
 
 // What the shards start from: a fresh run's initial weights and empty traces, or a
@@ -263,33 +255,114 @@ std::vector<WeightChange> unapplied_weights(const PlasticityState& learned, cons
   return changes;
 }
 
-}  // namespace
+// run.pace: 'off' -> 0, 'realtime' -> 1, or a positive factor.
+double pace_factor(const Options& o) {
+  const std::string& text = o.text("run.pace");
+  if (text == "off") return 0.0;
+  if (text == "realtime") return 1.0;
+  double factor = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), factor);
+  if (ec != std::errc() || end != text.data() + text.size() || !(factor > 0) || factor > 1e6)
+    o.reject("run.pace", "must be off, realtime or simulated seconds per wall second (a number above 0)");
+  return factor;
+}
 
-int run_command(const std::vector<std::string>& args) {
-  const auto specs = run_options();
-  if (print_help_if_asked(args, "flysim run [--key=value ...]",
-                               "Runs the LIF model of the fly brain (MODEL.md). With no options: the canonical experiment, "
-                               "the 21 sugar GRNs at 150 Hz for 1 s on the synthetic FlyWire-scale network.",
-                               specs))
-    return 0;
-  catch_stop_signals();
-  const Options o = Options::parse(specs, args);
-  configure_logging(o);
-  FileRoles files{{"network.neurons", "network.connectivity", "stimulus.ids", "stimulus.kicks", "restore",
-                         "plasticity.pre-ids", "plasticity.post-ids"},
-                        {"output.spikes", "output.rates", "plasticity.weights-out"},
-                        {}};
-  if (o.number("checkpoint.every-ms") != 0) files.folder_keys.push_back("checkpoint.dir");
-  refuse_clashing_files(o, files);
-  const int64_t threads = o.integer("engine.threads");
-  if (threads < 1 || threads > 1024) o.reject("engine.threads", "must be 1..1024");
+// The options a journal records: those the user set that decide what a run computes,
+// and the duration (whose default differs between run and serve); nothing that only
+// decides where it runs or where its outputs go. A replay adopts them.
+std::map<std::string, std::string> journaled_options(const Options& o, const std::vector<OptionSpec>& specs) {
+  const std::vector<std::string> prefixes = {"network.", "stimulus.", "model.", "run.duration-ms", "run.trials", "run.seed",
+                                             "restore", "plasticity.enabled", "plasticity.connections", "plasticity.pre-ids",
+                                             "plasticity.post-ids", "plasticity.a-", "plasticity.tau-", "plasticity.w-",
+                                             "plasticity.period-ms"};
+  std::map<std::string, std::string> recorded;
+  for (const OptionSpec& spec : specs)
+    for (const std::string& prefix : prefixes)
+      if (spec.key.rfind(prefix, 0) == 0 && spec.key != "network.cache" && spec.key != "network.cache-dir" &&
+          (o.given(spec.key) || spec.key == "run.duration-ms"))
+        // Paths absolute: a replay may run from another folder.
+        recorded[spec.key] = spec.type == OptionType::path && !o.text(spec.key).empty()
+                                 ? std::filesystem::absolute(o.text(spec.key)).lexically_normal().string()
+                                 : o.text(spec.key);
+  return recorded;
+}
+
+// What may differ between a live run and its replay: outputs, logs, the engine, the
+// cache, checkpoints and the pace.
+const std::vector<std::string> kReplayOverridable = {"output.", "log.", "engine.", "network.cache", "checkpoint.", "run.pace",
+                                                     "plasticity.shards", "plasticity.nodes", "plasticity.weights-out"};
+
+// The options of a run: from the command line, or for --replay=JOURNAL the journal's
+// with the command line's outputs; `replayed` gets the journal's commands.
+Options parse_run_options(const std::vector<OptionSpec>& specs, const std::vector<std::string>& args,
+                          std::vector<PlacedCommand>& replayed) {
+  const Options first = Options::parse(specs, args);
+  if (first.text("replay").empty()) return first;
+  const std::string path = first.text("replay");
+  std::size_t torn = 0;
+  const JournalContents journal = read_journal(path, &torn);
+  if (torn) spdlog::warn("{}:{}: an unfinished last line (the service was killed while writing it) is ignored", path, torn);
+  for (std::size_t k = 0; k < journal.entries.size(); ++k) {
+    const JournalEntry& e = journal.entries[k];
+    replayed.push_back({{e.trial, e.step}, live_command_from_json(e.command_json, path + ":" + std::to_string(k + 2))});
+  }
+  const bool stops = std::any_of(replayed.begin(), replayed.end(), [](const PlacedCommand& c) { return c.command.action == "stop"; });
+  if (!stops) spdlog::warn("{}: the journal has no stop: the replay runs to the end of the plan", path);
+  Options o = Options::parse(specs, args, journal.options, path, kReplayOverridable);
+  if (o.text("run.pace") != "off" && !o.given("run.pace")) spdlog::info("replay: unpaced");
+  return o;
+}
+
+// The options `flysim run` or `flysim serve` refuses before anything loads.
+struct RunChecks {
+  int64_t threads = 1, keep = 3;
+  bool checkpointing = false;
+  double pace = 0.0;
+};
+
+RunChecks check_run_options(const Options& o) {
+  RunChecks c;
+  c.threads = o.integer("engine.threads");
+  if (c.threads < 1 || c.threads > 1024) o.reject("engine.threads", "must be 1..1024");
   require_writable(o, "output.spikes");
   require_writable(o, "output.rates");
-  const int64_t keep = o.integer("checkpoint.keep");
-  if (keep < 1) o.reject("checkpoint.keep", "must be at least 1");
+  require_writable(o, "output.journal");
+  c.keep = o.integer("checkpoint.keep");
+  if (c.keep < 1) o.reject("checkpoint.keep", "must be at least 1");
   const double checkpoint_every = o.number("checkpoint.every-ms");
   if (checkpoint_every < 0) o.reject("checkpoint.every-ms", "must not be negative (0 turns checkpoints off)");
-  const bool checkpointing = checkpoint_every != 0;
+  c.checkpointing = checkpoint_every != 0;
+  c.pace = pace_factor(o);
+  return c;
+}
+
+}  // namespace
+
+int run_or_serve(const std::vector<std::string>& args, RunMode mode) {
+  const bool serving = mode == RunMode::serve;
+  const auto specs = serving ? serve_options() : run_options();
+  if (serving ? print_help_if_asked(args, "flysim serve [--key=value ...]",
+                                    "Runs the LIF model as a service: paced to real time, until stopped, steered through "
+                                    "the control API (flysim ctl), every live command journaled (replay it with flysim run "
+                                    "--replay=JOURNAL). The options of flysim run, with the defaults below.",
+                                    specs)
+              : print_help_if_asked(args, "flysim run [--key=value ...]",
+                                    "Runs the LIF model of the fly brain (MODEL.md). With no options: the canonical "
+                                    "experiment, the 21 sugar GRNs at 150 Hz for 1 s on the synthetic FlyWire-scale network.",
+                                    specs))
+    return 0;
+  catch_stop_signals();
+  std::vector<PlacedCommand> replayed;
+  const Options o = parse_run_options(specs, args, replayed);
+  configure_logging(o);
+  FileRoles files{{"network.neurons", "network.connectivity", "stimulus.ids", "stimulus.kicks", "restore", "replay",
+                   "plasticity.pre-ids", "plasticity.post-ids"},
+                  {"output.spikes", "output.rates", "output.journal", "plasticity.weights-out"},
+                  {}};
+  if (o.number("checkpoint.every-ms") != 0) files.folder_keys.push_back("checkpoint.dir");
+  refuse_clashing_files(o, files);
+  const RunChecks checks = check_run_options(o);
+  if (serving && o.text("output.journal").empty()) o.reject("output.journal", "must name a file: a service always keeps its journal");
   const std::vector<SwapRequest> swaps = swap_requests(o);
   // The model options once more, before the network loads, so that a plasticity.* typo
   // costs no waiting (the delay cell rounds the plasticity period).
@@ -311,7 +384,7 @@ int run_command(const std::vector<std::string>& args) {
     spdlog::info("plasticity: {} plastic connections, {} shard(s), weights applied {} steps after each period", plastic_edges->size(),
                  plasticity.shards, plasticity.params.period_steps);
   }
-  if (checkpointing) {
+  if (checks.checkpointing) {
     std::error_code ec;
     std::filesystem::create_directories(o.text("checkpoint.dir"), ec);
     if (ec) o.reject("checkpoint.dir", "cannot be created: " + ec.message());
@@ -321,8 +394,9 @@ int run_command(const std::vector<std::string>& args) {
   const auto net = in.network;
   const auto stimulus = std::make_shared<const StimulusPlan>(in.record.stimulus);
   const EngineSetup setup{net, stimulus, in.constants, plastic_edges};
-  const auto build_engine = [setup, threads](EngineKind kind) -> std::shared_ptr<Engine> {
-    std::shared_ptr<Engine> engine = make_engine(kind, setup, static_cast<unsigned>(threads));
+  const auto default_threads = static_cast<unsigned>(checks.threads);
+  const auto build_engine = [setup, default_threads](EngineKind kind, unsigned threads) -> std::shared_ptr<Engine> {
+    std::shared_ptr<Engine> engine = make_engine(kind, setup, threads > 0 ? threads : default_threads);
     if (kind == EngineKind::cuda) {
       const CudaProbe p = probe_cuda_backend();
       spdlog::info("cuda backend attached: {} (compute capability {}.{}), driver {}, runtime {}", p.device_name, p.cc_major,
@@ -330,7 +404,8 @@ int run_command(const std::vector<std::string>& args) {
     }
     return engine;
   };
-  std::shared_ptr<Engine> engine = build_engine(engine_kind(o));
+  const EngineKind first_kind = engine_kind(o);
+  std::shared_ptr<Engine> engine = build_engine(first_kind, 0);
   if (in.restored) engine->import_state(in.restored->engine);
   spdlog::info("engine: {}; {} Poisson neurons at {} Hz, {} kicks; {} trial(s) of {} steps", engine->describe(),
                stimulus->poisson_neurons.size(), in.record.stimulus_rate_Hz, stimulus->kicks.size(), in.record.trials,
@@ -344,11 +419,21 @@ int run_command(const std::vector<std::string>& args) {
   plan.neurons = net->neuron_count();
   plan.v0 = in.constants.v0;
   if (in.restored) plan.start = {in.restored->engine.trial, in.restored->engine.next_step};
-  plan.checkpoints =
-      checkpoint_points(o, plan, plasticity.enabled ? plasticity.params.period_steps : plan.delay_steps);
-  plan.swaps = swap_points(swaps, plan);
+  plan.checkpoint_granularity = plasticity.enabled ? plasticity.params.period_steps : plan.delay_steps;
+  const ScheduleGeometry geometry = geometry_of(plan, plan.checkpoint_granularity);
+  plan.checkpoints = checkpoint_positions(o.number("checkpoint.every-ms"), geometry);
+  if (checks.checkpointing && plan.checkpoints.empty() && o.text("run.duration-ms") != "forever")
+    spdlog::warn("checkpoint.every-ms={} ms: no boundary of this run ({} steps apart) falls on it; no checkpoint will be written",
+                 o.number("checkpoint.every-ms"), plan.checkpoint_granularity);
+  plan.commands = scripted_swaps(swaps, geometry);
+  plan.commands.insert(plan.commands.end(), replayed.begin(), replayed.end());
+  plan.pace = checks.pace;
+  plan.pace_text = o.text("run.pace");
+  plan.default_threads = default_threads;
   plan.record = in.record;
   plan.make_engine = build_engine;
+  if (!o.text("output.journal").empty())
+    plan.journal = std::make_shared<JournalWriter>(o.text("output.journal"), journaled_options(o, specs));
 
   caf::actor_system_config cfg;
   register_message_types(cfg);
@@ -367,12 +452,13 @@ int run_command(const std::vector<std::string>& args) {
   rc.steps_per_trial = plan.steps_per_trial;
   rc.dt_ms = plan.dt_ms;
   rc.readout_root_id = kMn9RootId;
+  rc.stream = plan.pace > 0 || o.text("run.duration-ms") == "forever";
   if (in.restored) rc.start = in.restored->recorder;
   auto recorder = system.spawn(recorder_behavior, rc);
   checkpointer_actor checkpointer;
-  if (checkpointing)
+  if (checks.checkpointing || serving)
     checkpointer = system.spawn<caf::detached>(
-        checkpointer_behavior, CheckpointerConfig{o.text("checkpoint.dir"), static_cast<std::size_t>(keep),
+        checkpointer_behavior, CheckpointerConfig{o.text("checkpoint.dir"), static_cast<std::size_t>(checks.keep),
                                                   {in.compatibility, kKernelVersion, net->content_hash()}});
   caf::scoped_actor self{system};
   if (plasticity.enabled) {
@@ -411,10 +497,11 @@ int run_command(const std::vector<std::string>& args) {
                      std::cout << fmt::format("  weights     {} plastic connections written to {}\n", plastic_edges->size(),
                                               plasticity.weights_out);
                    }
-                   if (summary.stopped_early) exit_code = 128 + stop_signal();
+                   // Stopped by a signal: 128 + the signal; by a command: a normal end.
+                   if (summary.stopped_early && stop_signal() != 0) exit_code = 128 + stop_signal();
                  },
                  [&](const caf::error& err) {
-                   if (stop_signal() != 0) {
+                   if (stop_signal_count() >= 2) {
                      spdlog::warn("stopped at once by a second signal; no output file was written");
                      exit_code = 128 + stop_signal();
                    } else {

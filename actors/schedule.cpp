@@ -1,0 +1,123 @@
+#include "actors/schedule.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace flysim {
+
+RunPosition position_at_ms(double ms, const ScheduleGeometry& g, int32_t granularity) {
+  const auto total = static_cast<int64_t>(std::ceil(ms / g.dt_ms - 1e-9));
+  RunPosition p{static_cast<int32_t>(total / g.steps_per_trial), static_cast<int32_t>(total % g.steps_per_trial)};
+  p.step = (p.step + granularity - 1) / granularity * granularity;
+  if (p.step == 0) p.step = granularity;
+  if (p.step >= g.steps_per_trial) p = {p.trial + 1, granularity};
+  return p;
+}
+
+bool reached(const RunPosition& p, const ScheduleGeometry& g) {
+  return p.trial < g.trials && p.step < g.steps_per_trial && g.start < p;
+}
+
+int64_t steps_to(const RunPosition& p, const ScheduleGeometry& g) {
+  return static_cast<int64_t>(p.trial) * g.steps_per_trial + p.step;
+}
+
+std::vector<RunPosition> checkpoint_positions(double every_ms, const ScheduleGeometry& g) {
+  std::vector<RunPosition> points;
+  if (every_ms == 0) return points;
+  // Counted in whole steps, so a tiny interval on a long run still ends.
+  const int64_t every_steps = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(every_ms / g.dt_ms - 1e-9)));
+  const int64_t total_steps = static_cast<int64_t>(g.trials) * g.steps_per_trial;
+  for (int64_t step = every_steps; step < total_steps; step += every_steps) {
+    const RunPosition p = position_at_ms(static_cast<double>(step) * g.dt_ms, g, g.checkpoint_granularity);
+    if (reached(p, g) && (points.empty() || points.back() < p)) points.push_back(p);
+  }
+  return points;
+}
+
+Schedule::Schedule(ScheduleGeometry geometry, std::vector<RunPosition> checkpoints, std::vector<PlacedCommand> placed,
+                   double pace)
+    : g_(geometry), checkpoints_(std::move(checkpoints)), pace_(pace) {
+  std::stable_sort(placed.begin(), placed.end(), [](const PlacedCommand& a, const PlacedCommand& b) { return a.at < b.at; });
+  placed_.assign(placed.begin(), placed.end());
+  trial_started_ = g_.start.step > 0;
+}
+
+bool Schedule::at_checkpoint_boundary(RunPosition p) const {
+  return p.step > 0 && p.step % g_.checkpoint_granularity == 0;
+}
+
+void Schedule::receive(LiveCommand command, uint64_t id) { live_.push_back({std::move(command), id}); }
+
+void Schedule::resume(RunPosition done, double now_s) {
+  paused_ = false;
+  // The pace starts over from here: the paused time is not made up by running fast.
+  anchor_s_ = now_s;
+  anchor_steps_ = steps_to(done, g_);
+  anchored_ = true;
+}
+
+double Schedule::lag_ms(RunPosition done, double now_s) const {
+  if (pace_ <= 0.0 || paused_ || !anchored_) return 0.0;
+  const double due_ms = (now_s - anchor_s_) * pace_ * 1e3;
+  const double simulated_ms = static_cast<double>(steps_to(done, g_) - anchor_steps_) * g_.dt_ms;
+  return std::max(0.0, due_ms - simulated_ms);
+}
+
+Schedule::Action Schedule::next(RunPosition issued, double now_s) {
+  Action a;
+  a.at = issued;
+  if (issued.trial >= g_.trials) return a;  // done
+  if (!anchored_) {
+    anchor_s_ = now_s;
+    anchor_steps_ = steps_to(issued, g_);
+    anchored_ = true;
+  }
+  if (issued.step == 0 && !trial_started_) {
+    trial_started_ = true;
+    a.kind = Action::Kind::start_trial;
+    return a;
+  }
+  while (next_checkpoint_ < checkpoints_.size() && checkpoints_[next_checkpoint_] < issued) ++next_checkpoint_;
+  if (!stopped_ && next_checkpoint_ < checkpoints_.size() && checkpoints_[next_checkpoint_] == issued) {
+    ++next_checkpoint_;
+    a.kind = Action::Kind::checkpoint;
+    return a;
+  }
+  while (!placed_.empty() && placed_.front().at < issued) placed_.pop_front();  // before a restored run's start
+  if (!placed_.empty() && placed_.front().at == issued) {
+    a.kind = Action::Kind::command;
+    a.command = std::move(placed_.front().command);
+    placed_.pop_front();
+    return a;
+  }
+  if (!live_.empty() && (live_.front().command.action != "checkpoint" || at_checkpoint_boundary(issued))) {
+    a.kind = Action::Kind::command;
+    a.command = std::move(live_.front().command);
+    a.live_id = live_.front().id;
+    live_.pop_front();
+    placed_live_.push_back({issued, a.command});
+    return a;
+  }
+  if (paused_ || stopped_) {
+    a.kind = Action::Kind::idle;
+    return a;
+  }
+  if (pace_ > 0.0) {
+    const double ahead_ms = static_cast<double>(steps_to(issued, g_) - anchor_steps_) * g_.dt_ms - kPaceSlackMs;
+    const double allowed_at_s = anchor_s_ + ahead_ms / (pace_ * 1e3);
+    if (allowed_at_s > now_s) {
+      a.kind = Action::Kind::wait;
+      a.until_s = allowed_at_s;
+      return a;
+    }
+  }
+  const int32_t cell_end = issued.step - issued.step % g_.delay_steps + g_.delay_steps;
+  a.kind = Action::Kind::epoch;
+  a.steps = std::min(cell_end, g_.steps_per_trial) - issued.step;
+  // The trial whose last epoch this is ends here: the next one starts from rest.
+  if (issued.step + a.steps == g_.steps_per_trial) trial_started_ = false;
+  return a;
+}
+
+}  // namespace flysim

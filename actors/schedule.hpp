@@ -1,0 +1,124 @@
+#pragma once
+// The schedule: every decision the sim loop makes at an epoch boundary, as a plain class
+// with no actors in it (actors/SCHEDULE.md). Given the plan, the live commands received
+// so far and the wall clock, it says what happens next at the boundary where the next
+// epoch would start: start a trial, write a checkpoint, apply a command (a swap, a
+// stimulus change, pause, stop: scripted, replayed from a journal or live), issue the
+// epoch, wait for the pace, or nothing more (paused, stopped, done). The sim loop actor
+// only turns these answers into messages.
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "messages/control.hpp"
+
+namespace flysim {
+
+// A place in a run: trial and step within it. Ordered as the run goes.
+struct RunPosition {
+  int32_t trial = 0;
+  int32_t step = 0;
+  friend auto operator<=>(const RunPosition&, const RunPosition&) = default;
+};
+
+// A command fixed to a boundary: scripted (run.swap-at), replayed from a journal, or a
+// live one once the schedule has placed it. The journal is a list of these.
+struct PlacedCommand {
+  RunPosition at;
+  LiveCommand command;
+};
+
+// The plan's geometry, as the schedule needs it.
+struct ScheduleGeometry {
+  int32_t trials = 1;
+  int32_t steps_per_trial = 0;
+  int32_t delay_steps = 18;
+  double dt_ms = 0.1;
+  RunPosition start;                // (0, 0) or a restored checkpoint's position
+  int32_t checkpoint_granularity = 18;  // a delay cell, or a plasticity period
+};
+
+// Converts simulated time since the start of the run (all trials in a row) to the first
+// boundary (a multiple of `granularity` steps) at or after it, never step 0 of a trial.
+RunPosition position_at_ms(double ms, const ScheduleGeometry& g, int32_t granularity);
+// True when a run reaches p (it lies inside a trial and after the start).
+bool reached(const RunPosition& p, const ScheduleGeometry& g);
+// Steps from (0, 0) to p.
+int64_t steps_to(const RunPosition& p, const ScheduleGeometry& g);
+// The checkpoint positions of `every_ms` (0: none), on `g.checkpoint_granularity`.
+std::vector<RunPosition> checkpoint_positions(double every_ms, const ScheduleGeometry& g);
+
+class Schedule {
+ public:
+  // `pace`: simulated seconds per wall second, 0 for as fast as possible.
+  Schedule(ScheduleGeometry geometry, std::vector<RunPosition> checkpoints, std::vector<PlacedCommand> placed, double pace);
+
+  struct Action {
+    enum class Kind {
+      start_trial,  // import the resting state of the trial at `at`
+      checkpoint,   // a scripted checkpoint at `at`
+      command,      // apply `command` at `at` (its id: `live_id`, 0 for scripted/replayed)
+      epoch,        // advance through [at.step, at.step + steps)
+      wait,         // nothing before wall time `until_s` (the pace)
+      idle,         // paused, or stopped: nothing until something changes
+      done,         // the plan is complete
+    };
+    Kind kind = Kind::done;
+    RunPosition at;
+    int32_t steps = 0;
+    LiveCommand command;
+    uint64_t live_id = 0;
+    double until_s = 0.0;
+  };
+
+  // What happens next at `issued` (the next epoch's first step), at wall time `now_s`.
+  // Taking an action commits to it: call again for the one after.
+  Action next(RunPosition issued, double now_s);
+
+  // A live command; it is placed at the first boundary where it can apply (a checkpoint
+  // with plasticity waits for a period boundary) and comes back from next() there.
+  // `id` lets the caller answer it (non-zero).
+  void receive(LiveCommand command, uint64_t id);
+  // The boundaries chosen for live commands, in order: what the journal holds.
+  const std::vector<PlacedCommand>& placed_live() const { return placed_live_; }
+
+  // Effects of commands, applied by the caller when it applies the command.
+  void pause() { paused_ = true; }
+  void resume(RunPosition done, double now_s);
+  void stop() { stopped_ = true; }
+  bool paused() const { return paused_; }
+  bool stopped() const { return stopped_; }
+
+  // How far the simulation is behind the pace at `done`, in ms (0 when unpaced or paused).
+  double lag_ms(RunPosition done, double now_s) const;
+  double pace() const { return pace_; }
+  const ScheduleGeometry& geometry() const { return g_; }
+
+  // The pace lets an epoch start this much simulated time ahead of the wall clock, so a
+  // realtime run wakes every ~20 ms rather than every epoch (0.05 host cores on CUDA).
+  static constexpr double kPaceSlackMs = 20.0;
+
+ private:
+  bool at_checkpoint_boundary(RunPosition p) const;
+  ScheduleGeometry g_;
+  std::vector<RunPosition> checkpoints_;
+  std::size_t next_checkpoint_ = 0;
+  std::deque<PlacedCommand> placed_;  // scripted and replayed, by position
+  struct Waiting {
+    LiveCommand command;
+    uint64_t id;
+  };
+  std::deque<Waiting> live_;
+  std::vector<PlacedCommand> placed_live_;
+  bool trial_started_ = false;
+  bool paused_ = false, stopped_ = false;
+  double pace_ = 0.0;
+  // Pacing: simulated steps at anchor_steps_ happen at wall time anchor_s_ (reset on resume).
+  double anchor_s_ = 0.0;
+  int64_t anchor_steps_ = 0;
+  bool anchored_ = false;
+};
+
+}  // namespace flysim

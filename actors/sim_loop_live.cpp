@@ -1,0 +1,126 @@
+// The sim loop's live side (flysim serve): commands placed by the schedule, journaled
+// before they take effect, and the status an operator reads.
+#include <spdlog/spdlog.h>
+
+#include <fmt/format.h>
+
+#include "actors/sim_loop_steps.hpp"
+#include "messages/control_json.hpp"
+
+namespace flysim::sim_loop_steps {
+
+namespace {
+constexpr double kStatusWindowS = 10.0;
+
+std::string where(RunPosition at) { return fmt::format("trial {} step {}", at.trial, at.step); }
+
+EngineKind engine_kind_named(const std::string& name) { return name == "cuda" ? EngineKind::cuda : EngineKind::cpu; }
+}  // namespace
+
+void receive_live(self_ptr self, LiveCommand command, uint64_t id) {
+  auto& st = self->state;
+  if (st.finishing || (st.schedule->stopped() && command.action != "stop")) {
+    answer_live(self, id, {false, "the run is " + std::string(st.finishing ? "finishing" : "stopping"), st.done.trial,
+                           st.done.step, ""});
+    return;
+  }
+  spdlog::debug("live command {} received at trial {} step {}", to_json(command), st.issued.trial, st.issued.step);
+  st.schedule->receive(std::move(command), id);
+  issue(self);
+  finish_if_done(self);
+}
+
+void answer_live(self_ptr self, uint64_t id, LiveReply reply) {
+  auto& replies = self->state.replies;
+  const auto it = replies.find(id);
+  if (it == replies.end()) return;
+  it->second.deliver(std::move(reply));
+  replies.erase(it);
+}
+
+void apply_command(self_ptr self, const LiveCommand& command, uint64_t live_id) {
+  auto& st = self->state;
+  const RunPosition at = st.issued;
+  if (live_id != 0 && st.plan.journal) {
+    try {
+      st.plan.journal->append({at.trial, at.step, to_json(command)});
+    } catch (const std::exception& e) {
+      // A command that cannot be journaled would make the run impossible to replay.
+      answer_live(self, live_id, {false, std::string("not applied: ") + e.what(), at.trial, at.step, ""});
+      return;
+    }
+  }
+  spdlog::info("{}: {} {}", where(at), command.action, command.action == "swap" ? command.engine : "");
+  if (command.action == "swap") {
+    request_swap(self, engine_kind_named(command.engine), static_cast<unsigned>(command.threads), live_id);
+  } else if (command.action == "checkpoint") {
+    if (!st.checkpointer) {
+      answer_live(self, live_id, {false, "checkpoints are off: start the run with checkpoint.dir set", at.trial, at.step, ""});
+      return;
+    }
+    request_checkpoint(self, live_id);
+  } else if (command.action == "pause") {
+    st.schedule->pause();
+    self->send(st.recorder, flush_atom::value);
+    answer_live(self, live_id, {true, "paused at " + where(at), at.trial, at.step, ""});
+  } else if (command.action == "resume") {
+    st.schedule->resume(st.done, elapsed_s(st));
+    answer_live(self, live_id, {true, "resumed at " + where(at), at.trial, at.step, ""});
+  } else if (command.action == "stop") {
+    st.schedule->stop();
+    spdlog::warn("stopping at {}: finishing the epochs in flight, then writing what was recorded", where(at));
+    answer_live(self, live_id, {true, "stopping at " + where(at), at.trial, at.step, ""});
+    finish_if_done(self);
+  } else if (command.action == "stimulus") {
+    apply_stimulus(self, command, live_id);
+  } else {
+    answer_live(self, live_id, {false, "unknown action '" + command.action + "'", at.trial, at.step, ""});
+  }
+}
+
+void sample_status(self_ptr self) {
+  auto& st = self->state;
+  const double now = elapsed_s(st);
+  if (!st.samples.empty() && now - st.samples.back().wall_s < 0.5) return;
+  st.samples.push_back({now, process_cpu_seconds() - st.cpu_at_start, steps_to(st.done, st.schedule->geometry()), st.spikes});
+  while (st.samples.size() > 2 && now - st.samples[1].wall_s >= kStatusWindowS) st.samples.pop_front();
+}
+
+ServiceStatus service_status(self_ptr self) {
+  sample_status(self);
+  const auto& st = self->state;
+  ServiceStatus s;
+  s.state = st.finishing ? "done" : st.schedule->stopped() ? "stopping" : st.schedule->paused() ? "paused" : "running";
+  s.trial = st.done.trial;
+  s.step = st.done.step;
+  s.trials = st.plan.trials;
+  const ScheduleGeometry& g = st.schedule->geometry();
+  s.simulated_s = static_cast<double>(steps_to(st.done, g) - steps_to(g.start, g)) * st.plan.dt_ms * 1e-3;
+  s.wall_s = elapsed_s(st);
+  s.pace = st.plan.pace_text;
+  s.lag_ms = st.schedule->lag_ms(st.done, s.wall_s);
+  s.engine = st.engine_description;
+  s.threads = static_cast<int32_t>(st.engine_threads);
+  s.host_cpu_s = process_cpu_seconds() - st.cpu_at_start;
+  s.spikes = st.spikes;
+  s.shards = static_cast<uint32_t>(st.plan.plasticity.shards.size());
+  s.last_checkpoint = st.checkpoint_files.empty() ? "" : st.checkpoint_files.back();
+  s.stimulus_rate_Hz = st.plan.record.stimulus_rate_Hz;
+  s.poisson_neurons = static_cast<uint32_t>(st.plan.record.stimulus.poisson_neurons.size());
+  if (st.samples.size() >= 2) {
+    const StatusSample &a = st.samples.front(), &b = st.samples.back();
+    const double wall = b.wall_s - a.wall_s, simulated = static_cast<double>(b.steps - a.steps) * st.plan.dt_ms * 1e-3;
+    s.wall_per_simulated = simulated > 0 ? wall / simulated : 0.0;
+    s.host_cores = wall > 0 ? (b.cpu_s - a.cpu_s) / wall : 0.0;
+    s.spikes_per_simulated_s = simulated > 0 ? static_cast<double>(b.spikes - a.spikes) / simulated : 0.0;
+  }
+  return s;
+}
+
+}  // namespace flysim::sim_loop_steps
+
+namespace flysim::sim_loop_steps {
+void apply_stimulus(self_ptr self, const LiveCommand&, uint64_t live_id) {
+  answer_live(self, live_id, {false, "stimulus changes: wiring pending", self->state.issued.trial, self->state.issued.step, ""});
+}
+}  // namespace flysim::sim_loop_steps
