@@ -1,0 +1,151 @@
+// The schedule (actors/schedule.hpp) without actors: what happens at each boundary.
+#include <gtest/gtest.h>
+
+#include "actors/schedule.hpp"
+
+namespace flysim {
+namespace {
+
+using Kind = Schedule::Action::Kind;
+
+ScheduleGeometry geometry(int32_t trials = 2, int32_t steps = 100, int32_t delay = 18, int32_t granularity = 18) {
+  ScheduleGeometry g;
+  g.trials = trials;
+  g.steps_per_trial = steps;
+  g.delay_steps = delay;
+  g.checkpoint_granularity = granularity;
+  return g;
+}
+
+LiveCommand command(const std::string& action) {
+  LiveCommand c;
+  c.action = action;
+  return c;
+}
+
+// Drives a schedule as the sim loop does (unpaced, clock at 0): every action in order,
+// with the position it came at; live commands are handed in when `issued` reaches them.
+struct Trace {
+  std::vector<std::pair<Kind, RunPosition>> actions;
+  std::vector<std::string> commands;
+};
+
+Trace drive(Schedule& s, const std::vector<std::pair<RunPosition, LiveCommand>>& live = {}) {
+  Trace t;
+  RunPosition issued = s.geometry().start;
+  std::size_t next_live = 0;
+  for (int guard = 0; guard < 10000; ++guard) {
+    for (; next_live < live.size() && !(issued < live[next_live].first); ++next_live) s.receive(live[next_live].second, next_live + 1);
+    const Schedule::Action a = s.next(issued, 0.0);
+    t.actions.push_back({a.kind, a.at});
+    if (a.kind == Kind::command) {
+      t.commands.push_back(a.command.action + "@" + std::to_string(a.at.trial) + ":" + std::to_string(a.at.step));
+      if (a.command.action == "stop") s.stop();
+      if (a.command.action == "pause") s.pause();
+      if (a.command.action == "resume") s.resume(issued, 0.0);
+    }
+    if (a.kind == Kind::epoch) {
+      issued.step += a.steps;
+      if (issued.step == s.geometry().steps_per_trial) issued = {issued.trial + 1, 0};
+    }
+    if (a.kind == Kind::done || a.kind == Kind::idle || a.kind == Kind::wait) break;
+  }
+  return t;
+}
+
+TEST(Schedule, EpochsFollowDelayCellsAndEachTrialStartsFromRest) {
+  Schedule s(geometry(), {}, {}, 0.0);
+  const Trace t = drive(s);
+  std::vector<std::pair<Kind, RunPosition>> expected;
+  for (int32_t trial = 0; trial < 2; ++trial) {
+    expected.push_back({Kind::start_trial, {trial, 0}});
+    for (int32_t step = 0; step < 100; step += 18) expected.push_back({Kind::epoch, {trial, step}});
+  }
+  expected.push_back({Kind::done, {2, 0}});
+  EXPECT_EQ(t.actions, expected);
+}
+
+TEST(Schedule, ScriptedCheckpointsAndPlacedCommandsComeBeforeTheEpochAtTheirBoundary) {
+  Schedule s(geometry(), {{0, 36}, {1, 18}}, {{{0, 54}, command("swap")}, {{1, 36}, command("stimulus")}}, 0.0);
+  const Trace t = drive(s);
+  const auto at = [&](Kind kind, RunPosition p) {
+    return std::find(t.actions.begin(), t.actions.end(), std::pair{kind, p}) - t.actions.begin();
+  };
+  EXPECT_LT(at(Kind::checkpoint, {0, 36}), at(Kind::epoch, {0, 36}));
+  EXPECT_LT(at(Kind::checkpoint, {1, 18}), at(Kind::epoch, {1, 18}));
+  EXPECT_EQ(t.commands, (std::vector<std::string>{"swap@0:54", "stimulus@1:36"}));
+}
+
+TEST(Schedule, ALiveCommandIsPlacedAtTheNextBoundaryAndJournaled) {
+  Schedule s(geometry(), {}, {}, 0.0);
+  const Trace t = drive(s, {{{0, 20}, command("swap")}, {{1, 0}, command("stimulus")}});
+  EXPECT_EQ(t.commands, (std::vector<std::string>{"swap@0:36", "stimulus@1:0"}));
+  ASSERT_EQ(s.placed_live().size(), 2u);
+  EXPECT_EQ(s.placed_live()[0].at, (RunPosition{0, 36}));
+  EXPECT_EQ(s.placed_live()[1].at, (RunPosition{1, 0}));
+}
+
+TEST(Schedule, ReplayingTheJournalGivesTheSameActions) {
+  Schedule live(geometry(3, 200), {{0, 90}}, {}, 0.0);
+  const Trace original = drive(live, {{{0, 5}, command("stimulus")}, {{0, 90}, command("swap")}, {{2, 7}, command("stop")}});
+  Schedule replay(geometry(3, 200), {{0, 90}}, live.placed_live(), 0.0);
+  const Trace again = drive(replay);
+  EXPECT_EQ(again.actions, original.actions);
+  EXPECT_EQ(again.commands, original.commands);
+  EXPECT_TRUE(replay.stopped());
+}
+
+TEST(Schedule, ALiveCheckpointWaitsForAPlasticityPeriodBoundary) {
+  Schedule s(geometry(1, 400, 18, 54), {}, {}, 0.0);
+  const Trace t = drive(s, {{{0, 18}, command("checkpoint")}});
+  EXPECT_EQ(t.commands, (std::vector<std::string>{"checkpoint@0:54"}));
+}
+
+TEST(Schedule, PauseIdlesUntilResumeAndStopEndsIssuing) {
+  Schedule s(geometry(), {}, {}, 0.0);
+  Trace t = drive(s, {{{0, 36}, command("pause")}});
+  EXPECT_EQ(t.actions.back().first, Kind::idle);
+  EXPECT_EQ(t.actions.back().second, (RunPosition{0, 36}));
+  EXPECT_EQ(s.next({0, 36}, 1.0).kind, Kind::idle);
+  s.receive(command("resume"), 7);
+  const Schedule::Action resume = s.next({0, 36}, 2.0);
+  ASSERT_EQ(resume.kind, Kind::command);
+  EXPECT_EQ(resume.live_id, 7u);
+  s.resume({0, 36}, 2.0);
+  EXPECT_EQ(s.next({0, 36}, 2.0).kind, Kind::epoch);
+  s.receive(command("stop"), 8);
+  EXPECT_EQ(s.next({0, 54}, 2.0).kind, Kind::command);
+  s.stop();
+  EXPECT_EQ(s.next({0, 54}, 2.0).kind, Kind::idle);
+}
+
+TEST(Schedule, PaceLetsEpochsGoAsTheWallClockAllowsAndMeasuresLag) {
+  Schedule s(geometry(1, 100000), {}, {}, 1.0);  // real time: 1 ms of simulation per wall ms
+  EXPECT_EQ(s.next({0, 0}, 0.0).kind, Kind::start_trial);
+  EXPECT_EQ(s.next({0, 0}, 0.0).kind, Kind::epoch);
+  // Step 360 is 36 ms in: allowed once the wall clock reaches 36 - 20 (slack) = 16 ms.
+  const Schedule::Action wait = s.next({0, 360}, 0.010);
+  ASSERT_EQ(wait.kind, Kind::wait);
+  EXPECT_NEAR(wait.until_s, 0.016, 1e-9);
+  EXPECT_EQ(s.next({0, 360}, 0.016).kind, Kind::epoch);
+  // At wall 1 s with 900 ms simulated, the run is 100 ms behind.
+  EXPECT_NEAR(s.lag_ms({0, 9000}, 1.0), 100.0, 1e-6);
+  EXPECT_EQ(s.lag_ms({0, 10000}, 1.0), 0.0);
+  // After a pause the pace starts over: no catching up.
+  s.pause();
+  s.resume({0, 9000}, 5.0);
+  EXPECT_EQ(s.lag_ms({0, 9000}, 5.0), 0.0);
+  EXPECT_EQ(s.next({0, 9000}, 5.0).kind, Kind::epoch);
+}
+
+TEST(Schedule, PositionsOfTimesAndIntervals) {
+  ScheduleGeometry g = geometry(2, 1000, 18, 180);
+  EXPECT_EQ(position_at_ms(10.0, g, 18), (RunPosition{0, 108}));
+  EXPECT_EQ(position_at_ms(99.99, g, 18), (RunPosition{1, 18}));  // past the end of trial 0
+  EXPECT_EQ(checkpoint_positions(30.0, g),
+            (std::vector<RunPosition>{{0, 360}, {0, 720}, {0, 900}, {1, 360}, {1, 540}, {1, 900}}));
+  EXPECT_TRUE(checkpoint_positions(0.0, g).empty());
+}
+
+}  // namespace
+}  // namespace flysim
