@@ -122,9 +122,15 @@ void finish_if_done(self_ptr self) {
 void on_epoch(self_ptr self, EpochSpikes& epoch) {
   auto& st = self->state;
   --st.in_flight;
-  st.spikes += epoch.spikes.size();
-  st.done = {epoch.trial, epoch.first + epoch.steps};
   const int32_t end = epoch.first + epoch.steps;
+  if (!(st.recorded_until < RunPosition{epoch.trial, end})) {
+    // Recomputed after a fallback: these spikes were recorded from the failed engine.
+    issue(self);
+    finish_if_done(self);
+    return;
+  }
+  st.spikes += epoch.spikes.size();
+  st.done = {epoch.trial, end};
   for (const auto& shard : st.plan.plasticity.shards) self->send(shard, learn_atom::value, epoch);
   if (!st.plan.plasticity.shards.empty() &&
       (end % st.plan.plasticity.period_steps == 0 || end == st.plan.steps_per_trial))
@@ -173,6 +179,9 @@ void request_swap(self_ptr self, EngineKind kind, unsigned threads, uint64_t liv
       st.engine = next;
       st.engine_description = description;
       st.engine_threads = pool_threads;
+      ++st.engine_generation;
+      st.engine_may_fail = kind == EngineKind::cuda;
+      st.fallback.reset();
       const std::string line = "trial " + std::to_string(at.trial) + " step " + std::to_string(at.step) +
                                ": swapped to " + description + " in " + std::to_string(ms) + " ms";
       spdlog::info("engine {}", line);
@@ -220,13 +229,26 @@ void issue(self_ptr self) {
       case Schedule::Action::Kind::command:
         apply_command(self, action.command, action.live_id);
         continue;
-      case Schedule::Action::Kind::epoch:
+      case Schedule::Action::Kind::epoch: {
+        take_fallback_if_due(self);
         ++st.in_flight;
+        const uint64_t generation = st.engine_generation;
         self->request(st.engine, caf::infinite, advance_atom::value, EpochRequest{st.issued.trial, st.issued.step, action.steps})
-            .then([=](EpochSpikes& epoch) { on_epoch(self, epoch); }, on_error(self));
+            .then(
+                [=](EpochSpikes& epoch) {
+                  if (generation == self->state.engine_generation) on_epoch(self, epoch);
+                },
+                [=](caf::error& err) {
+                  if (generation != self->state.engine_generation) return;
+                  if (is_engine_failure(err))
+                    fall_back(self, err);
+                  else
+                    abort_run(self, err);
+                });
         st.issued.step += action.steps;
         if (st.issued.step == st.plan.steps_per_trial) st.issued = {st.issued.trial + 1, 0};
         continue;
+      }
       case Schedule::Action::Kind::wait:
         arm_tick(self, action.until_s);
         return;
@@ -249,6 +271,7 @@ sim_loop_actor::behavior_type sim_loop_behavior(sim_loop_actor::stateful_pointer
   st.recorder = std::move(recorder);
   st.checkpointer = std::move(checkpointer);
   st.issued = st.done = st.plan.start;
+  st.engine_may_fail = st.plan.first_engine_may_fail;
   st.schedule.emplace(geometry_of(st.plan, st.plan.checkpoint_granularity), st.plan.checkpoints, st.plan.commands, st.plan.pace);
   // Linked: when the sim loop ends (done, failed or interrupted), so do they; the
   // recorder then removes its unfinished files.

@@ -55,6 +55,11 @@ struct RunPlan {
   // Builds the engine a swap asks for, with `threads` for a CPU pool (0: engine.threads);
   // throws input_error when it cannot.
   std::function<std::shared_ptr<Engine>(EngineKind, unsigned threads)> make_engine;
+  // A failing engine (CUDA) is replaced by the CPU pool from an in-memory snapshot taken
+  // this often (steps; 0: never) and after every command (engine.fallback-every-ms).
+  int64_t fallback_every_steps = 0;
+  // The first engine may fail (CUDA, or a fault-injecting engine in tests).
+  bool first_engine_may_fail = false;
   // Live commands are journaled here before they take effect (null: no journal).
   std::shared_ptr<JournalWriter> journal;
   // The CPU pool's threads when a swap does not say (engine.threads).
@@ -90,6 +95,12 @@ struct StatusSample {
   uint64_t spikes = 0;
 };
 
+// The state a failed engine is recomputed from (actors/README.md, "A failing GPU").
+struct FallbackPoint {
+  RunPosition at;
+  EngineState state;
+};
+
 struct sim_loop_state {
   RunPlan plan;
   std::optional<Schedule> schedule;
@@ -101,6 +112,14 @@ struct sim_loop_state {
   RunPosition done;               // end of the last epoch answered
   bool swapping = false;          // no requests while the engine is being replaced
   bool tick_armed = false;        // a wake-up for the pace is on its way
+  // Replies of an engine that failed are dropped: each request carries the generation.
+  uint64_t engine_generation = 0;
+  bool engine_may_fail = false;
+  std::optional<FallbackPoint> fallback;
+  int64_t next_fallback_steps = 0;  // take one before the epoch at or after this step
+  // Epochs ending at or before this were recorded before a fallback: recomputed, not
+  // recorded again.
+  RunPosition recorded_until;
   std::string engine_description;
   unsigned engine_threads = 0;    // of the CPU pool; 0 on CUDA
   // Live commands waiting for their boundary: who to answer.

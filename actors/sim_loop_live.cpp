@@ -51,6 +51,7 @@ void apply_command(self_ptr self, const LiveCommand& command, uint64_t live_id) 
     }
   }
   spdlog::info("{}: {} {}", where(at), command.action, command.action == "swap" ? command.engine : "");
+  fallback_after_command(self);
   if (command.action == "swap") {
     request_swap(self, engine_kind_named(command.engine), static_cast<unsigned>(command.threads), live_id);
   } else if (command.action == "checkpoint") {

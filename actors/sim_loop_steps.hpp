@@ -40,6 +40,14 @@ void request_swap(self_ptr self, EngineKind kind, unsigned threads, uint64_t liv
 // Seconds since the run started.
 double elapsed_s(const sim_loop_state& st);
 
+// ---- sim_loop_fallback.cpp
+// Before an epoch: an in-memory snapshot of a failable engine when one is due.
+void take_fallback_if_due(self_ptr self);
+// A command changed the run: the next epoch takes a new snapshot (none lies before it).
+void fallback_after_command(self_ptr self);
+// The engine failed: a CPU pool recomputes from the last snapshot.
+void fall_back(self_ptr self, const caf::error& err);
+
 // ---- sim_loop_checkpoint.cpp
 // A checkpoint of the state at st.issued, written by the checkpointer; answers live
 // command `live_id` (0: scripted) with the file once it is on disk.

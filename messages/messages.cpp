@@ -39,8 +39,24 @@ void register_message_types(caf::actor_system_config& cfg) {
 
 caf::error fail(const std::string& message) { return caf::make_error(caf::sec::runtime_error, message); }
 
+namespace {
+// flysim's own error category: only the engine failure, which the sim loop must tell
+// apart from every other error (it falls back to the CPU instead of stopping).
+constexpr uint8_t kEngineFailedCode = 1;
+const caf::atom_value kFlysimCategory = caf::atom("flysim");
+}  // namespace
+
+caf::error engine_failed(const std::string& message) {
+  return caf::error(kEngineFailedCode, kFlysimCategory, caf::make_message(message));
+}
+
+bool is_engine_failure(const caf::error& err) {
+  return err.category() == kFlysimCategory && err.code() == kEngineFailedCode;
+}
+
 std::string describe_error(const caf::error& err) {
-  if (err.category() == caf::atom("system") && err.code() == static_cast<uint8_t>(caf::sec::runtime_error) &&
+  if (((err.category() == caf::atom("system") && err.code() == static_cast<uint8_t>(caf::sec::runtime_error)) ||
+       is_engine_failure(err)) &&
       err.context().match_elements<std::string>())
     return err.context().get_as<std::string>(0);
   return caf::to_string(err);

@@ -183,4 +183,8 @@ std::string describe_error(const caf::error& err);
 // An error carrying a human-readable message (an exception's what()).
 caf::error fail(const std::string& message);
 
+// The engine (a GPU) failed and its state is lost: the sim loop falls back to the CPU.
+caf::error engine_failed(const std::string& message);
+bool is_engine_failure(const caf::error& err);
+
 }  // namespace flysim
