@@ -26,7 +26,7 @@ shard_node_actor::behavior_type shard_node_behavior(shard_node_actor::stateful_p
         spdlog::info("shard node: spawning shard {} of {} ({} plastic connections) for {}", setup.shard + 1, setup.shards,
                      setup.connections.plastic.size(), caf::to_string(self->current_sender()));
         try {
-          auto shard = spawn_plasticity_shard(self->system(), std::move(setup), self->current_sender());
+          auto shard = spawn_plasticity_shard(self->system(), std::move(setup), self->current_sender(), ShardThread::pool);
           self->monitor(shard);
           self->state.shards.push_back(shard);
           return shard;
