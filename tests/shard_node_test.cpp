@@ -63,10 +63,11 @@ class ShardNode : public ::testing::Test {
     const std::string line = node.wait_for_output("serving plasticity shards on", 30);
     return line.empty() ? 0 : static_cast<unsigned>(std::stoul(line.substr(line.rfind(':') + 1)));
   }
-  // SIGTERM, then the exit code and how long it took (the node is killed if it hangs).
-  static std::pair<int, double> terminate(BackgroundFlysim& node) {
+  // `signal` (SIGTERM or SIGINT), then the exit code and how long it took (the node is
+  // killed if it hangs).
+  static std::pair<int, double> terminate(BackgroundFlysim& node, int signal = SIGTERM) {
     const auto start = Clock::now();
-    node.send(SIGTERM);
+    node.send(signal);
     int code = node.wait_for(kStopLimitSeconds);
     const double took = std::chrono::duration<double>(Clock::now() - start).count();
     if (code == -2) node.stop(SIGKILL);
@@ -76,6 +77,7 @@ class ShardNode : public ::testing::Test {
   fs::path dir_;
 };
 
+// SIGTERM and SIGINT (Ctrl-C) alike: exit code 0.
 TEST_F(ShardNode, IdleNodeStopsPromptlyOnEverySigterm) {
   double slowest = 0;
   for (int k = 0; k < 10; ++k) {
@@ -83,7 +85,7 @@ TEST_F(ShardNode, IdleNodeStopsPromptlyOnEverySigterm) {
     const std::string tag = std::to_string(k);
     BackgroundFlysim node("shard --port=0", path("node.out" + tag), path("node.err" + tag));
     ASSERT_NE(serving_port(node), 0u) << slurp(path("node.err" + tag));
-    const auto [code, took] = terminate(node);
+    const auto [code, took] = terminate(node, k % 2 ? SIGINT : SIGTERM);
     EXPECT_EQ(code, 0) << "try " << k << ": " << slurp(path("node.err" + tag));
     EXPECT_NE(slurp(path("node.err" + tag)).find("shard node: stopping 0 running shard(s)"), std::string::npos)
         << slurp(path("node.err" + tag));
