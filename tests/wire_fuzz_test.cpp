@@ -15,7 +15,7 @@
 #include "kernels/stdp/stdp_shard.hpp"
 #include "messages/messages.hpp"
 #include "model/shard_setup.hpp"
-#include "test_support.hpp"
+#include "shard_fixtures.hpp"
 
 namespace flysim::test {
 namespace {
@@ -71,27 +71,9 @@ bool decode(const Bytes& bytes, T& out) {
   return !source(out);
 }
 
-// A two-shard split of a small network with every connection plastic, traces set.
-std::vector<ShardSetup> setups() {
-  const auto net = tiny_network(6, {{0, 1, 2}, {0, 3, 1}, {1, 2, -1}, {2, 0, 3}, {3, 5, 1}, {4, 1, 2}, {5, 4, -2}});
-  std::vector<uint64_t> edges(net->out_weights.size());
-  for (std::size_t e = 0; e < edges.size(); ++e) edges[e] = e;
-  StdpParams p;
-  // Short decay tables: the bytes to corrupt are then mostly the fields, not the tables.
-  p.tau_plus_ms = 0.5;
-  p.tau_minus_ms = 0.8;
-  PlasticityState learned{"fuzz", 0, empty_traces(6), empty_traces(6), {}};
-  for (uint64_t e : edges) learned.learned.push_back(net->out_weights[e]);
-  learned.pre.value[1] = 0.5, learned.pre.step[1] = 3;
-  learned.post.value[4] = 0.25, learned.post.step[4] = 7;
-  return make_shard_setups(*net, edges, derive_stdp_rule(p, 0.1), 2, learned);
-}
-
-EpochSpikes epoch() { return {0, 180, 180, {{181, 0}, {181, 4}, {190, 1}, {200, 2}, {200, 3}, {210, 5}}}; }
-
 TEST(WireFuzz, CorruptShardSetupsAreRefusedNotFatal) {
   const auto start = std::chrono::steady_clock::now();
-  const Bytes original = serialized(setups()[1]);
+  const Bytes original = serialized(small_shard_setups()[1]);
   std::mt19937_64 rng(20261202);
   int decoded = 0, accepted = 0;
   for (int k = 0; k < kMutantsPerMessage; ++k) {
@@ -102,7 +84,7 @@ TEST(WireFuzz, CorruptShardSetupsAreRefusedNotFatal) {
       if (!decode(bytes, setup)) continue;
       ++decoded;
       stdp::StdpShard shard(std::move(setup));  // what the node does with a setup
-      shard.observe(0, epoch().spikes);
+      shard.observe(0, small_epoch().spikes);
       ++accepted;
     } catch (const std::invalid_argument&) {
       // refused, as it should be
@@ -120,14 +102,14 @@ TEST(WireFuzz, CorruptShardSetupsAreRefusedNotFatal) {
 // negative ages into the decay tables.
 TEST(WireFuzz, CorruptEpochsAreRefusedNotFatal) {
   const auto start = std::chrono::steady_clock::now();
-  const Bytes original = serialized(epoch());
-  EpochSpikes next = epoch();
+  const Bytes original = serialized(small_epoch());
+  EpochSpikes next = small_epoch();
   for (Spike& s : next.spikes) s.step += 180;
   const Bytes later = serialized(next);
   std::mt19937_64 rng(7);
   const stdp::StdpShard base = [] {
-    stdp::StdpShard s(setups()[0]);
-    s.observe(0, epoch().spikes);
+    stdp::StdpShard s(small_shard_setups()[0]);
+    s.observe(0, small_epoch().spikes);
     return s;
   }();
   int decoded = 0;
@@ -153,8 +135,8 @@ TEST(WireFuzz, CorruptEpochsAreRefusedNotFatal) {
 
 // A spike before the traces' latest step, or epochs out of order, is refused.
 TEST(WireFuzz, ShardRefusesSpikesThatGoBackInTime) {
-  stdp::StdpShard shard(setups()[0]);
-  shard.observe(0, epoch().spikes);
+  stdp::StdpShard shard(small_shard_setups()[0]);
+  shard.observe(0, small_epoch().spikes);
   EXPECT_THROW(shard.observe(0, {{5, 1}}), std::invalid_argument);
   EXPECT_THROW(shard.observe(0, {{400, 1}, {399, 2}}), std::invalid_argument);
   EXPECT_THROW(shard.observe(1, {{-3, 1}}), std::invalid_argument);
