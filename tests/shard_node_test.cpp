@@ -157,7 +157,7 @@ TEST_F(ShardNode, TokenAuthenticatesRunsAndRefusesOthers) {
   BackgroundFlysim node("shard --port=0 --token-file=" + good, path("node.out"), path("node.err"));
   const unsigned port = serving_port(node);
   ASSERT_NE(port, 0u) << slurp(path("node.err"));
-  EXPECT_NE(slurp(path("node.out")).find("(TLS, token required)"), std::string::npos);
+  EXPECT_NE(slurp(path("node.err")).find("shard node: TLS; only runs with the token of " + good), std::string::npos);
 
   const CliResult ok = flysim("ok", run_args(port, "50", "--plasticity.token-file=" + good));
   ASSERT_EQ(ok.code, 0) << ok.err;

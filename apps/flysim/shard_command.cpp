@@ -93,8 +93,9 @@ int shard_command(const std::vector<std::string>& args) {
                       (why.empty() ? system.render(published.error()) : why));
   }
   // stdout carries the address (a script reads the chosen port from it); logs go to stderr.
-  std::cout << "flysim shard: serving plasticity shards on " << bind << ":" << *published
-            << (token.empty() ? "" : " (TLS, token required)") << std::endl;
+  std::cout << "flysim shard: serving plasticity shards on " << bind << ":" << *published << std::endl;
+  if (!token.empty())
+    spdlog::info("shard node: TLS; only runs with the token of {} (plasticity.token-file) get through", o.text("token-file"));
   while (stop_signal() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   spdlog::info("shard node: stopping (signal {})", stop_signal());
   deadline.arm(kShutdownLimit, "shard node", 0);
