@@ -25,8 +25,10 @@ plasticity_shard_actor::behavior_type plasticity_shard_behavior(
   };
 }
 
-plasticity_shard_actor spawn_plasticity_shard(caf::actor_system& system, ShardSetup setup, caf::strong_actor_ptr owner) {
+plasticity_shard_actor spawn_plasticity_shard(caf::actor_system& system, ShardSetup setup, caf::strong_actor_ptr owner,
+                                              ShardThread thread) {
   stdp::StdpShard shard(std::move(setup));
+  if (thread == ShardThread::pool) return system.spawn(plasticity_shard_behavior, std::move(shard), std::move(owner));
   return system.spawn<caf::detached>(plasticity_shard_behavior, std::move(shard), std::move(owner));
 }
 

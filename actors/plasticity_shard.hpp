@@ -1,7 +1,6 @@
 #pragma once
-// A plasticity shard: a thin actor around kernels/stdp's StdpShard. Spawned detached
-// (each shard is real work on its own thread), by the run for local shards or by a
-// shard node (flysim shard) for remote ones.
+// A plasticity shard: a thin actor around kernels/stdp's StdpShard, spawned by the run
+// for local shards or by a shard node (flysim shard) for remote ones.
 #include <optional>
 
 #include "kernels/stdp/stdp_shard.hpp"
@@ -20,8 +19,16 @@ plasticity_shard_actor::behavior_type plasticity_shard_behavior(
     plasticity_shard_actor::stateful_pointer<plasticity_shard_state> self, stdp::StdpShard shard,
     caf::strong_actor_ptr owner);
 
+// Where a shard runs. `own`: a thread of its own (a run's local shards, real work next
+// to the engine's pool). `pool`: the actor system's scheduler (a shard node, whose
+// cores are all for shards). A node cannot use `own`: CAF 0.17's ~actor_system waits,
+// without limit, for each detached actor's object to be destroyed, and on a node some
+// reference from the network layer now and then outlives a stopped shard (5 of 40
+// SIGTERMs to a busy node hung; 0 of 40 with shards on the pool).
+enum class ShardThread { own, pool };
+
 // Throws std::invalid_argument when the setup is inconsistent (StdpShard checks it).
 plasticity_shard_actor spawn_plasticity_shard(caf::actor_system& system, ShardSetup setup,
-                                              caf::strong_actor_ptr owner = nullptr);
+                                              caf::strong_actor_ptr owner = nullptr, ShardThread thread = ShardThread::own);
 
 }  // namespace flysim

@@ -113,9 +113,19 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, StdpRule& x) {
   return f(caf::meta::type_name("flysim.stdp_rule"), x.a_plus, x.a_minus, x.w_min, x.w_max, x.pre_decay, x.post_decay);
 }
+// The sign column travels as int8_t: CAF 0.17 loads a std::vector<uint8_t> (a "byte
+// sequence", data_processor.hpp apply_sequence) by resizing it to the length the input
+// claims before reading a byte, so a corrupt or hostile length field asks for up to 2^64
+// bytes. Other vectors are loaded element by element and stop where the input ends.
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, ShardConnections& x) {
-  return f(caf::meta::type_name("flysim.shard_connections"), x.plastic, x.pre, x.post, x.weight, x.inhibitory);
+  std::vector<int8_t> inhibitory;
+  if constexpr (Inspector::reads_state) inhibitory.assign(x.inhibitory.begin(), x.inhibitory.end());
+  return f(caf::meta::type_name("flysim.shard_connections"), x.plastic, x.pre, x.post, x.weight, inhibitory,
+           caf::meta::load_callback([&]() -> caf::error {
+             x.inhibitory.assign(inhibitory.begin(), inhibitory.end());
+             return caf::none;
+           }));
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, ShardSetup& x) {

@@ -52,6 +52,11 @@ class BackgroundFlysim {
   int stop(int signal);
   // Waits for the process to end by itself; returns its exit code as stop() does.
   int wait();
+  // Waits at most timeout_s for the process to end; its exit code as wait() gives it,
+  // or -2 when it is still running (it is then left running).
+  int wait_for(double timeout_s);
+  // The process ID (for /proc), or -1 once it has been waited for.
+  int pid() const { return pid_; }
   // Sends `signal` without waiting (SIGSTOP freezes it: its connections stay open, silent).
   void send(int signal) const;
 

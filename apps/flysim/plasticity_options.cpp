@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 
+#include "apps/flysim/token_certificate.hpp"
 #include "model/errors.hpp"
 #include "model/lif_params.hpp"
 #include "model/stimulus.hpp"
@@ -23,6 +25,9 @@ std::vector<OptionSpec> plasticity_options() {
       {"plasticity.nodes", OptionType::text, "",
        "where the shards run, 'HOST:PORT,...' of `flysim shard` nodes, or 'local'; shard k goes to item k mod count. "
        "Empty: all in this process"},
+      {"plasticity.token-file", OptionType::path, "",
+       "the secret file the nodes were started with (flysim shard --token-file): connections to them use TLS and "
+       "authenticate both sides. Empty: plain connections, for nodes on loopback without a token"},
       {"plasticity.connections", OptionType::choice, "excitatory", "which connections learn (then narrowed by pre-ids and post-ids)",
        {"all", "excitatory"}},
       {"plasticity.pre-ids", OptionType::path, "", "root IDs of the presynaptic neurons whose connections learn; empty: all"},
@@ -55,6 +60,9 @@ std::vector<ShardPlace> parse_nodes(const Options& o) {
       nodes.push_back({});
       continue;
     }
+    if (item.find('[') != std::string::npos || std::count(item.begin(), item.end(), ':') > 1)
+      o.reject("plasticity.nodes", "has '" + item + "': IPv6 addresses are not supported; give the node's IPv4 address or "
+                                   "host name, e.g. 127.0.0.1:7000");
     const std::size_t colon = item.rfind(':');
     unsigned port = 0;
     const char* digits = item.data() + (colon == std::string::npos ? item.size() : colon + 1);
@@ -109,6 +117,7 @@ PlasticityRequest plasticity_request(const Options& o, double dt_ms, int32_t del
                  nodes.size() - r.shards);
   for (uint32_t k = 0; k < r.shards; ++k) r.places.push_back(nodes.empty() ? ShardPlace{} : nodes[k % nodes.size()]);
   r.weights_out = o.text("plasticity.weights-out");
+  if (!o.text("plasticity.token-file").empty()) r.token = read_token_file(o.text("plasticity.token-file"), "plasticity.token-file");
   return r;
 }
 

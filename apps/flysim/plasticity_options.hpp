@@ -27,6 +27,7 @@ struct PlasticityRequest {
   StdpRule rule;  // derived from params
   uint32_t shards = 1;
   std::vector<ShardPlace> places;  // per shard
+  std::string token;               // plasticity.token-file's secret; empty: none
   std::string weights_out;
 };
 

@@ -438,8 +438,10 @@ int run_or_serve(const std::vector<std::string>& args, RunMode mode) {
   caf::actor_system_config cfg;
   register_message_types(cfg);
   // The network layer only when a shard lives elsewhere: nothing listens either way.
-  if (std::any_of(plasticity.places.begin(), plasticity.places.end(), [](const ShardPlace& p) { return !p.host.empty(); }))
-    load_network_layer(cfg);
+  // The credentials (with plasticity.token-file) must outlive the system.
+  const bool remote =
+      std::any_of(plasticity.places.begin(), plasticity.places.end(), [](const ShardPlace& p) { return !p.host.empty(); });
+  const CredentialFiles credentials = remote ? load_network_layer(cfg, plasticity.token) : CredentialFiles{};
   // One scheduler thread: the sim loop, recorder and messages are light, and the cores
   // belong to the engine (its pool is engine.threads on top of this).
   cfg.set("scheduler.max-threads", std::size_t{1});

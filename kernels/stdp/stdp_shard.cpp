@@ -17,6 +17,14 @@ StdpShard::StdpShard(ShardSetup setup)
       post_(packed(setup.post)) {
   if (shards_ < 1 || shard_ >= shards_)
     throw std::invalid_argument("shard setup: shard " + std::to_string(shard_) + " of " + std::to_string(shards_));
+  check_rule(rule_);
+  // A setup can come from another process: every trace must be one the rule can read.
+  for (const std::vector<Trace>* traces : {&pre_, &post_})
+    for (const Trace& t : *traces) {
+      if (!(t.value >= 0 && t.value <= kMaxTraceValue) || (t.step != kNeverSpiked && t.step < 0))
+        throw std::invalid_argument("shard setup: a trace of " + std::to_string(t.value) + " at step " + std::to_string(t.step));
+      if (t.step != kNeverSpiked) latest_step_ = std::max(latest_step_, t.step);
+    }
   const uint32_t n = setup.neurons;
   const ShardConnections& c = setup.connections;
   const std::size_t m = plastic_.size();
@@ -50,6 +58,15 @@ StdpShard::StdpShard(ShardSetup setup)
     in_list_[q] = k;
     in_pre_[q] = c.pre[k];
   }
+}
+
+void StdpShard::check_rule(const StdpRule& r) {
+  if (!(r.a_plus >= 0 && r.a_plus <= kMaxAmplitude && r.a_minus >= 0 && r.a_minus <= kMaxAmplitude))
+    throw std::invalid_argument("shard setup: amplitudes outside 0..1e9 units");
+  if (!(r.w_min >= 0 && r.w_min <= r.w_max)) throw std::invalid_argument("shard setup: weight bounds out of order");
+  for (const std::vector<double>* table : {&r.pre_decay, &r.post_decay})
+    for (double d : *table)
+      if (!(d >= 0 && d <= 1)) throw std::invalid_argument("shard setup: a decay factor outside 0..1");
 }
 
 std::vector<StdpShard::Trace> StdpShard::packed(const Traces& t) {
@@ -122,14 +139,24 @@ void StdpShard::observe_step(int32_t step, const Spike* first, const Spike* last
 }
 
 void StdpShard::observe(int32_t trial, const std::vector<Spike>& spikes) {
+  // Checked before anything changes. A step before a trace's step would read the decay
+  // table at a negative age (out of bounds): epochs come in order, sorted by step.
+  const uint32_t n = static_cast<uint32_t>(pre_.size());
+  int32_t earliest = trial == trial_ ? std::max(latest_step_, 0) : 0;
+  for (const Spike& s : spikes) {
+    if (s.neuron >= n) throw std::invalid_argument("spike of neuron " + std::to_string(s.neuron) + " in a network of " + std::to_string(n));
+    if (s.step < earliest)
+      throw std::invalid_argument("spike at step " + std::to_string(s.step) + " of trial " + std::to_string(trial) +
+                                  " after step " + std::to_string(earliest) + ": spikes must come in step order");
+    earliest = s.step;
+  }
   if (trial != trial_) {
     trial_ = trial;
     pre_.assign(pre_.size(), Trace{0.0, kNeverSpiked});
     post_.assign(post_.size(), Trace{0.0, kNeverSpiked});
+    latest_step_ = kNeverSpiked;
   }
-  const uint32_t n = static_cast<uint32_t>(pre_.size());
-  for (const Spike& s : spikes)
-    if (s.neuron >= n) throw std::invalid_argument("spike of neuron " + std::to_string(s.neuron) + " in a network of " + std::to_string(n));
+  if (!spikes.empty()) latest_step_ = spikes.back().step;
   for (std::size_t a = 0; a < spikes.size();) {
     std::size_t b = a;
     while (b < spikes.size() && spikes[b].step == spikes[a].step) ++b;

@@ -36,6 +36,11 @@ class StdpShard {
     int32_t step;  // kNeverSpiked: never
   };
 
+  // Larger than any trace the rule can build (at most 1 + tau/dt after a spike every
+  // step), small enough that amplitude x trace stays a finite number of units.
+  static constexpr double kMaxTraceValue = 1e6;
+  // Throws std::invalid_argument when the rule could not have come from derive_stdp_rule.
+  static void check_rule(const StdpRule& r);
   void observe_step(int32_t step, const Spike* first, const Spike* last);
   void pair(uint32_t local, double trace, double amplitude, int64_t sign);
   static std::vector<Trace> packed(const Traces& t);
@@ -48,6 +53,7 @@ class StdpShard {
   std::vector<Synapse> synapses_;      // per local connection (plastic order)
   int32_t trial_;
   std::vector<Trace> pre_, post_;      // per neuron
+  int32_t latest_step_ = kNeverSpiked;  // of any trace: no spike may come before it
   std::vector<uint32_t> out_offsets_;  // local connections of pre i: [out_offsets_[i], out_offsets_[i+1])
   std::vector<uint32_t> in_offsets_;   // of post j: in_list_ / in_pre_ [in_offsets_[j], in_offsets_[j+1])
   std::vector<uint32_t> in_list_;      // local connection, in postsynaptic order

@@ -14,7 +14,8 @@ commands stay as written otherwise, so an option the README gets wrong still fai
   - `flysim shard` runs in the background until the next `shard` or the end;
   - commands that need a GPU must either succeed or, where none is usable, be refused
     with one 'flysim: error:' line (or `doctor`'s exit code 1);
-  - `make TARGET ...` is checked with `make -n` (the target exists).
+  - `make TARGET ...` is checked with `make -n` (the target exists);
+  - any other line is a plain shell step, run with bash in the scratch folder.
 Exit code 0 when every command did what the README says.
 """
 import os
@@ -106,6 +107,11 @@ def main():
                     failures.append((command, "make -n failed: " + result.stderr.strip()))
                 continue
             if words[0] != "build/flysim":
+                # Plain shell steps the README shows (making a token file, say).
+                ran += 1
+                result = subprocess.run(["bash", "-c", command], cwd=work, env=cmd_env, capture_output=True, text=True)
+                if result.returncode != 0:
+                    failures.append((command, result.stderr.strip()))
                 continue
             args = scaled_args(words[1:])
             if args[0] == "run" and not any(a.startswith("--network.cache-dir") for a in args) and \
