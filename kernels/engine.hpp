@@ -2,6 +2,7 @@
 // The engine interface every backend implements (kernels/cpu, kernels/cuda). Plain
 // C++: no actors here; actors/engine_actor owns one of these.
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,16 @@ struct EngineSetup {
   std::shared_ptr<const std::vector<uint64_t>> plastic_edges;
 };
 
+// The engine (its device) failed and its state is lost: advance, export, import, a
+// weight update or a stimulus change did not complete. Not the user's input to fix and
+// not a bug in the caller: a service resumes from the last state it exported, on another
+// engine (the CPU pool; ARCHITECTURE.md, "Swapping the engine"). The message says what
+// failed (for CUDA, the runtime's error name and text).
+class engine_failure : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 class Engine {
  public:
   virtual ~Engine() = default;
@@ -40,6 +51,14 @@ class Engine {
   // Sets plastic connections' weights, between epochs: every delivery from the next
   // advance on (the spikes still in the delay ring included) uses them.
   virtual void apply_weights(const std::vector<WeightChange>& changes) = 0;
+  // Replaces the stimulus, between epochs (mid-cell too): from the next advance on the
+  // Poisson draws go to stimulus->poisson_neurons with `poisson_threshold`
+  // (model/lif_params.hpp) and the kicks come from stimulus->kicks. The plan is the whole
+  // plan (kicks before the next step are ignored, as always) and keeps the engine's seed.
+  // The result equals exporting the state and importing it into an engine built with
+  // this plan and threshold. Throws std::invalid_argument, changing nothing, when the
+  // plan is null, does not fit the network or changes the seed (check_stimulus_change).
+  virtual void set_stimulus(std::shared_ptr<const StimulusPlan> stimulus, uint32_t poisson_threshold) = 0;
 };
 
 // Steps of a delay cell: cells are [kD, (k+1)D); an epoch never crosses one.
@@ -53,6 +72,16 @@ inline kernels::EpochSpan next_epoch(int32_t next_step, int32_t end_step, int32_
 
 // Advances from the engine's current step to end_step, epoch by epoch; all spikes.
 std::vector<Spike> run_until(Engine& engine, int32_t next_step, int32_t end_step, int32_t delay_steps);
+
+// Throws std::invalid_argument unless every Poisson neuron and kick names one of `neurons`
+// neurons and the kicks are sorted by (step, neuron) without repeats (as load_kicks
+// leaves them): the engines look kicks up by step, and a bad index on a device would
+// corrupt memory without a trace.
+void check_stimulus(const StimulusPlan& stimulus, std::size_t neurons);
+
+// What set_stimulus accepts: a plan check_stimulus passes that keeps the current seed (a
+// new seed would silently redraw every Poisson event; the seed names the run).
+void check_stimulus_change(const StimulusPlan& current, const StimulusPlan* next, std::size_t neurons);
 
 // Throws std::logic_error unless span starts at next_step and fits in one cell.
 void check_span(kernels::EpochSpan span, int32_t next_step, int32_t delay_steps);

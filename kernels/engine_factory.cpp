@@ -22,7 +22,8 @@ CudaProbe probe_cuda_backend() {
 #endif
 }
 
-std::unique_ptr<Engine> make_engine(EngineKind kind, EngineSetup setup, unsigned threads) {
+namespace {
+std::unique_ptr<Engine> make_backend(EngineKind kind, EngineSetup setup, unsigned threads) {
   if (kind == EngineKind::cpu) return std::make_unique<CpuEngine>(std::move(setup), threads);
 #if FLYSIM_HAVE_CUDA
   return make_cuda_engine(std::move(setup));
@@ -31,6 +32,13 @@ std::unique_ptr<Engine> make_engine(EngineKind kind, EngineSetup setup, unsigned
       "engine.kind=cuda (or FLY_LIF_CUDA=1) asks for the CUDA engine, but this flysim was built without CUDA: "
       "rebuild with -DFLYSIM_CUDA=ON (see README.md), or use engine.kind=cpu");
 #endif
+}
+}  // namespace
+
+std::unique_ptr<Engine> make_engine(EngineKind kind, EngineSetup setup, unsigned threads, EngineFault fault) {
+  std::unique_ptr<Engine> engine = make_backend(kind, std::move(setup), threads);
+  if (fault.after_epochs == 0) return engine;
+  return std::make_unique<FaultInjectingEngine>(std::move(engine), fault.after_epochs, fault.export_fails);
 }
 
 }  // namespace flysim

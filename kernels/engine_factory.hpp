@@ -5,6 +5,7 @@
 
 #include "kernels/cuda/cuda_probe.hpp"
 #include "kernels/engine.hpp"
+#include "kernels/fault_injecting_engine.hpp"
 
 namespace flysim {
 
@@ -21,6 +22,8 @@ CudaProbe probe_cuda_backend();
 
 // Builds an engine holding the resting state of trial 0. `threads` sizes the CPU pool.
 // Throws input_error when cuda is asked for and cannot be had, saying why and what to do.
-std::unique_ptr<Engine> make_engine(EngineKind kind, EngineSetup setup, unsigned threads);
+// With fault.after_epochs > 0 the engine is wrapped in a FaultInjectingEngine that fails
+// then (tests of the fallback from a failed engine; kernels/fault_injecting_engine.hpp).
+std::unique_ptr<Engine> make_engine(EngineKind kind, EngineSetup setup, unsigned threads, EngineFault fault = {});
 
 }  // namespace flysim

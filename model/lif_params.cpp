@@ -20,6 +20,16 @@ void require_positive(double value, const char* name) {
 }
 }  // namespace
 
+uint32_t poisson_threshold(double rate_Hz, double dt_ms) {
+  require_positive(dt_ms, "dt");
+  const double probability = rate_Hz * dt_ms * 1e-3;
+  if (!(rate_Hz >= 0.0) || probability > 1.0)
+    throw input_error("stimulus rate must be between 0 and 1/dt (" + std::to_string(1e3 / dt_ms) + " Hz), got " +
+                      std::to_string(rate_Hz) + " Hz");
+  const double scaled = std::floor(probability * 4294967296.0);
+  return scaled >= 4294967295.0 ? 0xffffffffu : static_cast<uint32_t>(scaled);
+}
+
 LifConstants derive_constants(const LifParams& p) {
   require_positive(p.dt_ms, "dt");
   require_positive(p.tau_m_ms, "tau_m");
@@ -39,8 +49,7 @@ LifConstants derive_constants(const LifParams& p) {
   // Steps are int32 and "never spiked" is -2^30: durations must stay well below that.
   if (!(p.t_ref_ms >= 0.0) || p.t_ref_ms / p.dt_ms >= kMaxRunSteps)
     throw input_error("parameter t_ref must be >= 0 and below 2^29 steps, got " + std::to_string(p.t_ref_ms) + " ms");
-  if (!(p.r_poi_Hz >= 0.0) || p.r_poi_Hz * p.dt_ms * 1e-3 > 1.0)
-    throw input_error("stimulus rate must be between 0 and 1/dt (" + std::to_string(1e3 / p.dt_ms) + " Hz), got " + std::to_string(p.r_poi_Hz));
+  const uint32_t threshold = poisson_threshold(p.r_poi_Hz, p.dt_ms);
   if (!(p.v_threshold_mV > p.v0_mV)) throw input_error("parameter v_th must lie above v_0");
   if (!(p.v_reset_mV < p.v_threshold_mV))
     throw input_error(fmt::format("parameter v_reset ({} mV) must lie below v_th ({} mV): a neuron reset above threshold "
@@ -64,9 +73,7 @@ LifConstants derive_constants(const LifParams& p) {
   }
   c.quiet_margin_mV = 1e-6;
   c.rest_snap_mV = 1e-12;
-  const double probability = p.r_poi_Hz * p.dt_ms * 1e-3;
-  const double scaled = std::floor(probability * 4294967296.0);
-  c.poisson_threshold = scaled >= 4294967295.0 ? 0xffffffffu : static_cast<uint32_t>(scaled);
+  c.poisson_threshold = threshold;
   return c;
 }
 

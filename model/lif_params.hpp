@@ -28,6 +28,12 @@ int32_t duration_to_steps(double duration_ms, double dt_ms);
 // "never spiked" is -2^30, so durations stay well below that.
 inline constexpr int64_t kMaxRunSteps = int64_t{1} << 29;
 
+// The integer threshold of the Poisson draw (kernels/lif.hpp: a uint32 draw is an event
+// when below it), floor(rate dt 2^32). derive_constants uses it for r_poi; a live rate
+// change passes its result to Engine::set_stimulus. Throws input_error naming the rate
+// unless 0 <= rate_Hz <= 1/dt.
+uint32_t poisson_threshold(double rate_Hz, double dt_ms);
+
 // Validates the parameters (throws input_error naming the bad one) and derives the
 // constants every engine uses.
 LifConstants derive_constants(const LifParams& p);

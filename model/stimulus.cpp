@@ -54,9 +54,7 @@ std::vector<Kick> load_kicks(const std::string& path, const Network& net) {
     kicks.push_back({step, it->second});
   }
   if (kicks.empty()) throw input_error(path + ": no kicks after the header 'step,neuron_id'");
-  std::sort(kicks.begin(), kicks.end(), [](const Kick& a, const Kick& b) {
-    return a.step != b.step ? a.step < b.step : a.neuron < b.neuron;
-  });
+  std::sort(kicks.begin(), kicks.end());
   for (std::size_t k = 1; k < kicks.size(); ++k)
     if (kicks[k].step == kicks[k - 1].step && kicks[k].neuron == kicks[k - 1].neuron)
       throw input_error(path + ": neuron " + std::to_string(net.root_ids[kicks[k].neuron]) + " is kicked twice at step " +

@@ -1,5 +1,6 @@
 #pragma once
 // What drives the network: Poisson-stimulated neurons and timed kicks, plus the seed.
+#include <compare>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -11,7 +12,8 @@ namespace flysim {
 struct Kick {
   int32_t step;
   uint32_t neuron;
-  friend bool operator==(const Kick&, const Kick&) = default;
+  // A plan's order: by step, then neuron.
+  friend auto operator<=>(const Kick&, const Kick&) = default;
 };
 
 struct StimulusPlan {

@@ -16,6 +16,7 @@
 #include "model/flywire_csv.hpp"
 #include "model/generator.hpp"
 #include "model/network_source.hpp"
+#include "stimulus_support.hpp"
 #include "test_support.hpp"
 
 namespace flysim::test {
@@ -359,6 +360,40 @@ TEST(CudaEngine, Net2000HandoffsInsideDelayCellsMatchUninterruptedCpu) {
 TEST(CudaEngine, FlyWireScaleDenseHandoffsInsideDelayCellsMatchUninterruptedCpu) {
   SKIP_WITHOUT_CUDA();
   expect_handoffs_match(dense_setup(), 1007, 2011, 2502, 3000);
+}
+
+// Live stimulus changes (Engine::set_stimulus) against the CPU pool, every epoch: at a
+// cell boundary to a plan with more kicks than the device holds (its kick buffer grows),
+// a fresh CUDA engine built with that plan importing the CPU state there; then mid-cell
+// back to the first plan (fewer kicks: the buffer is reused) at another rate.
+TEST(CudaEngine, Net2000StimulusChangesMatchCpu) {
+  SKIP_WITHOUT_CUDA();
+  const EngineSetup before = net2000_setup();
+  const int32_t d = before.constants.delay_steps;
+  CpuEngine one(before, 1), two(before, 2);
+  const std::unique_ptr<Engine> cuda = make_cuda_engine(before);
+  std::vector<Engine*> engines{&one, &two, cuda.get()};
+  std::vector<Spike> spikes = lockstep(engines, 0, 1800, d);
+
+  const StimulusChange change = stimulus_change(before, 1800, 80.0);
+  for (Engine* e : engines) e->set_stimulus(change.plan, change.poisson_threshold);
+  const std::unique_ptr<Engine> rebuilt = make_cuda_engine(with_change(before, change));
+  rebuilt->import_state(one.export_state());
+  engines.push_back(rebuilt.get());
+  std::vector<Spike> more = lockstep(engines, 1800, 3007, d);
+  spikes.insert(spikes.end(), more.begin(), more.end());
+
+  const uint32_t back = poisson_threshold(200.0, LifParams{}.dt_ms);
+  for (Engine* e : engines) e->set_stimulus(before.stimulus, back);
+  more = lockstep(engines, 3007, 5000, d);
+  spikes.insert(spikes.end(), more.begin(), more.end());
+  ASSERT_FALSE(testing::Test::HasFailure());
+
+  // The changes mattered: the CPU engine without them spikes differently.
+  CpuEngine unchanged(before, 2);
+  EXPECT_NE(run_until(unchanged, 0, 5000, d), spikes);
+  std::printf("net2000 stimulus changes at 1800 and 3007: %zu spikes identical\n", spikes.size());
+  EXPECT_GT(spikes.size(), 1000u);
 }
 
 // Replaying from an exported state on the same engine gives the same spikes: import

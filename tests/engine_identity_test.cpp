@@ -2,22 +2,10 @@
 #include <gtest/gtest.h>
 
 #include "kernels/cpu/cpu_engine.hpp"
-#include "model/flywire_csv.hpp"
 #include "test_support.hpp"
 
 namespace flysim::test {
 namespace {
-
-// net2000 with its kicks and 21 Poisson-driven neurons at 150 Hz.
-EngineSetup net2000_setup() {
-  auto net = std::make_shared<Network>(
-      load_flywire(data_path("net2000/neurons.csv"), data_path("net2000/connectivity.csv")));
-  StimulusPlan plan;
-  plan.kicks = load_kicks(data_path("net2000/kicks.csv"), *net);
-  plan.poisson_neurons = load_stimulus_ids(data_path("net2000/stimulated.txt"), *net);
-  plan.seed = 7;
-  return setup_for(net, plan);
-}
 
 TEST(EngineIdentity, SameSpikesAndStateFor1_2_4Threads) {
   const auto setup = net2000_setup();

@@ -1,6 +1,7 @@
 #include "test_support.hpp"
 
 #include "kernels/cpu/cpu_engine.hpp"
+#include "model/flywire_csv.hpp"
 
 namespace flysim::test {
 
@@ -14,6 +15,16 @@ std::shared_ptr<Network> tiny_network(std::size_t n, const std::vector<Connectio
 
 EngineSetup setup_for(std::shared_ptr<const Network> net, StimulusPlan plan, const LifParams& params) {
   return EngineSetup{std::move(net), std::make_shared<const StimulusPlan>(std::move(plan)), derive_constants(params), nullptr};
+}
+
+EngineSetup net2000_setup() {
+  auto net = std::make_shared<Network>(
+      load_flywire(data_path("net2000/neurons.csv"), data_path("net2000/connectivity.csv")));
+  StimulusPlan plan;
+  plan.kicks = load_kicks(data_path("net2000/kicks.csv"), *net);
+  plan.poisson_neurons = load_stimulus_ids(data_path("net2000/stimulated.txt"), *net);
+  plan.seed = 7;
+  return setup_for(net, plan);
 }
 
 std::vector<Spike> run_cpu(const EngineSetup& setup, int32_t steps, unsigned threads) {

@@ -23,6 +23,10 @@ std::shared_ptr<Network> tiny_network(std::size_t n, const std::vector<Connectio
 // An engine setup with default parameters (overridable) over the given network.
 EngineSetup setup_for(std::shared_ptr<const Network> net, StimulusPlan plan, const LifParams& params = {});
 
+// net2000 (tests/data/net2000) with its kicks and 21 Poisson-driven neurons at 150 Hz,
+// seed 7.
+EngineSetup net2000_setup();
+
 // Spikes of `steps` steps of the CPU engine with `threads` threads.
 std::vector<Spike> run_cpu(const EngineSetup& setup, int32_t steps, unsigned threads = 1);
 

@@ -16,13 +16,14 @@ CpuEngine::CpuEngine(EngineSetup setup, unsigned threads)
     own_weights_ = setup_.network->out_weights;
     weights_ = own_weights_.data();
   }
+  check_stimulus(*setup_.stimulus, n_);
   ring_.assign(static_cast<std::size_t>(setup_.constants.delay_steps) * n_, 0);
   rest_last_spike_.assign(n_, kNeverSpiked);
   listed_.assign(n_, 0);
   poisson_.assign(n_, 0);
   synaptic_slots_.assign(n_, 0);
   kick_steps_.assign(n_, 0);
-  for (uint32_t i : setup_.stimulus->poisson_neurons) poisson_.at(i) = 1;
+  flag_poisson();
   worker_spikes_.resize(threads);
   worker_joined_.resize(threads);
   worker_kept_.resize(threads);
@@ -40,6 +41,11 @@ kernels::RngKey CpuEngine::rng_key() const {
 
 bool CpuEngine::stays_active(const ActiveNeuron& a) const {
   return !kernels::at_rest(setup_.constants, a.v, a.g) || a.poisson || synaptic_slots_[a.index];
+}
+
+void CpuEngine::flag_poisson() {
+  std::fill(poisson_.begin(), poisson_.end(), 0);
+  for (uint32_t i : setup_.stimulus->poisson_neurons) poisson_[i] = 1;
 }
 
 bool CpuEngine::enlist(uint32_t i) {
@@ -160,6 +166,23 @@ void CpuEngine::apply_weights(const std::vector<WeightChange>& changes) {
   plastic_.check(changes);
   const std::vector<uint64_t>& edges = plastic_.edges();
   for (const WeightChange& c : changes) own_weights_[edges[c.plastic]] = c.weight;
+}
+
+void CpuEngine::set_stimulus(std::shared_ptr<const StimulusPlan> stimulus, uint32_t poisson_threshold) {
+  check_stimulus_change(*setup_.stimulus, stimulus.get(), n_);
+  setup_.stimulus = std::move(stimulus);
+  setup_.constants.poisson_threshold = poisson_threshold;
+  flag_poisson();
+  // The sweep visits listed neurons only, and a Poisson-driven neuron must be visited
+  // every epoch even at rest: list the new ones. Listed neurons take their new flag; one
+  // that is no longer driven leaves the list once at rest (stays_active), as after an
+  // import of this state into an engine built with the new plan.
+  for (ActiveNeuron& a : active_) a.poisson = poisson_[a.index];
+  std::vector<uint32_t>& joined = worker_joined_[0];
+  joined.clear();
+  for (uint32_t i : setup_.stimulus->poisson_neurons)
+    if (enlist(i)) joined.push_back(i);
+  join_active(joined);
 }
 
 void CpuEngine::import_state(const EngineState& s) {

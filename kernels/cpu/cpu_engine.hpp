@@ -18,6 +18,7 @@ class CpuEngine final : public Engine {
   EngineState export_state() const override;
   void import_state(const EngineState& state) override;
   void apply_weights(const std::vector<WeightChange>& changes) override;
+  void set_stimulus(std::shared_ptr<const StimulusPlan> stimulus, uint32_t poisson_threshold) override;
 
  private:
   // The state of a neuron the sweep visits. Active neurons live densely in active_,
@@ -40,6 +41,8 @@ class CpuEngine final : public Engine {
   // Merges newly listed neurons (at rest) into active_, keeping it sorted.
   void join_active(std::vector<uint32_t>& joined);
   bool stays_active(const ActiveNeuron& a) const;
+  // Sets poisson_ from the plan's Poisson neurons.
+  void flag_poisson();
   kernels::RngKey rng_key() const;
 
   EngineSetup setup_;

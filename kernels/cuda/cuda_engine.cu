@@ -12,6 +12,13 @@
 namespace flysim {
 namespace {
 
+// Copies a host vector to the device, ordered on the stream; nothing when empty.
+template <class T>
+void upload(cudaStream_t stream, T* device, const std::vector<T>& host, const char* what) {
+  if (!host.empty())
+    cuda::check(cudaMemcpyAsync(device, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice, stream), what);
+}
+
 // The CUDA stream engine: CpuEngine's epoch (kernels/README.md) with the network and the
 // state resident on one device and every call ordered on one stream. The host keeps only
 // the SpikeQueue, the same bookkeeping CpuEngine keeps, for export_state.
@@ -23,6 +30,7 @@ class CudaEngine final : public Engine {
   EngineState export_state() const override;
   void import_state(const EngineState& state) override;
   void apply_weights(const std::vector<WeightChange>& changes) override;
+  void set_stimulus(std::shared_ptr<const StimulusPlan> stimulus, uint32_t poisson_threshold) override;
 
  private:
   cuda::DeviceState device_state() const;
@@ -31,6 +39,9 @@ class CudaEngine final : public Engine {
   // Copies spikes into cell_spikes_ at `offset` (ordered on the stream).
   void upload_cell_spikes(const std::vector<Spike>& spikes, std::size_t offset);
   void select_device() const;
+  // Uploads the plan's Poisson flags and kicks (growing the kick buffer as needed) and
+  // waits for the copies, so the host staging may go.
+  void upload_stimulus();
 
   EngineSetup setup_;
   std::size_t n_;
@@ -47,7 +58,7 @@ class CudaEngine final : public Engine {
   cuda::DeviceBuffer<uint32_t> synaptic_slots_;  // per neuron: ring slots holding input
   cuda::DeviceBuffer<uint32_t> kick_steps_;      // per neuron: kicks in the current epoch
   cuda::DeviceBuffer<uint8_t> poisson_;          // per neuron: Poisson-driven
-  cuda::DeviceBuffer<Kick> kicks_;               // the whole plan, sorted like the host's
+  cuda::DeviceBuffer<Kick> kicks_;               // the whole plan, sorted like the host's; may be longer
   // The current cell's spikes so far, in device order: the next cell start scatters
   // them, then the cell's epochs append to it again (the stream orders the two). A cell
   // holds at most neurons x delay_steps spikes; that is the capacity.
@@ -83,15 +94,7 @@ CudaEngine::CudaEngine(EngineSetup setup, int device, std::string device_name)
   if (cell_capacity >= (std::size_t{1} << 32))
     throw std::invalid_argument("the CUDA engine counts a delay cell's spikes in 32 bits: " + std::to_string(n_) +
                                 " neurons x " + std::to_string(c.delay_steps) + " steps is too many");
-  const StimulusPlan& plan = *setup_.stimulus;
-  std::vector<uint8_t> poisson(n_, 0);
-  for (uint32_t i : plan.poisson_neurons) poisson.at(i) = 1;
-  // The plan's loaders check kick indices and CpuEngine trusts them; on the device a bad
-  // one would corrupt memory without a trace, so they are checked here, once.
-  for (const Kick& k : plan.kicks)
-    if (k.neuron >= n_)
-      throw std::invalid_argument("kick at step " + std::to_string(k.step) + " names neuron " +
-                                  std::to_string(k.neuron) + " of a network of " + std::to_string(n_));
+  check_stimulus(*setup_.stimulus, n_);
 
   for (std::size_t i = 0; i < n_; ++i)
     max_out_degree_ = std::max(max_out_degree_, net.out_offsets[i + 1] - net.out_offsets[i]);
@@ -105,30 +108,47 @@ CudaEngine::CudaEngine(EngineSetup setup, int device, std::string device_name)
   synaptic_slots_ = cuda::DeviceBuffer<uint32_t>(n_, "allocating the state");
   kick_steps_ = cuda::DeviceBuffer<uint32_t>(n_, "allocating the state");
   poisson_ = cuda::DeviceBuffer<uint8_t>(n_, "allocating the state");
-  kicks_ = cuda::DeviceBuffer<Kick>(plan.kicks.size(), "allocating the kicks");
   cell_spikes_ = cuda::DeviceBuffer<Spike>(cell_capacity, "allocating the spike buffer");
   counters_ = cuda::DeviceBuffer<uint32_t>(2, "allocating the spike counters");
   epoch_spikes_ = cuda::MappedHostBuffer<Spike>(cell_capacity, "allocating mapped host memory for spikes");
   epoch_spike_count_ = cuda::MappedHostBuffer<uint32_t>(1, "allocating mapped host memory for spikes");
 
   const cudaStream_t s = stream_.get();
-  auto upload = [&](auto* device, const auto& host, const char* what) {
-    if (!host.empty())
-      cuda::check(cudaMemcpyAsync(device, host.data(), host.size() * sizeof(host[0]), cudaMemcpyHostToDevice, s), what);
-  };
-  upload(out_offsets_.get(), net.out_offsets, "uploading the network");
-  upload(out_targets_.get(), net.out_targets, "uploading the network");
-  upload(out_weights_.get(), net.out_weights, "uploading the network");
+  upload(s, out_offsets_.get(), net.out_offsets, "uploading the network");
+  upload(s, out_targets_.get(), net.out_targets, "uploading the network");
+  upload(s, out_weights_.get(), net.out_weights, "uploading the network");
   if (!plastic_.empty()) {
     plastic_edges_ = cuda::DeviceBuffer<uint64_t>(plastic_.size(), "allocating the plastic edges");
     plastic_values_ = cuda::DeviceBuffer<int32_t>(plastic_.size(), "allocating the plastic weights");
-    upload(plastic_edges_.get(), plastic_.edges(), "uploading the plastic edges");
+    upload(s, plastic_edges_.get(), plastic_.edges(), "uploading the plastic edges");
   }
-  upload(poisson_.get(), poisson, "uploading the stimulus");
-  upload(kicks_.get(), plan.kicks, "uploading the kicks");
   cuda::check(cudaMemsetAsync(kick_steps_.get(), 0, n_ * sizeof(uint32_t), s), "clearing the kicks");
   cuda::check(cudaMemsetAsync(counters_.get(), 0, 2 * sizeof(uint32_t), s), "clearing the spike counters");
+  upload_stimulus();
   import_state(resting_state(n_, c.v0, 0));
+}
+
+void CudaEngine::upload_stimulus() {
+  const StimulusPlan& plan = *setup_.stimulus;
+  std::vector<uint8_t> poisson(n_, 0);
+  for (uint32_t i : plan.poisson_neurons) poisson[i] = 1;
+  if (kicks_.size() < plan.kicks.size()) kicks_ = cuda::DeviceBuffer<Kick>(plan.kicks.size(), "allocating the kicks");
+  const cudaStream_t s = stream_.get();
+  upload(s, poisson_.get(), poisson, "uploading the stimulus");
+  upload(s, kicks_.get(), plan.kicks, "uploading the kicks");
+  cuda::check(cudaStreamSynchronize(s), "uploading the stimulus");
+}
+
+void CudaEngine::set_stimulus(std::shared_ptr<const StimulusPlan> stimulus, uint32_t poisson_threshold) {
+  check_stimulus_change(*setup_.stimulus, stimulus.get(), n_);
+  select_device();
+  // A weight update may still be running on the stream, and the old kick buffer must
+  // outlive every launch that reads it.
+  cuda::check(cudaStreamSynchronize(stream_.get()), "waiting for the stream before a stimulus change");
+  setup_.stimulus = std::move(stimulus);
+  // The kernels take the constants by value at every launch: the next one draws with it.
+  setup_.constants.poisson_threshold = poisson_threshold;
+  upload_stimulus();
 }
 
 void CudaEngine::select_device() const { cuda::check(cudaSetDevice(device_), "cudaSetDevice"); }
@@ -217,6 +237,7 @@ EngineState CudaEngine::export_state() const {
     state.plastic_weights.resize(plastic_.size());
     cuda::launch_gather_weights(s, out_weights_.get(), plastic_edges_.get(), static_cast<uint32_t>(plastic_.size()),
                                 plastic_values_.get());
+    cuda::check(cudaGetLastError(), "launching the weight gather");
     cuda::check(cudaMemcpyAsync(state.plastic_weights.data(), plastic_values_.get(), plastic_.size() * sizeof(int32_t),
                                 cudaMemcpyDeviceToHost, s),
                 "exporting the plastic weights");

@@ -10,12 +10,14 @@
 
 namespace flysim::cuda {
 
-// Throws cuda_error naming the operation; clears the runtime's last error first so a
-// later probe does not report a stale one.
+// Throws engine_failure (kernels/engine.hpp) naming the operation and the runtime's
+// error: every CUDA call after the probe goes through here, so any runtime error of a
+// running engine reaches the caller as "the device failed, its state is lost". Clears
+// the runtime's last error first so a later probe does not report a stale one.
 inline void check(cudaError_t status, const char* what) {
   if (status == cudaSuccess) return;
   cudaGetLastError();
-  throw cuda_error(std::string("CUDA engine: ") + what + " failed: " + cudaGetErrorName(status) + " (" +
+  throw engine_failure(std::string("CUDA engine: ") + what + " failed: " + cudaGetErrorName(status) + " (" +
                    cudaGetErrorString(status) + ")");
 }
 

@@ -1,0 +1,42 @@
+#include "kernels/fault_injecting_engine.hpp"
+
+#include <stdexcept>
+
+namespace flysim {
+
+FaultInjectingEngine::FaultInjectingEngine(std::unique_ptr<Engine> inner, uint64_t fault_after_epochs,
+                                           bool export_fails)
+    : inner_(std::move(inner)), fault_after_epochs_(fault_after_epochs), export_fails_(export_fails) {
+  if (!inner_) throw std::invalid_argument("FaultInjectingEngine needs an engine to wrap");
+}
+
+std::string FaultInjectingEngine::describe() const {
+  return inner_->describe() + " (fault after " + std::to_string(fault_after_epochs_) + " epochs)";
+}
+
+std::vector<Spike> FaultInjectingEngine::advance(kernels::EpochSpan span) {
+  if (failed_ || completed_ == fault_after_epochs_) {
+    failed_ = true;
+    throw engine_failure("injected fault: " + describe() + " failed in epoch [" + std::to_string(span.first) + ", +" +
+                         std::to_string(span.steps) + "), its state is lost");
+  }
+  std::vector<Spike> spikes = inner_->advance(span);
+  ++completed_;
+  return spikes;
+}
+
+EngineState FaultInjectingEngine::export_state() const {
+  if (failed_ && export_fails_)
+    throw engine_failure("injected fault: " + describe() + " failed earlier, its state cannot be exported");
+  return inner_->export_state();
+}
+
+void FaultInjectingEngine::import_state(const EngineState& state) { inner_->import_state(state); }
+
+void FaultInjectingEngine::apply_weights(const std::vector<WeightChange>& changes) { inner_->apply_weights(changes); }
+
+void FaultInjectingEngine::set_stimulus(std::shared_ptr<const StimulusPlan> stimulus, uint32_t poisson_threshold) {
+  inner_->set_stimulus(std::move(stimulus), poisson_threshold);
+}
+
+}  // namespace flysim
