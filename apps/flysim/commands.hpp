@@ -15,5 +15,7 @@ int doctor_command(const std::vector<std::string>& args);
 int checkpoint_command(const std::vector<std::string>& args);
 // `shard`: serve plasticity shards to runs in other processes.
 int shard_command(const std::vector<std::string>& args);
+// `ctl REQUEST`: the client of a running service's control API.
+int ctl_command(const std::vector<std::string>& args);
 
 }  // namespace flysim::app

@@ -24,6 +24,7 @@ constexpr const char* kUsage =
     "  doctor     can this machine run the engine asked for? (CUDA, driver, device, CPUs)\n"
     "  checkpoint inspect FILE: print a checkpoint's header, position and plan\n"
     "  shard      serve plasticity shards to runs in other processes (plasticity.nodes)\n"
+    "  ctl        talk to a running service: status, swap, checkpoint, stimulus, pause, resume, stop\n"
     "  help       this text\n"
     "\n"
     "`flysim <command> --help` lists a command's options. Options can also come from a\n"
@@ -36,7 +37,9 @@ constexpr const char* kUsage =
     "  flysim run --restore=ckpt/flysim-trial0000-step000005004.ckpt\n"
     "  flysim checkpoint inspect ckpt/flysim-trial0000-step000005004.ckpt\n"
     "  flysim run --plasticity.enabled=true --plasticity.shards=4 --plasticity.weights-out=w.csv\n"
-    "  flysim shard --port=7000   (then: flysim run --plasticity.enabled=true --plasticity.nodes=127.0.0.1:7000)\n";
+    "  flysim shard --port=7000   (then: flysim run --plasticity.enabled=true --plasticity.nodes=127.0.0.1:7000)\n"
+    "  flysim ctl status\n"
+    "  flysim ctl swap cpu --threads=2\n";
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -54,6 +57,7 @@ int main(int argc, char** argv) {
     if (command == "doctor") return flysim::app::doctor_command(args);
     if (command == "checkpoint") return flysim::app::checkpoint_command(args);
     if (command == "shard") return flysim::app::shard_command(args);
+    if (command == "ctl") return flysim::app::ctl_command(args);
     std::cerr << "flysim: unknown command '" << command << "'\n\n" << kUsage;
     return 2;
   } catch (const flysim::interrupted& e) {

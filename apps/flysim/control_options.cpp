@@ -1,0 +1,79 @@
+#include "apps/flysim/control_options.hpp"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+#include <sys/stat.h>
+
+#include "model/errors.hpp"
+#include "model/input_file.hpp"
+
+namespace flysim::app {
+
+std::vector<OptionSpec> control_options(int default_port) {
+  return {
+      {"control.port", OptionType::integer, std::to_string(default_port),
+       "TCP port of the control API (flysim serve listens, flysim ctl connects; 0 for serve: any free port, printed)"},
+      {"control.bind", OptionType::text, "127.0.0.1",
+       "address of the control API (serve: where to listen; ctl: the host to connect to). An address other than loopback "
+       "needs control.token-file"},
+      {"control.token-file", OptionType::path, "",
+       "file whose first line is the token every control request must carry ('Authorization: Bearer TOKEN'); keep it "
+       "readable by its owner only"},
+  };
+}
+
+std::string control_token(const Options& o) {
+  const std::string& path = o.text("control.token-file");
+  if (path.empty()) return "";
+  std::string text;
+  try {
+    text = read_input_file(path, "the token file");
+  } catch (const input_error& e) {
+    o.reject("control.token-file", std::string("cannot be read: ") + e.what());
+  }
+  const std::string line = text.substr(0, text.find('\n'));
+  const auto first = line.find_first_not_of(" \t\r");
+  const auto last = line.find_last_not_of(" \t\r");
+  const std::string token = first == std::string::npos ? "" : line.substr(first, last - first + 1);
+  if (token.empty()) o.reject("control.token-file", "holds no token on its first line");
+  for (unsigned char c : token)
+    if (c < 0x21 || c > 0x7e) o.reject("control.token-file", "holds a token with blanks or characters that are not printable ASCII");
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && (st.st_mode & (S_IRGRP | S_IROTH)) != 0)
+    spdlog::warn("control.token-file={} is readable by other users; chmod 600 it", path);
+  return token;
+}
+
+namespace {
+int control_port(const Options& o, int lowest) {
+  const int64_t port = o.integer("control.port");
+  if (port < lowest || port > 65535) o.reject("control.port", fmt::format("must be {}..65535", lowest));
+  return static_cast<int>(port);
+}
+
+std::string control_bind(const Options& o) {
+  if (o.text("control.bind").empty()) o.reject("control.bind", "is empty; give an address such as 127.0.0.1");
+  return o.text("control.bind");
+}
+}  // namespace
+
+ControlServerConfig control_server_config(const Options& o) {
+  ControlServerConfig config;
+  config.port = control_port(o, 0);
+  config.bind = control_bind(o);
+  config.token = control_token(o);
+  if (config.token.empty() && !is_loopback_address(config.bind))
+    o.reject("control.bind", "is not a loopback address: serving it needs control.token-file, or anyone who reaches it "
+                             "could stop the service");
+  if (!config.token.empty() && !is_loopback_address(config.bind))
+    spdlog::warn("control API on {}: plain HTTP, so the token and the commands cross the network unencrypted", config.bind);
+  return config;
+}
+
+std::string ControlEndpoint::where() const { return host_and_port(host, port); }
+
+ControlEndpoint control_endpoint(const Options& o) {
+  return {control_bind(o), control_port(o, 1), control_token(o)};
+}
+
+}  // namespace flysim::app

@@ -1,0 +1,163 @@
+// flysim ctl: the command-line client of the control API (issue 10). It finds the
+// service through the control.* keys, sends one request and prints the answer.
+// Exit codes: 0 done, 1 refused or no answer, 2 bad usage (here or as the service says).
+#include <fmt/format.h>
+#include <httplib.h>
+
+#include <iostream>
+
+#include "apps/flysim/commands.hpp"
+#include "apps/flysim/common_options.hpp"
+#include "apps/flysim/control_json.hpp"
+#include "apps/flysim/control_options.hpp"
+#include "apps/flysim/ctl_args.hpp"
+#include "model/errors.hpp"
+
+namespace flysim::app {
+
+namespace {
+constexpr const char* kCtlUsage =
+    "flysim ctl REQUEST [--json] [--control.port=P] [--control.bind=HOST] [--control.token-file=FILE] [--config=FILE]\n"
+    "  requests:\n"
+    "    status                           where the run is, its pace, engine, spikes (--json: the raw JSON)\n"
+    "    swap cpu [--threads=N]           move the run to the CPU pool engine (N threads; default engine.threads)\n"
+    "    swap cuda                        move the run to the CUDA engine\n"
+    "    checkpoint                       write a checkpoint at the next boundary\n"
+    "    stimulus [--rate=HZ] [--ids=FILE] [--kick=ID@MS ...]\n"
+    "                                     set the Poisson rate; replace the Poisson set (root IDs, one per line);\n"
+    "                                     kick neuron ID MS ms after the boundary where the command applies\n"
+    "    pause | resume | stop";
+constexpr const char* kCtlDescription =
+    "Sends one request to a running `flysim serve` and prints its answer; a command is answered once it took effect, "
+    "with the boundary (trial, step) where it did. Exit code 0: done; 1: refused by the service, or no service answered; "
+    "2: bad usage. The control.* keys are those of flysim serve, and a config file of flysim serve is accepted as it is "
+    "(its other keys are ignored; on the command line they are refused).";
+
+// The keys of a serve config file are accepted, so one file serves both commands.
+std::vector<OptionSpec> ctl_options() {
+  std::vector<OptionSpec> specs = run_options();
+  const auto control = control_options(kDefaultControlPort);
+  specs.insert(specs.end(), control.begin(), control.end());
+  return specs;
+}
+
+// What --help shows: only the keys flysim ctl reads.
+std::vector<OptionSpec> ctl_help_options() {
+  std::vector<OptionSpec> specs = control_options(kDefaultControlPort);
+  const auto logs = log_options();
+  specs.insert(specs.end(), logs.begin(), logs.end());
+  return specs;
+}
+
+void refuse_serve_only_keys_on_the_command_line(const Options& o) {
+  for (const OptionSpec& spec : run_options())
+    if (spec.key != "log.level" && o.given(spec.key) && o.origin(spec.key) == "command line")
+      o.reject(spec.key, "is an option of flysim serve; flysim ctl reads it only from a config file, and ignores it");
+}
+
+// A failure that is not the user's usage: one line on stderr, exit code 1.
+class ctl_failure : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// One request; an HTTP answer of any status, or a ctl_failure when none came.
+httplib::Result send(const ControlEndpoint& s, const CtlRequest& r) {
+  httplib::Client client(s.host, s.port);
+  client.set_connection_timeout(std::chrono::seconds(5));
+  // The service answers a command once it took effect, and waits at most 60 s for that.
+  client.set_read_timeout(std::chrono::seconds(70));
+  httplib::Headers headers;
+  if (!s.token.empty()) headers.emplace("Authorization", "Bearer " + s.token);
+  httplib::Result result = r.action == "status" ? client.Get("/status", headers)
+                                                : client.Post("/" + r.action, headers, command_to_json(r.command), "application/json");
+  if (result) return result;
+  switch (result.error()) {
+    case httplib::Error::Connection:
+      throw ctl_failure(fmt::format("nothing listens on {} (is flysim serve running? control.port?)", s.where()));
+    case httplib::Error::ConnectionTimeout:
+      throw ctl_failure(fmt::format("no connection to {} within 5 s (is control.bind the service's host?)", s.where()));
+    case httplib::Error::Read:
+      throw ctl_failure(fmt::format("{} did not answer (it closed the connection, or took over 70 s)", s.where()));
+    default:
+      throw ctl_failure(fmt::format("the request to {} failed: {}", s.where(), httplib::to_string(result.error())));
+  }
+}
+
+void print_status(const ServiceStatus& st, const std::string& where) {
+  const double per_sim = st.wall_per_simulated;
+  std::cout << fmt::format(
+      "flysim serve at {}: {}\n"
+      "  position    trial {} step {} (of {} trial{})\n"
+      "  simulated   {:.3f} s in {:.3f} s of wall time\n"
+      "  speed       {:.4f} wall s per simulated s{}\n"
+      "  pace        {}{}\n"
+      "  engine      {}\n"
+      "  threads     {}\n"
+      "  host cpu    {:.2f} s, {:.3f} cores\n"
+      "  spikes      {} ({:.1f} per simulated s)\n"
+      "  stimulus    {} Poisson neurons at {} Hz\n"
+      "  shards      {}\n"
+      "  checkpoint  {}\n",
+      where, st.state, st.trial, st.step, st.trials, st.trials == 1 ? "" : "s", st.simulated_s, st.wall_s, per_sim,
+      per_sim > 0 ? fmt::format(" ({:.2f}x real time)", 1.0 / per_sim) : "", st.pace,
+      st.pace == "off" ? "" : fmt::format(", {:.1f} ms behind", st.lag_ms), st.engine,
+      st.threads > 0 ? std::to_string(st.threads) : "none (not a CPU pool)", st.host_cpu_s, st.host_cores, st.spikes,
+      st.spikes_per_simulated_s, st.poisson_neurons, st.stimulus_rate_Hz, st.shards > 0 ? std::to_string(st.shards) : "off",
+      st.last_checkpoint.empty() ? "none yet" : st.last_checkpoint);
+}
+
+void print_reply(const std::string& action, const LiveReply& reply) {
+  std::cout << fmt::format("{}: {} (at trial {} step {})\n", action, reply.message, reply.trial, reply.step);
+  if (!reply.file.empty()) std::cout << fmt::format("  file        {}\n", reply.file);
+}
+
+// The service's JSON decoded; JSON that is not the service's is a failure, not a crash.
+template <class Decode>
+auto decoded(Decode decode) {
+  try {
+    return decode();
+  } catch (const std::runtime_error& e) {
+    throw ctl_failure(e.what());
+  }
+}
+
+int answer(const ControlEndpoint& s, const CtlRequest& r, const httplib::Response& res) {
+  switch (res.status) {
+    case 200: break;
+    case 400: throw input_error("the service refused the request: " + error_from_json(res.body));
+    case 401:
+      throw ctl_failure(s.token.empty() ? "the service needs a token: give --control.token-file=FILE, the file flysim serve reads"
+                                        : "the service refused the token of control.token-file: is it the file flysim serve reads?");
+    case 409: {
+      if (r.json) std::cout << res.body << "\n";
+      throw ctl_failure(fmt::format("{} refused: {}", r.action, decoded([&] { return reply_from_json(res.body); }).message));
+    }
+    default: throw ctl_failure(fmt::format("{} answered HTTP {}: {}", s.where(), res.status, error_from_json(res.body)));
+  }
+  if (r.json) {
+    std::cout << res.body << "\n";
+    return 0;
+  }
+  if (r.action == "status") print_status(decoded([&] { return status_from_json(res.body); }), s.where());
+  else print_reply(r.action, decoded([&] { return reply_from_json(res.body); }));
+  return 0;
+}
+}  // namespace
+
+int ctl_command(const std::vector<std::string>& args) {
+  if (print_help_if_asked(args, kCtlUsage, kCtlDescription, ctl_help_options())) return 0;
+  const CtlRequest request = parse_ctl_args(args);
+  const Options o = Options::parse(ctl_options(), request.option_args);
+  refuse_serve_only_keys_on_the_command_line(o);
+  configure_logging(o);
+  const ControlEndpoint service = control_endpoint(o);
+  try {
+    return answer(service, request, send(service, request).value());
+  } catch (const ctl_failure& e) {
+    std::cerr << "flysim ctl: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace flysim::app

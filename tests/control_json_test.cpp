@@ -1,0 +1,176 @@
+// The control API's pieces that need no server: JSON both ways, the control.* options
+// (token file, bind address), and flysim ctl's arguments.
+#include <gtest/gtest.h>
+
+#include "actors/control_rules.hpp"
+#include "apps/flysim/control_json.hpp"
+#include "apps/flysim/control_options.hpp"
+#include "apps/flysim/ctl_args.hpp"
+#include "cli_support.hpp"
+#include "model/errors.hpp"
+
+namespace flysim::test {
+namespace {
+
+void expect_same_command(const LiveCommand& a, const LiveCommand& b) {
+  EXPECT_EQ(a.action, b.action);
+  EXPECT_EQ(a.engine, b.engine);
+  EXPECT_EQ(a.threads, b.threads);
+  EXPECT_EQ(a.rate_Hz, b.rate_Hz);
+  EXPECT_EQ(a.replace_ids, b.replace_ids);
+  EXPECT_EQ(a.poisson_ids, b.poisson_ids);
+  ASSERT_EQ(a.kicks.size(), b.kicks.size());
+  for (std::size_t k = 0; k < a.kicks.size(); ++k) {
+    EXPECT_EQ(a.kicks[k].neuron_id, b.kicks[k].neuron_id);
+    EXPECT_EQ(a.kicks[k].after_ms, b.kicks[k].after_ms);
+  }
+}
+
+// The message of the input_error that `f` throws ("" when none).
+template <class F>
+std::string input_error_of(F f) {
+  try {
+    f();
+  } catch (const input_error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(ControlJson, EveryCommandRoundTripsThroughItsBody) {
+  std::vector<LiveCommand> commands(8);
+  commands[0].action = "swap", commands[0].engine = "cpu", commands[0].threads = 3;
+  commands[1].action = "swap", commands[1].engine = "cuda";
+  commands[2].action = "checkpoint";
+  commands[3].action = "stimulus", commands[3].rate_Hz = 0.0;
+  commands[4].action = "stimulus", commands[4].replace_ids = true, commands[4].poisson_ids = {720575940660219265, -3};
+  commands[5].action = "stimulus", commands[5].rate_Hz = 212.5, commands[5].kicks = {{7, 0.0}, {720575940660219265, 12.25}};
+  commands[6].action = "pause";
+  commands[7].action = "stop";
+  for (const LiveCommand& c : commands) {
+    SCOPED_TRACE(app::command_to_json(c));
+    expect_same_command(app::command_from_json(c.action, app::command_to_json(c)), c);
+  }
+  EXPECT_EQ(app::command_to_json(commands[0]), R"({"engine":"cpu","threads":3})");
+  EXPECT_EQ(app::command_to_json(commands[2]), "{}");
+}
+
+TEST(ControlJson, StatusAndReplyRoundTripAndTheClientIgnoresNewFields) {
+  ServiceStatus s;
+  s.state = "paused", s.trial = 2, s.step = 18, s.spikes = 1ull << 40, s.stimulus_rate_Hz = 99.5, s.last_checkpoint = "c.ckpt";
+  const ServiceStatus back = app::status_from_json(app::status_to_json(s));
+  EXPECT_EQ(back.state, "paused");
+  EXPECT_EQ(back.step, 18);
+  EXPECT_EQ(back.spikes, 1ull << 40);
+  EXPECT_EQ(back.stimulus_rate_Hz, 99.5);
+  EXPECT_EQ(back.last_checkpoint, "c.ckpt");
+  EXPECT_EQ(app::status_from_json(R"({"state":"running","added_later":[1]})").state, "running");
+  EXPECT_THROW(app::status_from_json(R"({"trial":"one"})"), std::runtime_error);
+  EXPECT_THROW(app::reply_from_json("<html>"), std::runtime_error);
+  const LiveReply r = app::reply_from_json(app::reply_to_json({true, "done", 3, 54, "f.ckpt"}));
+  EXPECT_TRUE(r.ok);
+  EXPECT_EQ(r.step, 54);
+  EXPECT_EQ(r.file, "f.ckpt");
+  EXPECT_EQ(app::error_from_json(app::error_to_json("bad \"x\"")), "bad \"x\"");
+  EXPECT_EQ(app::error_from_json("plain text"), "plain text");
+}
+
+TEST(ControlJson, BytesThatAreNotUtf8StillGiveValidJson) {
+  const std::string body = app::reply_to_json({false, "no such file: /tmp/\xff\xfe", 0, 0, ""});
+  EXPECT_NE(app::reply_from_json(body).message.find("no such file: /tmp/"), std::string::npos) << body;
+}
+
+TEST(ControlRules, MessagesNameTheField) {
+  LiveCommand c;
+  c.action = "jump";
+  EXPECT_EQ(command_problem(c), "action \"jump\" is not one of swap, checkpoint, stimulus, pause, resume, stop");
+  c.action = "pause", c.engine = "cpu";
+  EXPECT_EQ(command_problem(c), "engine and threads belong to swap, not to pause");
+  c = {}, c.action = "checkpoint", c.rate_Hz = 5;
+  EXPECT_EQ(command_problem(c), "rate_hz, poisson_ids and kicks belong to stimulus, not to checkpoint");
+  c = {}, c.action = "stimulus", c.rate_Hz = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(command_problem(c), "rate_hz must be a finite number >= 0");
+  c = {}, c.action = "swap", c.engine = "cpu", c.threads = 4;
+  EXPECT_EQ(command_problem(c), "");
+  EXPECT_EQ(describe_command(c), "swap to cpu, 4 threads");
+  c = {}, c.action = "stimulus", c.rate_Hz = 200, c.kicks = {{1, 2}};
+  EXPECT_EQ(describe_command(c), "stimulus: rate 200 Hz, 1 kick");
+}
+
+class ControlFiles : public ::testing::Test {
+ protected:
+  std::string write(const std::string& name, const std::string& text) const { return scratch_.write(name, text); }
+  static app::Options control(const std::vector<std::string>& args) {
+    return app::Options::parse(app::control_options(app::kDefaultControlPort), args);
+  }
+  ScratchDir scratch_{"flysim-control"};
+};
+
+TEST_F(ControlFiles, TokenIsTheFirstLineTrimmedAndAnEmptyOneIsRefused) {
+  EXPECT_EQ(app::control_token(control({"--control.token-file=" + write("t", "  abc-123\t\r\nsecond line\n")})), "abc-123");
+  EXPECT_EQ(app::control_token(control({})), "");
+  EXPECT_NE(input_error_of([&] { app::control_token(control({"--control.token-file=" + write("e", "\n  \nx\n")})); })
+                .find("option control.token-file='" + scratch_.path("e") + "' holds no token on its first line"),
+            std::string::npos);
+  EXPECT_NE(input_error_of([&] { app::control_token(control({"--control.token-file=" + write("b", "two words\n")})); })
+                .find("holds a token with blanks"),
+            std::string::npos);
+  EXPECT_NE(input_error_of([&] { app::control_token(control({"--control.token-file=" + scratch_.path("none")})); })
+                .find("control.token-file"),
+            std::string::npos);
+}
+
+TEST_F(ControlFiles, ServerConfigChecksPortAndRefusesAnOpenAddressWithoutAToken) {
+  const app::ControlServerConfig defaults = app::control_server_config(control({}));
+  EXPECT_EQ(defaults.bind, "127.0.0.1");
+  EXPECT_EQ(defaults.port, 7460);
+  EXPECT_TRUE(defaults.token.empty());
+  EXPECT_NE(input_error_of([] { app::control_server_config(control({"--control.port=70000"})); }).find("must be 0..65535"),
+            std::string::npos);
+  EXPECT_NE(input_error_of([] { app::control_server_config(control({"--control.bind=0.0.0.0"})); })
+                .find("option control.bind='0.0.0.0' is not a loopback address: serving it needs control.token-file"),
+            std::string::npos);
+  const auto open = app::control_server_config(control({"--control.bind=0.0.0.0", "--control.token-file=" + write("t", "tok\n")}));
+  EXPECT_EQ(open.token, "tok");
+}
+
+TEST_F(ControlFiles, CtlArgumentsBecomeTheCommand) {
+  auto r = app::parse_ctl_args({"swap", "cpu", "--threads=2", "--control.port=9000", "--json"});
+  EXPECT_EQ(r.action, "swap");
+  EXPECT_EQ(r.command.engine, "cpu");
+  EXPECT_EQ(r.command.threads, 2);
+  EXPECT_TRUE(r.json);
+  EXPECT_EQ(r.option_args, std::vector<std::string>{"--control.port=9000"});
+  r = app::parse_ctl_args({"stimulus", "--rate=200", "--kick=720575940660219265@5", "--kick=7@0.5",
+                           "--ids=" + write("ids.txt", "# sugar\n11\n12\n")});
+  EXPECT_EQ(r.command.rate_Hz, 200);
+  EXPECT_TRUE(r.command.replace_ids);
+  EXPECT_EQ(r.command.poisson_ids, (std::vector<int64_t>{11, 12}));
+  ASSERT_EQ(r.command.kicks.size(), 2u);
+  EXPECT_EQ(r.command.kicks[0].neuron_id, 720575940660219265);
+  EXPECT_EQ(r.command.kicks[1].after_ms, 0.5);
+  EXPECT_EQ(app::parse_ctl_args({"status"}).action, "status");
+  EXPECT_EQ(app::parse_ctl_args({"stop"}).command.action, "stop");
+}
+
+TEST_F(ControlFiles, CtlBadUsageIsAnInputErrorNamingTheWord) {
+  const auto error = [](const std::vector<std::string>& args) { return input_error_of([&] { app::parse_ctl_args(args); }); };
+  EXPECT_NE(error({}).find("flysim ctl needs a request"), std::string::npos);
+  EXPECT_NE(error({"jump"}).find("'jump' is not a request of flysim ctl"), std::string::npos);
+  EXPECT_NE(error({"swap"}).find("flysim ctl swap needs the engine: cpu or cuda"), std::string::npos);
+  EXPECT_NE(error({"swap", "gpu"}).find("engine must be \"cpu\" or \"cuda\", got \"gpu\""), std::string::npos);
+  EXPECT_NE(error({"swap", "cuda", "--threads=2"}).find("--threads belongs to flysim ctl swap cpu"), std::string::npos);
+  EXPECT_NE(error({"swap", "cpu", "--threads=0"}).find("--threads=0 must be 1..1024"), std::string::npos);
+  EXPECT_NE(error({"swap", "cpu", "--threads=two"}).find("'two' is not an integer"), std::string::npos);
+  EXPECT_NE(error({"pause", "--rate=5"}).find("--rate belongs to flysim ctl stimulus"), std::string::npos);
+  EXPECT_NE(error({"pause", "now"}).find("unexpected 'now' after flysim ctl pause"), std::string::npos);
+  EXPECT_NE(error({"stimulus"}).find("needs --rate=HZ, --ids=FILE or --kick=ID@MS"), std::string::npos);
+  EXPECT_NE(error({"stimulus", "--rate=-1"}).find("--rate=-1 must not be negative"), std::string::npos);
+  EXPECT_NE(error({"stimulus", "--kick=7"}).find("--kick=7 is not ID@MS"), std::string::npos);
+  EXPECT_NE(error({"stimulus", "--kick=7@-1"}).find("kicks[0].after_ms must be a finite number >= 0"), std::string::npos);
+  const std::string twice = write("twice.txt", "11\n12\n11\n");
+  EXPECT_NE(error({"stimulus", "--ids=" + twice}).find(twice + ":3: neuron ID 11 is listed twice"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace flysim::test

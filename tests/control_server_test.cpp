@@ -1,0 +1,262 @@
+// Protocol tests of the control API's HTTP layer (issue 10): a real ControlServer and
+// control actor in front of a stand-in for the sim loop (control_support.hpp).
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <future>
+
+#include "control_support.hpp"
+#include "model/errors.hpp"
+
+namespace flysim::test {
+namespace {
+
+using json = nlohmann::json;
+using ControlServerTest = ControlFixture;
+
+// The status code, and the "error" field of the JSON body, which must name `field`.
+void expect_refused(const httplib::Result& r, int status, const std::string& field) {
+  ASSERT_TRUE(r) << httplib::to_string(r.error());
+  EXPECT_EQ(r->status, status) << r->body;
+  EXPECT_EQ(r->get_header_value("Content-Type"), "application/json");
+  const json body = json::parse(r->body);
+  ASSERT_TRUE(body.contains("error")) << r->body;
+  EXPECT_NE(body["error"].get<std::string>().find(field), std::string::npos) << r->body;
+}
+
+json ok_body(const httplib::Result& r) {
+  EXPECT_TRUE(r) << httplib::to_string(r.error());
+  if (!r) return {};
+  EXPECT_EQ(r->status, 200) << r->body;
+  return json::parse(r->body);
+}
+
+TEST_F(ControlServerTest, StatusReportsEveryFieldInSnakeCase) {
+  start();
+  const json s = ok_body(get("/status"));
+  const ServiceStatus want = fake_status();
+  EXPECT_EQ(s["state"], want.state);
+  EXPECT_EQ(s["trial"], want.trial);
+  EXPECT_EQ(s["step"], want.step);
+  EXPECT_EQ(s["trials"], want.trials);
+  EXPECT_EQ(s["simulated_s"], want.simulated_s);
+  EXPECT_EQ(s["wall_s"], want.wall_s);
+  EXPECT_EQ(s["wall_per_simulated"], want.wall_per_simulated);
+  EXPECT_EQ(s["pace"], want.pace);
+  EXPECT_EQ(s["lag_ms"], want.lag_ms);
+  EXPECT_EQ(s["engine"], want.engine);
+  EXPECT_EQ(s["threads"], want.threads);
+  EXPECT_EQ(s["host_cpu_s"], want.host_cpu_s);
+  EXPECT_EQ(s["host_cores"], want.host_cores);
+  EXPECT_EQ(s["spikes"], want.spikes);
+  EXPECT_EQ(s["spikes_per_simulated_s"], want.spikes_per_simulated_s);
+  EXPECT_EQ(s["shards"], want.shards);
+  EXPECT_EQ(s["last_checkpoint"], want.last_checkpoint);
+  EXPECT_EQ(s["stimulus_rate_hz"], want.stimulus_rate_Hz);
+  EXPECT_EQ(s["poisson_neurons"], want.poisson_neurons);
+  EXPECT_EQ(s.size(), 19u) << s.dump();
+}
+
+TEST_F(ControlServerTest, EachEndpointDeliversItsCommand) {
+  start();
+  ok_body(post("/swap", R"({"engine":"cpu","threads":2})"));
+  ok_body(post("/checkpoint", "{}"));
+  ok_body(post("/stimulus", R"({"rate_hz":200})"));
+  ok_body(post("/stimulus", R"({"poisson_ids":[720575940660219265,7]})"));
+  ok_body(post("/stimulus", R"({"kicks":[{"neuron_id":7,"after_ms":5},{"neuron_id":8,"after_ms":0.5}]})"));
+  ok_body(post("/pause", ""));
+  ok_body(post("/resume", "{}"));
+  ok_body(post("/stop", " "));
+  const auto got = log_->received();
+  ASSERT_EQ(got.size(), 8u);
+  EXPECT_EQ(got[0].action, "swap");
+  EXPECT_EQ(got[0].engine, "cpu");
+  EXPECT_EQ(got[0].threads, 2);
+  EXPECT_EQ(got[1].action, "checkpoint");
+  EXPECT_EQ(got[2].action, "stimulus");
+  EXPECT_EQ(got[2].rate_Hz, 200.0);
+  EXPECT_FALSE(got[2].replace_ids);
+  EXPECT_TRUE(got[2].kicks.empty());
+  EXPECT_TRUE(got[3].replace_ids);
+  EXPECT_EQ(got[3].poisson_ids, (std::vector<int64_t>{720575940660219265, 7}));
+  EXPECT_LT(got[3].rate_Hz, 0) << "a rate left out stays unchanged";
+  ASSERT_EQ(got[4].kicks.size(), 2u);
+  EXPECT_EQ(got[4].kicks[1].neuron_id, 8);
+  EXPECT_EQ(got[4].kicks[1].after_ms, 0.5);
+  EXPECT_EQ(got[5].action, "pause");
+  EXPECT_EQ(got[6].action, "resume");
+  EXPECT_EQ(got[7].action, "stop");
+}
+
+TEST_F(ControlServerTest, ReplySaysWhereTheCommandTookEffect) {
+  start();
+  const json reply = ok_body(post("/checkpoint", ""));
+  EXPECT_EQ(reply, json::parse(R"({"ok":true,"message":"applied checkpoint","trial":1,"step":360,
+                                   "file":"ckpt/flysim-trial0001-step000000360.ckpt"})"));
+  EXPECT_EQ(ok_body(post("/swap", R"({"engine":"cpu"})"))["ok"], true);
+  EXPECT_EQ(log_->received().back().threads, 0) << "no thread count: the service's engine.threads";
+}
+
+TEST_F(ControlServerTest, RefusalBySimulationIs409WithTheReply) {
+  start();
+  const auto r = post("/swap", R"({"engine":"cuda"})");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 409);
+  const json reply = json::parse(r->body);
+  EXPECT_EQ(reply["ok"], false);
+  EXPECT_EQ(reply["message"], "cuda cannot run here: no CUDA device");
+}
+
+TEST_F(ControlServerTest, BadRequestsAre400NamingTheFieldAndNeverReachTheSimulation) {
+  start();
+  expect_refused(post("/swap", R"({"engine":"cpu",)"), 400, "not valid JSON: parse error at line 1, column 17");
+  expect_refused(post("/swap", "[1]"), 400, "must be a JSON object, got array");
+  expect_refused(post("/swap", R"({"engine":"cpu","thread":2})"), 400, "unknown field \"thread\": POST /swap takes engine, threads");
+  expect_refused(post("/pause", R"({"now":true})"), 400, "unknown field \"now\": POST /pause takes no fields");
+  expect_refused(post("/swap", R"({"engine":"cpu","threads":"2"})"), 400, "field \"threads\" must be an integer, got string");
+  expect_refused(post("/swap", R"({"engine":"cpu","threads":2.5})"), 400, "field \"threads\" must be an integer");
+  expect_refused(post("/swap", R"({"engine":7})"), 400, "field \"engine\" must be a string");
+  expect_refused(post("/swap", R"({"threads":2})"), 400, "field \"engine\" is missing");
+  expect_refused(post("/swap", R"({"engine":"gpu"})"), 400, "engine must be \"cpu\" or \"cuda\", got \"gpu\"");
+  expect_refused(post("/swap", R"({"engine":"cpu","threads":0})"), 400, "threads must be 1..1024, got 0");
+  expect_refused(post("/swap", R"({"engine":"cpu","threads":1025})"), 400, "threads must be 1..1024, got 1025");
+  expect_refused(post("/swap", R"({"engine":"cuda","threads":2})"), 400, "threads applies only to engine \"cpu\"");
+  expect_refused(post("/swap", R"({"engine":"cpu","engine":"cuda"})"), 400, "field \"engine\" is given twice");
+  expect_refused(post("/stimulus", R"({"rate_hz":-5})"), 400, "rate_hz must be a finite number >= 0, got -5");
+  expect_refused(post("/stimulus", R"({"rate_hz":"fast"})"), 400, "field \"rate_hz\" must be a number");
+  expect_refused(post("/stimulus", "{}"), 400, "stimulus needs at least one of rate_hz, poisson_ids, kicks");
+  expect_refused(post("/stimulus", R"({"kicks":[]})"), 400, "kicks is empty");
+  expect_refused(post("/stimulus", R"({"kicks":[{"neuron_id":7}]})"), 400, "field \"after_ms\" is missing (kicks[0]");
+  expect_refused(post("/stimulus", R"({"kicks":[{"neuron_id":7,"after_ms":-1}]})"), 400, "kicks[0].after_ms must be a finite number >= 0");
+  expect_refused(post("/stimulus", R"({"kicks":[{"neuron_id":7,"after_ms":1,"x":1}]})"), 400, "unknown field \"kicks[0].x\"");
+  expect_refused(post("/stimulus", R"({"poisson_ids":[1,"2"]})"), 400, "field \"poisson_ids[1]\" must be an integer");
+  expect_refused(post("/stimulus", R"({"poisson_ids":[1,2,1]})"), 400, "poisson_ids lists 1 twice");
+  expect_refused(post("/stimulus", R"({"poisson_ids":[]})"), 400, "poisson_ids is empty");
+  expect_refused(post("/stimulus", R"({"poisson_ids":[18446744073709551615]})"), 400, "field \"poisson_ids[0]\" is out of range");
+  EXPECT_TRUE(log_->received().empty()) << "a refused request reached the simulation";
+}
+
+TEST_F(ControlServerTest, UnknownPathIs404AndWrongMethodIs405) {
+  start();
+  expect_refused(get("/nowhere"), 404, "no endpoint /nowhere; the endpoints are GET /status, POST /swap");
+  expect_refused(post("/status", "{}"), 405, "/status takes GET, not POST");
+  const auto r = get("/swap");
+  expect_refused(r, 405, "/swap takes POST, not GET");
+  EXPECT_EQ(r->get_header_value("Allow"), "POST");
+  httplib::Client client("127.0.0.1", server_->port());
+  expect_refused(client.Delete("/stop"), 405, "/stop takes POST, not DELETE");
+  EXPECT_TRUE(log_->received().empty());
+}
+
+TEST_F(ControlServerTest, TokenIsRequiredWhenConfigured) {
+  app::ControlServerConfig config;
+  config.token = "s3cret-token";
+  start(config);
+  expect_refused(get("/status"), 401, "this service needs a token");
+  expect_refused(post("/stop", ""), 401, "this service needs a token");
+  const auto wrong = get("/status", {{"Authorization", "Bearer s3cret-tokeN"}});
+  expect_refused(wrong, 401, "the token is wrong");
+  EXPECT_EQ(wrong->get_header_value("WWW-Authenticate"), "Bearer realm=\"flysim\"");
+  expect_refused(get("/nowhere", {{"Authorization", "Bearer nope"}}), 401, "token");
+  EXPECT_TRUE(log_->received().empty());
+  EXPECT_EQ(ok_body(get("/status", {{"Authorization", "Bearer s3cret-token"}}))["state"], "running");
+  EXPECT_EQ(ok_body(post("/stop", "", {{"Authorization", "Bearer s3cret-token"}}))["ok"], true);
+  EXPECT_EQ(log_->received().size(), 1u);
+}
+
+TEST_F(ControlServerTest, NonLoopbackAddressWithoutATokenIsRefused) {
+  app::ControlServerConfig config;
+  config.bind = "0.0.0.0";
+  try {
+    start(config);
+    FAIL() << "0.0.0.0 was served without a token";
+  } catch (const input_error& e) {
+    EXPECT_NE(std::string(e.what()).find("an address other than loopback needs a token (control.token-file)"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_TRUE(app::is_loopback_address("127.0.0.1"));
+  EXPECT_TRUE(app::is_loopback_address("127.1.2.3"));
+  EXPECT_TRUE(app::is_loopback_address("::1"));
+  EXPECT_TRUE(app::is_loopback_address("localhost"));
+  EXPECT_FALSE(app::is_loopback_address("0.0.0.0"));
+  EXPECT_FALSE(app::is_loopback_address("::"));
+  EXPECT_FALSE(app::is_loopback_address("192.168.1.5"));
+  EXPECT_FALSE(app::is_loopback_address("example.org"));
+}
+
+TEST_F(ControlServerTest, PortZeroPicksAFreePortAndATakenPortIsAnInputError) {
+  start();
+  EXPECT_GT(server_->port(), 0);
+  EXPECT_EQ(server_->address(), "127.0.0.1:" + std::to_string(server_->port()));
+  app::ControlServerConfig same;
+  same.port = server_->port();
+  try {
+    app::ControlServer second(*system_, control_, same);
+    FAIL() << "a second server bound the same port";
+  } catch (const input_error& e) {
+    EXPECT_NE(std::string(e.what()).find("the port is in use"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(ok_body(get("/status"))["state"], "running") << "the first server still answers";
+}
+
+TEST_F(ControlServerTest, StopEndsTheServerPromptly) {
+  start();
+  ok_body(get("/status"));
+  const auto before = std::chrono::steady_clock::now();
+  server_->stop();
+  EXPECT_LT(std::chrono::steady_clock::now() - before, std::chrono::seconds(1));
+  EXPECT_FALSE(get("/status")) << "the server answered after stop()";
+  server_->stop();  // idempotent
+}
+
+TEST_F(ControlServerTest, ASimulationThatEndedIs503) {
+  start();
+  caf::scoped_actor self{*system_};
+  self->monitor(control_);
+  caf::anon_send_exit(sim_, caf::exit_reason::user_shutdown);
+  // The control actor ends with the sim loop: wait for that, then ask.
+  self->receive([](const caf::down_msg&) {});
+  expect_refused(get("/status"), 503, "the simulation is not running");
+  expect_refused(post("/pause", ""), 503, "the simulation is not running");
+}
+
+TEST_F(ControlServerTest, ACommandNotAnsweredInTimeIs504AndSaysItMayStillApply) {
+  app::ControlServerConfig config;
+  config.command_timeout = std::chrono::milliseconds(200);
+  log_->answer_commands = false;
+  start(config);
+  expect_refused(post("/pause", ""), 504, "no answer from the simulation within 0.2 s; the command may still take effect");
+  EXPECT_EQ(log_->received().size(), 1u);
+  EXPECT_EQ(ok_body(get("/status"))["state"], "running") << "status does not wait for a command";
+}
+
+TEST_F(ControlServerTest, ACommandWaitingWhenTheSimulationEndsFailsAtOnce) {
+  log_->answer_commands = false;
+  start();  // the default 60 s command timeout
+  const auto before = std::chrono::steady_clock::now();
+  auto waiting = std::async(std::launch::async, [this] { return post("/pause", ""); });
+  log_->wait_for(1);
+  caf::anon_send_exit(sim_, caf::exit_reason::user_shutdown);
+  expect_refused(waiting.get(), 503, "the simulation ended before the command took effect");
+  EXPECT_LT(std::chrono::steady_clock::now() - before, std::chrono::seconds(30));
+}
+
+TEST_F(ControlServerTest, ControlActorRefusesAnInvalidCommandFromAnySender) {
+  start();
+  caf::scoped_actor self{*system_};
+  LiveCommand bad;
+  bad.action = "swap";
+  bad.engine = "tpu";
+  self->request(control_, std::chrono::seconds(5), command_atom::value, bad)
+      .receive([](const LiveReply&) { FAIL() << "an invalid command was answered by the simulation"; },
+               [](const caf::error& err) {
+                 const auto problem = invalid_command_problem(err);
+                 ASSERT_TRUE(problem);
+                 EXPECT_EQ(*problem, "engine must be \"cpu\" or \"cuda\", got \"tpu\"");
+               });
+  EXPECT_TRUE(log_->received().empty());
+}
+
+}  // namespace
+}  // namespace flysim::test

@@ -1,0 +1,84 @@
+#include "control_support.hpp"
+
+#include "actors/control.hpp"
+#include "messages/messages.hpp"
+
+namespace flysim::test {
+
+ServiceStatus fake_status() {
+  ServiceStatus s;
+  s.state = "running";
+  s.trial = 1;
+  s.step = 360;
+  s.trials = 3;
+  s.simulated_s = 12.5;
+  s.wall_s = 12.75;
+  s.wall_per_simulated = 1.02;
+  s.pace = "realtime";
+  s.lag_ms = 0.5;
+  s.engine = "cpu pool, 2 threads";
+  s.threads = 2;
+  s.host_cpu_s = 3.5;
+  s.host_cores = 0.28;
+  s.spikes = 123456789012ull;
+  s.spikes_per_simulated_s = 9876.5;
+  s.shards = 4;
+  s.last_checkpoint = "ckpt/flysim-trial0001-step000000360.ckpt";
+  s.stimulus_rate_Hz = 150;
+  s.poisson_neurons = 21;
+  return s;
+}
+
+control_actor::behavior_type fake_sim_behavior(control_actor::stateful_pointer<fake_sim_state> self,
+                                               std::shared_ptr<FakeSimLog> log) {
+  self->state.log = std::move(log);
+  return {
+      [=](status_atom) { return fake_status(); },
+      [=](command_atom, const LiveCommand& command) -> caf::result<LiveReply> {
+        auto& log = *self->state.log;
+        std::lock_guard<std::mutex> lock(log.mutex);
+        log.commands.push_back(command);
+        log.arrived.notify_all();
+        if (!log.answer_commands) {
+          self->state.held.push_back(self->make_response_promise<LiveReply>());
+          return self->state.held.back();
+        }
+        if (command.action == "swap" && command.engine == "cuda")
+          return LiveReply{false, "cuda cannot run here: no CUDA device", 0, 0, ""};
+        return LiveReply{true, "applied " + command.action, 1, 360,
+                         command.action == "checkpoint" ? "ckpt/flysim-trial0001-step000000360.ckpt" : ""};
+      },
+  };
+}
+
+ControlFixture::ControlFixture() {
+  register_message_types(config_);
+  system_ = std::make_unique<caf::actor_system>(config_);
+}
+
+ControlFixture::~ControlFixture() {
+  // The server first (its handlers hold scoped actors of the system), then the actors:
+  // the actor system waits for every actor before it ends.
+  server_.reset();
+  if (sim_) caf::anon_send_exit(sim_, caf::exit_reason::user_shutdown);
+  if (control_) caf::anon_send_exit(control_, caf::exit_reason::user_shutdown);
+  system_.reset();
+}
+
+void ControlFixture::start(app::ControlServerConfig config) {
+  sim_ = system_->spawn(fake_sim_behavior, log_);
+  control_ = system_->spawn(control_behavior, sim_, kStatusTimeout);
+  server_ = std::make_unique<app::ControlServer>(*system_, control_, std::move(config));
+}
+
+httplib::Result ControlFixture::get(const std::string& path, const httplib::Headers& headers) {
+  httplib::Client client("127.0.0.1", server_->port());
+  return client.Get(path.c_str(), headers);
+}
+
+httplib::Result ControlFixture::post(const std::string& path, const std::string& body, const httplib::Headers& headers) {
+  httplib::Client client("127.0.0.1", server_->port());
+  return client.Post(path.c_str(), headers, body, "application/json");
+}
+
+}  // namespace flysim::test
