@@ -20,7 +20,10 @@ checkpointer_actor::behavior_type checkpointer_behavior(checkpointer_actor::stat
         const std::string path =
             (std::filesystem::path(st.config.dir) / checkpoint_file_name(snapshot.engine.trial, snapshot.engine.next_step)).string();
         try {
-          save_checkpoint(path, snapshot, st.config.identity);
+          CheckpointIdentity identity = st.config.identity;
+          if (st.config.compatibility_for_rate)
+            identity.compatibility = st.config.compatibility_for_rate(snapshot.plan.stimulus_rate_Hz);
+          save_checkpoint(path, snapshot, identity);
         } catch (const std::exception& e) {
           return fail(std::string("checkpoint not written: ") + e.what());
         }

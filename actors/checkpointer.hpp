@@ -2,6 +2,7 @@
 // The checkpointer: writes snapshots (checkpoint/checkpoint_file.hpp) in its own actor,
 // spawned detached, so the sim loop goes on while a file is written and fsynced.
 #include <deque>
+#include <functional>
 #include <string>
 
 #include "checkpoint/checkpoint_file.hpp"
@@ -13,6 +14,9 @@ struct CheckpointerConfig {
   std::string dir;
   std::size_t keep = 3;  // newest files kept; older ones written by this run are removed
   CheckpointIdentity identity;
+  // The compatibility string for a stimulus rate: a live rate change changes the Poisson
+  // threshold, which the string names (null: identity.compatibility always).
+  std::function<std::string(double rate_Hz)> compatibility_for_rate;
 };
 
 struct checkpointer_state {

@@ -5,10 +5,14 @@ namespace flysim {
 namespace {
 // Runs one engine call; an exception becomes an error reply instead of killing the actor
 // with a message nobody reads.
+// An engine_failure (the device is lost) gets its own error, which the sim loop answers
+// by falling back to the CPU; anything else ends the run.
 template <class F>
 auto guarded(F&& f) -> caf::result<decltype(f())> {
   try {
     return f();
+  } catch (const engine_failure& e) {
+    return engine_failed(e.what());
   } catch (const std::exception& e) {
     return fail(e.what());
   }
@@ -35,6 +39,12 @@ engine_actor::behavior_type engine_behavior(engine_actor::stateful_pointer<engin
         return guarded([&] {
           self->state.engine->apply_weights(u.changes);
           return weights_atom::value;
+        });
+      },
+      [=](stimulus_atom, StimulusPlan& plan, uint32_t poisson_threshold) -> caf::result<stimulus_atom> {
+        return guarded([&] {
+          self->state.engine->set_stimulus(std::make_shared<const StimulusPlan>(std::move(plan)), poisson_threshold);
+          return stimulus_atom::value;
         });
       },
       [=](describe_atom) { return self->state.engine->describe(); },

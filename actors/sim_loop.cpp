@@ -156,7 +156,7 @@ void request_swap(self_ptr self, EngineKind kind, unsigned threads, uint64_t liv
     const auto swap_started = std::chrono::steady_clock::now();
     std::shared_ptr<Engine> engine;
     try {
-      engine = st.plan.make_engine(kind, threads);
+      engine = st.plan.make_engine(kind, threads, st.plan.record);
     } catch (const std::exception& e) {
       spdlog::error("engine swap to {} at trial {} step {} failed, the run goes on with {}: {}", to_string(kind), at.trial,
                     at.step, st.engine_description, e.what());

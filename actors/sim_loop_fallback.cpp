@@ -64,7 +64,7 @@ void fall_back(self_ptr self, const caf::error& err) {
   st.swapping = true;  // nothing is issued until the new engine holds the state
   std::shared_ptr<Engine> engine;
   try {
-    engine = st.plan.make_engine(EngineKind::cpu, 0);
+    engine = st.plan.make_engine(EngineKind::cpu, 0, st.plan.record);
   } catch (const std::exception& e) {
     abort_run(self, fail(std::string("fallback to the CPU pool failed: ") + e.what()));
     return;

@@ -4,8 +4,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "actors/sim_loop_steps.hpp"
+#include "kernels/engine.hpp"
 #include "messages/control_json.hpp"
+#include "model/errors.hpp"
+#include "model/lif_params.hpp"
 
 namespace flysim::sim_loop_steps {
 
@@ -121,7 +126,61 @@ ServiceStatus service_status(self_ptr self) {
 }  // namespace flysim::sim_loop_steps
 
 namespace flysim::sim_loop_steps {
-void apply_stimulus(self_ptr self, const LiveCommand&, uint64_t live_id) {
-  answer_live(self, live_id, {false, "stimulus changes: wiring pending", self->state.issued.trial, self->state.issued.step, ""});
+
+namespace {
+// The plan after a stimulus command applied at `at`; throws input_error naming what is
+// wrong (an unknown neuron, a kick past the end of the trial, a bad rate).
+PlanRecord changed_plan(const PlanRecord& current, const LiveCommand& c, RunPosition at, const RunPlan& plan) {
+  PlanRecord next = current;
+  if (c.rate_Hz >= 0) next.stimulus_rate_Hz = c.rate_Hz;
+  poisson_threshold(next.stimulus_rate_Hz, plan.dt_ms);  // refuses a rate above 1/dt
+  const auto index = index_of_ids(plan.network->root_ids, "network");
+  const auto neuron = [&](int64_t id) {
+    const auto it = index.find(id);
+    if (it == index.end()) throw input_error("neuron ID " + std::to_string(id) + " is not in the network");
+    return it->second;
+  };
+  if (c.replace_ids) {
+    next.stimulus.poisson_neurons.clear();
+    for (int64_t id : c.poisson_ids) next.stimulus.poisson_neurons.push_back(neuron(id));
+    std::sort(next.stimulus.poisson_neurons.begin(), next.stimulus.poisson_neurons.end());
+  }
+  for (const LiveKick& k : c.kicks) {
+    const int64_t step = int64_t{at.step} + duration_to_steps(k.after_ms, plan.dt_ms);
+    if (step >= plan.steps_per_trial)
+      throw input_error(fmt::format("a kick {} ms after step {} falls after the end of the trial", k.after_ms, at.step));
+    next.stimulus.kicks.push_back({static_cast<int32_t>(step), neuron(k.neuron_id)});
+  }
+  std::sort(next.stimulus.kicks.begin(), next.stimulus.kicks.end(),
+            [](const Kick& a, const Kick& b) { return a.step != b.step ? a.step < b.step : a.neuron < b.neuron; });
+  check_stimulus_change(current.stimulus, &next.stimulus, plan.neurons);
+  return next;
 }
+}  // namespace
+
+void apply_stimulus(self_ptr self, const LiveCommand& command, uint64_t live_id) {
+  auto& st = self->state;
+  const RunPosition at = st.issued;
+  PlanRecord next;
+  try {
+    next = changed_plan(st.plan.record, command, at, st.plan);
+  } catch (const std::exception& e) {
+    answer_live(self, live_id, {false, std::string("stimulus not changed: ") + e.what(), at.trial, at.step, ""});
+    return;
+  }
+  const std::string summary = fmt::format("stimulus from {}: {} Poisson neurons at {} Hz, {} kicks", where(at),
+                                          next.stimulus.poisson_neurons.size(), next.stimulus_rate_Hz, next.stimulus.kicks.size());
+  const uint32_t threshold = poisson_threshold(next.stimulus_rate_Hz, st.plan.dt_ms);
+  st.plan.record = next;
+  // Queued behind the epochs before `at`, ahead of every later one.
+  ++st.in_flight;
+  self->request(st.engine, caf::infinite, stimulus_atom::value, next.stimulus, threshold).then([=](stimulus_atom) {
+    --self->state.in_flight;
+    spdlog::info("{}", summary);
+    answer_live(self, live_id, {true, summary, at.trial, at.step, ""});
+    issue(self);
+    finish_if_done(self);
+  }, on_error(self));
+}
+
 }  // namespace flysim::sim_loop_steps

@@ -17,6 +17,8 @@ using engine_actor = caf::typed_actor<
     caf::replies_to<import_atom, EngineState>::with<import_atom>,
     // Set plastic connections' weights before the next epoch; reply when done.
     caf::replies_to<weights_atom, WeightUpdate>::with<weights_atom>,
+    // Replace the stimulus (plan, Poisson threshold) before the next epoch.
+    caf::replies_to<stimulus_atom, StimulusPlan, uint32_t>::with<stimulus_atom>,
     // Describe the engine ("cpu pool, 2 threads").
     caf::replies_to<describe_atom>::with<std::string>>;
 

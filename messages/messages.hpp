@@ -29,6 +29,7 @@ using flush_atom = caf::atom_constant<caf::atom("flush")>;
 using weights_atom = caf::atom_constant<caf::atom("weights")>;
 using spawn_atom = caf::atom_constant<caf::atom("spawn")>;
 using stop_atom = caf::atom_constant<caf::atom("stop")>;
+using stimulus_atom = caf::atom_constant<caf::atom("stimulus")>;
 
 // ---- sim_loop -> engine: advance the current trial through [first, first + steps)
 struct EpochRequest {

@@ -11,6 +11,7 @@
 
 #include <thread>
 
+#include "apps/flysim/control_options.hpp"
 #include "apps/flysim/plasticity_options.hpp"
 #include "model/errors.hpp"
 
@@ -113,7 +114,12 @@ std::vector<OptionSpec> run_options() {
       {"engine.kind", OptionType::choice, "cpu", "the engine; the environment variable FLY_LIF_CUDA=1 (or 0) overrides it",
        {"cpu", "cuda"}},
       {"engine.threads", OptionType::integer, std::to_string(std::max(1u, std::thread::hardware_concurrency())),
-       "threads of the CPU pool engine"},
+       "threads of the CPU pool engine (a swap to the CPU may ask for another count)"},
+      {"engine.fallback-every-ms", OptionType::number, "1000",
+       "while the engine may fail (CUDA), keep an in-memory snapshot this often (simulated ms) and after every "
+       "command; a failure falls back to the CPU pool from it and recomputes (0: no fallback, a failure stops the run)"},
+      {"engine.fault-after-epochs", OptionType::integer, "0",
+       "for tests of the fallback: the first engine fails after this many epochs, as a lost GPU does (0: never)"},
       {"output.spikes", OptionType::path, "", "spike CSV 'trial,step,t_ms,neuron_id', sorted; empty: not written"},
       {"output.rates", OptionType::path, "", "per-neuron rates CSV 'neuron_id,index,spikes,rate_hz', highest first"},
       {"model.dt-ms", OptionType::number, num(d.dt_ms), "time step, ms"},
@@ -137,6 +143,8 @@ std::vector<OptionSpec> run_options() {
 
 std::vector<OptionSpec> serve_options() {
   std::vector<OptionSpec> specs = run_options();
+  const auto control = control_options(kDefaultControlPort);
+  specs.insert(specs.end() - static_cast<std::ptrdiff_t>(log_options().size()), control.begin(), control.end());
   for (OptionSpec& spec : specs) {
     if (spec.key == "run.duration-ms") spec.default_value = "forever";
     if (spec.key == "run.pace") spec.default_value = "realtime";

@@ -21,6 +21,9 @@
 #include "actors/sim_loop.hpp"
 #include "apps/flysim/commands.hpp"
 #include "apps/flysim/common_options.hpp"
+#include "actors/control.hpp"
+#include "apps/flysim/control_options.hpp"
+#include "apps/flysim/control_server.hpp"
 #include "apps/flysim/file_roles.hpp"
 #include "apps/flysim/network_layer.hpp"
 #include "apps/flysim/plasticity_options.hpp"
@@ -318,6 +321,7 @@ struct RunChecks {
   int64_t threads = 1, keep = 3;
   bool checkpointing = false;
   double pace = 0.0;
+  int64_t fault_after_epochs = 0;
 };
 
 RunChecks check_run_options(const Options& o) {
@@ -333,6 +337,9 @@ RunChecks check_run_options(const Options& o) {
   if (checkpoint_every < 0) o.reject("checkpoint.every-ms", "must not be negative (0 turns checkpoints off)");
   c.checkpointing = checkpoint_every != 0;
   c.pace = pace_factor(o);
+  if (o.number("engine.fallback-every-ms") < 0) o.reject("engine.fallback-every-ms", "must not be negative (0: no fallback)");
+  c.fault_after_epochs = o.integer("engine.fault-after-epochs");
+  if (c.fault_after_epochs < 0) o.reject("engine.fault-after-epochs", "must not be negative (0: never)");
   return c;
 }
 
@@ -363,6 +370,7 @@ int run_or_serve(const std::vector<std::string>& args, RunMode mode) {
   refuse_clashing_files(o, files);
   const RunChecks checks = check_run_options(o);
   if (serving && o.text("output.journal").empty()) o.reject("output.journal", "must name a file: a service always keeps its journal");
+  const ControlServerConfig control_config = serving ? control_server_config(o) : ControlServerConfig{};
   const std::vector<SwapRequest> swaps = swap_requests(o);
   // The model options once more, before the network loads, so that a plasticity.* typo
   // costs no waiting (the delay cell rounds the plasticity period).
@@ -395,8 +403,14 @@ int run_or_serve(const std::vector<std::string>& args, RunMode mode) {
   const auto stimulus = std::make_shared<const StimulusPlan>(in.record.stimulus);
   const EngineSetup setup{net, stimulus, in.constants, plastic_edges};
   const auto default_threads = static_cast<unsigned>(checks.threads);
-  const auto build_engine = [setup, default_threads](EngineKind kind, unsigned threads) -> std::shared_ptr<Engine> {
-    std::shared_ptr<Engine> engine = make_engine(kind, setup, threads > 0 ? threads : default_threads);
+  const double dt_ms = in.params.dt_ms;
+  // An engine for the stimulus as it is now (a live command may have changed it).
+  const auto build_engine = [setup, default_threads, dt_ms](EngineKind kind, unsigned threads,
+                                                            const PlanRecord& now) -> std::shared_ptr<Engine> {
+    EngineSetup current = setup;
+    current.stimulus = std::make_shared<const StimulusPlan>(now.stimulus);
+    current.constants.poisson_threshold = poisson_threshold(now.stimulus_rate_Hz, dt_ms);
+    std::shared_ptr<Engine> engine = make_engine(kind, current, threads > 0 ? threads : default_threads);
     if (kind == EngineKind::cuda) {
       const CudaProbe p = probe_cuda_backend();
       spdlog::info("cuda backend attached: {} (compute capability {}.{}), driver {}, runtime {}", p.device_name, p.cc_major,
@@ -405,7 +419,14 @@ int run_or_serve(const std::vector<std::string>& args, RunMode mode) {
     return engine;
   };
   const EngineKind first_kind = engine_kind(o);
-  std::shared_ptr<Engine> engine = build_engine(first_kind, 0);
+  std::shared_ptr<Engine> engine;
+  if (checks.fault_after_epochs > 0) {
+    engine = make_engine(first_kind, setup, default_threads, EngineFault{static_cast<uint64_t>(checks.fault_after_epochs), true});
+    spdlog::warn("engine.fault-after-epochs={}: the engine fails after {} epochs (a test of the fallback)",
+                 checks.fault_after_epochs, checks.fault_after_epochs);
+  } else {
+    engine = build_engine(first_kind, 0, in.record);
+  }
   if (in.restored) engine->import_state(in.restored->engine);
   spdlog::info("engine: {}; {} Poisson neurons at {} Hz, {} kicks; {} trial(s) of {} steps", engine->describe(),
                stimulus->poisson_neurons.size(), in.record.stimulus_rate_Hz, stimulus->kicks.size(), in.record.trials,
@@ -430,6 +451,9 @@ int run_or_serve(const std::vector<std::string>& args, RunMode mode) {
   plan.pace = checks.pace;
   plan.pace_text = o.text("run.pace");
   plan.default_threads = default_threads;
+  plan.fallback_every_steps = static_cast<int64_t>(std::ceil(o.number("engine.fallback-every-ms") / plan.dt_ms - 1e-9));
+  plan.first_engine_may_fail = first_kind == EngineKind::cuda || checks.fault_after_epochs > 0;
+  plan.network = net;
   plan.record = in.record;
   plan.make_engine = build_engine;
   if (!o.text("output.journal").empty())
@@ -460,8 +484,14 @@ int run_or_serve(const std::vector<std::string>& args, RunMode mode) {
   checkpointer_actor checkpointer;
   if (checks.checkpointing || serving)
     checkpointer = system.spawn<caf::detached>(
-        checkpointer_behavior, CheckpointerConfig{o.text("checkpoint.dir"), static_cast<std::size_t>(checks.keep),
-                                                  {in.compatibility, kKernelVersion, net->content_hash()}});
+        checkpointer_behavior,
+        CheckpointerConfig{o.text("checkpoint.dir"), static_cast<std::size_t>(checks.keep),
+                           {in.compatibility, kKernelVersion, net->content_hash()},
+                           [constants = in.constants, hash = net->content_hash(), dt_ms](double rate_Hz) {
+                             LifConstants c = constants;
+                             c.poisson_threshold = poisson_threshold(rate_Hz, dt_ms);
+                             return compatibility_string(c, hash);
+                           }});
   caf::scoped_actor self{system};
   if (plasticity.enabled) {
     plan.plasticity.shards = spawn_shards(system, self,
@@ -476,6 +506,15 @@ int run_or_serve(const std::vector<std::string>& args, RunMode mode) {
   }
   auto engine_handle = spawn_engine(system, std::move(engine));
   auto sim = system.spawn(sim_loop_behavior, std::move(plan), engine_handle, recorder, checkpointer);
+  // The control API: its HTTP threads only talk to the control actor, which asks the
+  // sim loop. Stopped (below) before the actor system goes.
+  std::unique_ptr<ControlServer> control;
+  if (serving) {
+    auto control_handle = system.spawn(control_behavior, caf::actor_cast<control_actor>(sim), kStatusTimeout);
+    control = std::make_unique<ControlServer>(system, control_handle, control_config);
+    // stdout carries the address (a script reads the chosen port from it); logs go to stderr.
+    std::cout << "flysim serve: control API on http://" << control->address() << std::endl;
+  }
 
   // A watcher thread turns a stop signal into a stop request (the epochs in flight
   // finish, what was recorded is committed) and a second one into an exit (nothing kept).
@@ -514,6 +553,7 @@ int run_or_serve(const std::vector<std::string>& args, RunMode mode) {
   }
   finished = true;
   watcher.join();
+  if (control) control->stop();
   // The sim loop is linked to the engine, recorder and checkpointer: they end with it.
   caf::anon_send_exit(sim, caf::exit_reason::user_shutdown);
   return exit_code;
