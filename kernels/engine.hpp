@@ -74,9 +74,10 @@ inline kernels::EpochSpan next_epoch(int32_t next_step, int32_t end_step, int32_
 std::vector<Spike> run_until(Engine& engine, int32_t next_step, int32_t end_step, int32_t delay_steps);
 
 // Throws std::invalid_argument unless every Poisson neuron and kick names one of `neurons`
-// neurons and the kicks are sorted by (step, neuron) without repeats (as load_kicks
-// leaves them): the engines look kicks up by step, and a bad index on a device would
-// corrupt memory without a trace.
+// neurons and the kicks are sorted by step: the engines look kicks up by step, and a bad
+// index on a device would corrupt memory without a trace. (load_kicks also sorts by
+// neuron within a step and refuses repeats; the engines need neither, and a restored
+// checkpoint is held to what snapshot_check asks.)
 void check_stimulus(const StimulusPlan& stimulus, std::size_t neurons);
 
 // What set_stimulus accepts: a plan check_stimulus passes that keeps the current seed (a

@@ -120,10 +120,8 @@ TEST(StimulusChange, RefusesABadPlanAndKeepsTheOldOne) {
   auto kick_outside = std::make_shared<StimulusPlan>(*before.stimulus);
   kick_outside->kicks.push_back({9000, n});
   auto unsorted = std::make_shared<StimulusPlan>(*before.stimulus);
-  std::swap(unsorted->kicks[10], unsorted->kicks[20]);
-  auto repeated = std::make_shared<StimulusPlan>(*before.stimulus);
-  repeated->kicks.insert(repeated->kicks.begin() + 5, repeated->kicks[5]);
-  for (const auto& bad : {reseeded, outside, kick_outside, unsorted, repeated})
+  std::swap(unsorted->kicks.front(), unsorted->kicks.back());
+  for (const auto& bad : {reseeded, outside, kick_outside, unsorted})
     EXPECT_THROW(engine.set_stimulus(bad, 0u), std::invalid_argument);
   EXPECT_THROW(engine.set_stimulus(nullptr, 0u), std::invalid_argument);
 
