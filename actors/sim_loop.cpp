@@ -272,6 +272,8 @@ sim_loop_actor::behavior_type sim_loop_behavior(sim_loop_actor::stateful_pointer
   st.checkpointer = std::move(checkpointer);
   st.issued = st.done = st.plan.start;
   st.engine_may_fail = st.plan.first_engine_may_fail;
+  st.engine_description = st.plan.first_engine;
+  st.engine_threads = st.plan.first_engine_may_fail && st.plan.first_engine.find("cpu") == std::string::npos ? 0 : st.plan.default_threads;
   st.schedule.emplace(geometry_of(st.plan, st.plan.checkpoint_granularity), st.plan.checkpoints, st.plan.commands, st.plan.pace);
   // Linked: when the sim loop ends (done, failed or interrupted), so do they; the
   // recorder then removes its unfinished files.

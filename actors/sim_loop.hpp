@@ -52,6 +52,8 @@ struct RunPlan {
   double pace = 0.0;
   std::string pace_text = "off";
   PlanRecord record;  // stored in every checkpoint; live stimulus changes update it
+  // The first engine's describe(), for the status.
+  std::string first_engine;
   // The network, read only: live stimulus commands name neurons by root ID.
   std::shared_ptr<const Network> network;
   // Builds the engine a swap (or a fallback) asks for, with `threads` for a CPU pool (0:

@@ -392,7 +392,7 @@ int run_or_serve(const std::vector<std::string>& args, RunMode mode) {
     spdlog::info("plasticity: {} plastic connections, {} shard(s), weights applied {} steps after each period", plastic_edges->size(),
                  plasticity.shards, plasticity.params.period_steps);
   }
-  if (checks.checkpointing) {
+  if (checks.checkpointing || serving) {  // a service takes checkpoints on command
     std::error_code ec;
     std::filesystem::create_directories(o.text("checkpoint.dir"), ec);
     if (ec) o.reject("checkpoint.dir", "cannot be created: " + ec.message());
@@ -454,6 +454,7 @@ int run_or_serve(const std::vector<std::string>& args, RunMode mode) {
   plan.fallback_every_steps = static_cast<int64_t>(std::ceil(o.number("engine.fallback-every-ms") / plan.dt_ms - 1e-9));
   plan.first_engine_may_fail = first_kind == EngineKind::cuda || checks.fault_after_epochs > 0;
   plan.network = net;
+  plan.first_engine = engine->describe();
   plan.record = in.record;
   plan.make_engine = build_engine;
   if (!o.text("output.journal").empty())

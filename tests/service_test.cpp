@@ -1,0 +1,81 @@
+// flysim serve end to end: driven by flysim ctl, its journal replays to the same spikes
+// byte for byte; a failing engine falls back without changing the spike file.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <filesystem>
+
+#include "cli_support.hpp"
+#include "test_support.hpp"
+
+namespace flysim::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+class Service : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("flysim-svc-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  std::string network() const {
+    return "--network.neurons=" + data_path("net2000/neurons.csv") + " --network.connectivity=" +
+           data_path("net2000/connectivity.csv") + " --stimulus.ids=" + data_path("net2000/stimulated.txt") +
+           " --network.cache-dir=" + path("cache");
+  }
+  CliResult ctl(const std::string& port, const std::string& args) const {
+    return run_flysim("ctl " + args + " --control.port=" + port, path("ctl.out"), path("ctl.err"));
+  }
+  fs::path dir_;
+};
+
+TEST_F(Service, CtlDrivesTheServiceAndTheJournalReplaysByteForByte) {
+  BackgroundFlysim serve("serve " + network() + " --run.pace=5 --control.port=0 --output.spikes=" + path("live.csv") +
+                             " --output.journal=" + path("journal.jsonl") + " --checkpoint.dir=" + path("ck"),
+                         path("serve.out"), path("serve.err"));
+  const std::string line = serve.wait_for_output("control API on http://", 60);
+  ASSERT_NE(line, "") << slurp(path("serve.err"));
+  const std::string port = line.substr(line.rfind(':') + 1);
+  EXPECT_EQ(ctl(port, "swap cpu --threads=1").code, 0);
+  EXPECT_EQ(ctl(port, "stimulus --rate=300").code, 0);
+  const CliResult checkpoint = ctl(port, "checkpoint");
+  EXPECT_EQ(checkpoint.code, 0);
+  EXPECT_NE(checkpoint.out.find("checkpoint written"), std::string::npos) << checkpoint.out;
+  EXPECT_EQ(ctl(port, "pause").code, 0);
+  EXPECT_NE(ctl(port, "status").out.find("paused"), std::string::npos);
+  EXPECT_EQ(ctl(port, "resume").code, 0);
+  EXPECT_EQ(ctl(port, "stimulus --kick=820475940600072650@5").code, 0);
+  EXPECT_EQ(ctl(port, "swap cpu --threads=2").code, 0);
+  const CliResult status = ctl(port, "status");
+  EXPECT_NE(status.out.find("cpu pool, 2 threads"), std::string::npos) << status.out;
+  EXPECT_EQ(ctl(port, "stop").code, 0);
+  EXPECT_EQ(serve.wait(), 0) << slurp(path("serve.err"));
+  const CliResult replay = run_flysim("run --replay=" + path("journal.jsonl") + " --network.cache-dir=" + path("cache") +
+                                          " --output.spikes=" + path("replay.csv"),
+                                      path("replay.out"), path("replay.err"));
+  ASSERT_EQ(replay.code, 0) << replay.err;
+  const std::string live = slurp(path("live.csv"));
+  EXPECT_GT(live.size(), 1000u);
+  EXPECT_TRUE(same_text(live, slurp(path("replay.csv"))));
+}
+
+TEST_F(Service, AFailingEngineFallsBackAndTheSpikesDoNotChange) {
+  const std::string common = "run " + network() + " --run.duration-ms=400 --engine.threads=1 ";
+  ASSERT_EQ(run_flysim(common + "--output.spikes=" + path("plain.csv"), path("a.out"), path("a.err")).code, 0);
+  const CliResult failing = run_flysim(common + "--engine.fault-after-epochs=100 --engine.fallback-every-ms=50 --output.spikes=" +
+                                           path("fallback.csv"),
+                                       path("b.out"), path("b.err"));
+  ASSERT_EQ(failing.code, 0) << failing.err;
+  EXPECT_NE(failing.err.find("ENGINE FAILURE"), std::string::npos) << failing.err;
+  EXPECT_NE(failing.out.find("fell back to cpu pool"), std::string::npos) << failing.out;
+  EXPECT_TRUE(same_text(slurp(path("plain.csv")), slurp(path("fallback.csv"))));
+}
+
+}  // namespace
+}  // namespace flysim::test
