@@ -11,7 +11,8 @@ commands stay as written otherwise, so an option the README gets wrong still fai
   - `generate` without generate.* makes a 2,000-neuron network, not the 15.1M rows;
   - files the README only names (my_ids.txt, pre.txt, post.txt, the FlyWire export:
     all v783 neurons, 200,000 connections) are made first; the ```ini example is the experiment.ini it uses;
-  - `flysim shard` runs in the background until the next `shard` or the end;
+  - `flysim shard` runs in the background until the next `shard` or the end, and
+    `flysim serve ... &` until `flysim ctl stop`;
   - commands that need a GPU must either succeed or, where none is usable, be refused
     with one 'flysim: error:' line (or `doctor`'s exit code 1);
   - `make TARGET ...` is checked with `make -n` (the target exists);
@@ -92,7 +93,7 @@ def main():
                     "--output.connectivity=" + os.path.join(work, "Connectivity_783.csv")],
                    env=env, check=True, capture_output=True)
     gpu = gpu_usable(env)
-    failures, ran, shard = [], 0, None
+    failures, ran, shard, serve = [], 0, None, None
     for block in blocks(text, "sh"):
         for command in commands(block):
             words = shlex.split(command)
@@ -118,6 +119,15 @@ def main():
                     not any(a.startswith("--config") for a in args):
                 args.append("--network.cache-dir=" + cache)
             ran += 1
+            if args and args[-1] == "&":
+                args = args[:-1]
+            if args[0] == "serve":
+                serve = subprocess.Popen([BINARY] + args, cwd=work, env=cmd_env, stdout=subprocess.PIPE,
+                                         stderr=subprocess.DEVNULL, text=True)
+                line = serve.stdout.readline()
+                if "control API" not in line:
+                    failures.append((command, "no 'control API' line: " + line))
+                continue
             if args[0] == "shard":
                 if shard:
                     shard.send_signal(signal.SIGTERM)
@@ -135,14 +145,19 @@ def main():
             ok = result.returncode == 0
             if wants_gpu and not gpu:
                 errors = [l for l in result.stderr.splitlines() if l.startswith("flysim: error:")]
-                ok = (args[0] == "doctor" and result.returncode == 1) or (result.returncode == 2 and len(errors) == 1)
+                ok = (args[0] == "doctor" and result.returncode == 1) or (result.returncode == 2 and len(errors) == 1) or \
+                     (args[0] == "ctl" and result.returncode == 1 and "cannot run here" in result.stderr)
+            if args[:2] == ["ctl", "stop"] and serve:
+                ok = ok and serve.wait(timeout=60) == 0
+                serve = None
             print("%s  %5.1f s  exit %d  %s" % ("ok  " if ok else "FAIL", time.time() - started, result.returncode, command),
                   flush=True)
             if not ok:
                 failures.append((command, result.stderr.strip()[-2000:]))
-    if shard:
-        shard.send_signal(signal.SIGTERM)
-        shard.wait(timeout=30)
+    for server in (shard, serve):
+        if server:
+            server.send_signal(signal.SIGTERM)
+            server.wait(timeout=30)
     shutil.rmtree(work, ignore_errors=True)
     for command, why in failures:
         print("README command failed: %s\n%s\n" % (command, why))
