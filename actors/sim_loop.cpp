@@ -24,8 +24,8 @@ double peak_memory_MiB() {
   return static_cast<double>(usage.ru_maxrss) / 1024.0;
 }
 
-ScheduleGeometry geometry_of(const RunPlan& plan, int32_t checkpoint_granularity) {
-  return {plan.trials, plan.steps_per_trial, plan.delay_steps, plan.dt_ms, plan.start, checkpoint_granularity};
+ScheduleGeometry geometry_of(const RunPlan& plan) {
+  return {plan.trials, plan.steps_per_trial, plan.delay_steps, plan.dt_ms, plan.start, plan.checkpoint_granularity};
 }
 
 RunPosition weights_apply_position(int32_t trial, int32_t end, const RunPlan& plan) {
@@ -195,14 +195,12 @@ void request_swap(self_ptr self, EngineKind kind, unsigned threads, uint64_t liv
 }
 
 namespace {
-double now_s(const sim_loop_state& st) { return elapsed_s(st); }
-
 // Wakes the loop when the pace lets the next epoch go (one wake-up at a time).
 void arm_tick(self_ptr self, double until_s) {
   auto& st = self->state;
   if (st.tick_armed) return;
   st.tick_armed = true;
-  const double delay_s = std::max(0.0, until_s - now_s(st));
+  const double delay_s = std::max(0.0, until_s - elapsed_s(st));
   self->delayed_send(self, std::chrono::microseconds(static_cast<int64_t>(delay_s * 1e6)), tick_atom::value);
 }
 }  // namespace
@@ -213,7 +211,7 @@ void issue(self_ptr self) {
   auto& st = self->state;
   while (!st.swapping && !st.finishing && apply_due_weights(self) && !period_not_ended_yet(self) &&
          st.in_flight < st.plan.window) {
-    Schedule::Action action = st.schedule->next(st.issued, now_s(st));
+    Schedule::Action action = st.schedule->next(st.issued, elapsed_s(st));
     switch (action.kind) {
       case Schedule::Action::Kind::start_trial:
         ++st.in_flight;
@@ -238,13 +236,7 @@ void issue(self_ptr self) {
                 [=](EpochSpikes& epoch) {
                   if (generation == self->state.engine_generation) on_epoch(self, epoch);
                 },
-                [=](caf::error& err) {
-                  if (generation != self->state.engine_generation) return;
-                  if (is_engine_failure(err))
-                    fall_back(self, err);
-                  else
-                    abort_run(self, err);
-                });
+                on_engine_error(self, generation));
         st.issued.step += action.steps;
         if (st.issued.step == st.plan.steps_per_trial) st.issued = {st.issued.trial + 1, 0};
         continue;
@@ -273,8 +265,8 @@ sim_loop_actor::behavior_type sim_loop_behavior(sim_loop_actor::stateful_pointer
   st.issued = st.done = st.plan.start;
   st.engine_may_fail = st.plan.first_engine_may_fail;
   st.engine_description = st.plan.first_engine;
-  st.engine_threads = st.plan.first_engine_may_fail && st.plan.first_engine.find("cpu") == std::string::npos ? 0 : st.plan.default_threads;
-  st.schedule.emplace(geometry_of(st.plan, st.plan.checkpoint_granularity), st.plan.checkpoints, st.plan.commands, st.plan.pace);
+  st.engine_threads = st.plan.first_engine_threads;
+  st.schedule.emplace(geometry_of(st.plan), st.plan.checkpoints, st.plan.commands, st.plan.pace);
   // Linked: when the sim loop ends (done, failed or interrupted), so do they; the
   // recorder then removes its unfinished files.
   self->link_to(st.engine);
@@ -298,7 +290,9 @@ sim_loop_actor::behavior_type sim_loop_behavior(sim_loop_actor::stateful_pointer
       },
       [=](stop_atom) {
         // A stop signal: journaled and applied like a live stop, with nobody to answer.
-        receive_live(self, LiveCommand{"stop"}, self->state.next_live_id++);
+        LiveCommand stop;
+        stop.action = "stop";
+        receive_live(self, std::move(stop), self->state.next_live_id++);
       },
       [=](status_atom) { return service_status(self); },
       [=](command_atom, LiveCommand& command) -> caf::typed_response_promise<LiveReply> {

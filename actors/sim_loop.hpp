@@ -52,8 +52,9 @@ struct RunPlan {
   double pace = 0.0;
   std::string pace_text = "off";
   PlanRecord record;  // stored in every checkpoint; live stimulus changes update it
-  // The first engine's describe(), for the status.
+  // The first engine's describe() and CPU pool threads (0 on CUDA), for the status.
   std::string first_engine;
+  unsigned first_engine_threads = 0;
   // The network, read only: live stimulus commands name neurons by root ID.
   std::shared_ptr<const Network> network;
   // Builds the engine a swap (or a fallback) asks for, with `threads` for a CPU pool (0:
@@ -84,7 +85,7 @@ struct RunPlan {
 RunPosition weights_apply_position(int32_t trial, int32_t end, const RunPlan& plan);
 
 // The schedule's view of a plan.
-ScheduleGeometry geometry_of(const RunPlan& plan, int32_t checkpoint_granularity);
+ScheduleGeometry geometry_of(const RunPlan& plan);
 
 // The weights one plasticity period changed, on their way to the engine.
 struct PendingWeights {

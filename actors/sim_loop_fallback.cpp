@@ -28,13 +28,17 @@ void take_fallback_if_due(self_ptr self) {
         st.fallback = FallbackPoint{at, std::move(state)};
         finish_if_done(self);
       },
-      [=](caf::error& err) {
-        if (generation != self->state.engine_generation) return;
-        if (is_engine_failure(err))
-          fall_back(self, err);
-        else
-          abort_run(self, err);
-      });
+      on_engine_error(self, generation));
+}
+
+std::function<void(caf::error&)> on_engine_error(self_ptr self, uint64_t generation) {
+  return [=](caf::error& err) {
+    if (generation != self->state.engine_generation) return;  // an engine already given up
+    if (is_engine_failure(err))
+      fall_back(self, err);
+    else
+      abort_run(self, err);
+  };
 }
 
 void fallback_after_command(self_ptr self) { self->state.next_fallback_steps = 0; }

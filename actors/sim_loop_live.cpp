@@ -133,7 +133,6 @@ namespace {
 PlanRecord changed_plan(const PlanRecord& current, const LiveCommand& c, RunPosition at, const RunPlan& plan) {
   PlanRecord next = current;
   if (c.rate_Hz >= 0) next.stimulus_rate_Hz = c.rate_Hz;
-  poisson_threshold(next.stimulus_rate_Hz, plan.dt_ms);  // refuses a rate above 1/dt
   const auto index = index_of_ids(plan.network->root_ids, "network");
   const auto neuron = [&](int64_t id) {
     const auto it = index.find(id);
@@ -162,15 +161,16 @@ void apply_stimulus(self_ptr self, const LiveCommand& command, uint64_t live_id)
   auto& st = self->state;
   const RunPosition at = st.issued;
   PlanRecord next;
+  uint32_t threshold = 0;
   try {
     next = changed_plan(st.plan.record, command, at, st.plan);
+    threshold = poisson_threshold(next.stimulus_rate_Hz, st.plan.dt_ms);  // refuses a rate above 1/dt
   } catch (const std::exception& e) {
     answer_live(self, live_id, {false, std::string("stimulus not changed: ") + e.what(), at.trial, at.step, ""});
     return;
   }
   const std::string summary = fmt::format("stimulus from {}: {} Poisson neurons at {} Hz, {} kicks", where(at),
                                           next.stimulus.poisson_neurons.size(), next.stimulus_rate_Hz, next.stimulus.kicks.size());
-  const uint32_t threshold = poisson_threshold(next.stimulus_rate_Hz, st.plan.dt_ms);
   st.plan.record = next;
   // Queued behind the epochs before `at`, ahead of every later one.
   ++st.in_flight;

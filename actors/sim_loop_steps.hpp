@@ -47,6 +47,9 @@ void take_fallback_if_due(self_ptr self);
 void fallback_after_command(self_ptr self);
 // The engine failed: a CPU pool recomputes from the last snapshot.
 void fall_back(self_ptr self, const caf::error& err);
+// The error handler of a request to the engine of `generation`: a failure falls back,
+// any other error ends the run, and errors of an engine already replaced are dropped.
+std::function<void(caf::error&)> on_engine_error(self_ptr self, uint64_t generation);
 
 // ---- sim_loop_checkpoint.cpp
 // A checkpoint of the state at st.issued, written by the checkpointer; answers live

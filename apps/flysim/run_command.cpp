@@ -311,9 +311,7 @@ Options parse_run_options(const std::vector<OptionSpec>& specs, const std::vecto
   }
   const bool stops = std::any_of(replayed.begin(), replayed.end(), [](const PlacedCommand& c) { return c.command.action == "stop"; });
   if (!stops) spdlog::warn("{}: the journal has no stop: the replay runs to the end of the plan", path);
-  Options o = Options::parse(specs, args, journal.options, path, kReplayOverridable);
-  if (o.text("run.pace") != "off" && !o.given("run.pace")) spdlog::info("replay: unpaced");
-  return o;
+  return Options::parse(specs, args, journal.options, path, kReplayOverridable);
 }
 
 // The options `flysim run` or `flysim serve` refuses before anything loads.
@@ -441,7 +439,7 @@ int run_or_serve(const std::vector<std::string>& args, RunMode mode) {
   plan.v0 = in.constants.v0;
   if (in.restored) plan.start = {in.restored->engine.trial, in.restored->engine.next_step};
   plan.checkpoint_granularity = plasticity.enabled ? plasticity.params.period_steps : plan.delay_steps;
-  const ScheduleGeometry geometry = geometry_of(plan, plan.checkpoint_granularity);
+  const ScheduleGeometry geometry = geometry_of(plan);
   plan.checkpoints = checkpoint_positions(o.number("checkpoint.every-ms"), geometry);
   if (checks.checkpointing && plan.checkpoints.empty() && o.text("run.duration-ms") != "forever")
     spdlog::warn("checkpoint.every-ms={} ms: no boundary of this run ({} steps apart) falls on it; no checkpoint will be written",
@@ -455,6 +453,7 @@ int run_or_serve(const std::vector<std::string>& args, RunMode mode) {
   plan.first_engine_may_fail = first_kind == EngineKind::cuda || checks.fault_after_epochs > 0;
   plan.network = net;
   plan.first_engine = engine->describe();
+  plan.first_engine_threads = first_kind == EngineKind::cpu ? default_threads : 0;
   plan.record = in.record;
   plan.make_engine = build_engine;
   if (!o.text("output.journal").empty())
