@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <nlohmann/json.hpp>
+
+#include <cmath>
 #include <csignal>
 #include <filesystem>
 
@@ -31,6 +34,12 @@ class Service : public ::testing::Test {
   }
   CliResult ctl(const std::string& port, const std::string& args) const {
     return run_flysim("ctl " + args + " --control.port=" + port, path("ctl.out"), path("ctl.err"));
+  }
+  // GET /status through flysim ctl, parsed.
+  nlohmann::json status(const std::string& port) const {
+    const CliResult r = ctl(port, "status --json");
+    EXPECT_EQ(r.code, 0) << r.err;
+    return nlohmann::json::parse(r.out);
   }
   fs::path dir_;
 };
@@ -75,6 +84,31 @@ TEST_F(Service, AFailingEngineFallsBackAndTheSpikesDoNotChange) {
   EXPECT_NE(failing.err.find("ENGINE FAILURE"), std::string::npos) << failing.err;
   EXPECT_NE(failing.out.find("fell back to cpu pool"), std::string::npos) << failing.out;
   EXPECT_TRUE(same_text(slurp(path("plain.csv")), slurp(path("fallback.csv"))));
+}
+
+// Pacing to real time: over 10 s of wall time, simulated time advances by the same
+// amount within 1%. Each status poll is an event (a status answer), not a sleep guess.
+TEST_F(Service, RealTimePacingKeepsSimulatedTimeWithinOnePercentOfWallTimeOver10s) {
+  BackgroundFlysim serve("serve " + network() + " --control.port=0 --output.spikes=" + path("paced.csv") +
+                             " --output.journal=" + path("journal.jsonl"),
+                         path("serve.out"), path("serve.err"));
+  const std::string line = serve.wait_for_output("control API on http://", 60);
+  ASSERT_NE(line, "") << slurp(path("serve.err"));
+  const std::string port = line.substr(line.rfind(':') + 1);
+  nlohmann::json first = status(port);
+  while (first["simulated_s"].get<double>() < 0.5) first = status(port);  // past the start-up
+  nlohmann::json last = first;
+  while (last["wall_s"].get<double>() - first["wall_s"].get<double>() < 10.0) {
+    last = status(port);
+    EXPECT_LT(last["lag_ms"].get<double>(), 100.0) << last.dump();
+  }
+  const double wall = last["wall_s"].get<double>() - first["wall_s"].get<double>();
+  const double simulated = last["simulated_s"].get<double>() - first["simulated_s"].get<double>();
+  EXPECT_LE(std::abs(simulated - wall), 0.01 * wall) << "over " << wall << " s of wall time, " << simulated
+                                                     << " s simulated";
+  EXPECT_EQ(last["pace"], "realtime");
+  EXPECT_EQ(ctl(port, "stop").code, 0);
+  EXPECT_EQ(serve.wait(), 0) << slurp(path("serve.err"));
 }
 
 }  // namespace
