@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/epoch_rules.hpp"
 #include "kernels/lif.hpp"
 #include "model/engine_state.hpp"
 #include "model/lif_constants.hpp"
@@ -67,9 +68,6 @@ class Engine {
   // plan is null, does not fit the network or changes the seed (check_stimulus_change).
   virtual void set_stimulus(std::shared_ptr<const StimulusPlan> stimulus, uint32_t poisson_threshold) = 0;
 };
-
-// Steps of a delay cell: cells are [kD, (k+1)D); an epoch never crosses one.
-inline int32_t cell_start(int32_t step, int32_t delay_steps) { return step - step % delay_steps; }
 
 // The next epoch from next_step: to the end of its delay cell or to end_step.
 inline kernels::EpochSpan next_epoch(int32_t next_step, int32_t end_step, int32_t delay_steps) {

@@ -23,8 +23,7 @@ std::vector<Spike> SpikeQueue::undelivered(int32_t next_step, int32_t delay_step
 
 const std::vector<Spike>& SpikeQueue::restore(const std::vector<Spike>& spikes, int32_t next_step, int32_t delay_steps) {
   clear();
-  const int32_t cell = cell_start(next_step, delay_steps);
-  for (const Spike& s : spikes) (next_step % delay_steps != 0 && s.step < cell ? delivering_ : pending_).push_back(s);
+  for (const Spike& s : spikes) (kernels::still_delivering(s, next_step, delay_steps) ? delivering_ : pending_).push_back(s);
   return delivering_;
 }
 

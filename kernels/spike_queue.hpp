@@ -21,6 +21,8 @@ class SpikeQueue {
   // (those of the previous cell when next_step is inside a cell), else nothing.
   const std::vector<Spike>& restore(const std::vector<Spike>& spikes, int32_t next_step, int32_t delay_steps);
   void clear();
+  // The current cell's spikes so far, scattered at the next cell's start.
+  const std::vector<Spike>& waiting() const { return pending_; }
 
  private:
   std::vector<Spike> delivering_;  // scattered at the start of the current cell

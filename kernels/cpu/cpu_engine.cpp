@@ -34,11 +34,6 @@ std::string CpuEngine::describe() const {
   return "cpu pool, " + std::to_string(pool_.size()) + (pool_.size() == 1 ? " thread" : " threads");
 }
 
-kernels::RngKey CpuEngine::rng_key() const {
-  const uint64_t seed = setup_.stimulus->seed;
-  return {static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32), static_cast<uint32_t>(trial_)};
-}
-
 bool CpuEngine::stays_active(const ActiveNeuron& a) const {
   return !kernels::at_rest(setup_.constants, a.v, a.g) || a.poisson || synaptic_slots_[a.index];
 }
@@ -75,7 +70,7 @@ void CpuEngine::scatter(const std::vector<Spike>& spikes, int32_t first_delivery
     joined.clear();
     const auto [begin, end] = share_of(spikes.size(), w, workers);
     for (std::size_t s = begin; s < end; ++s) {
-      if (spikes[s].step + c.delay_steps < first_delivery) continue;
+      if (kernels::already_delivered(c, spikes[s], first_delivery)) continue;
       const int32_t slot = kernels::delivery_slot(c, spikes[s].step);
       const uint32_t flag = 1u << slot;
       for (uint64_t e = net.out_offsets[spikes[s].neuron]; e < net.out_offsets[spikes[s].neuron + 1]; ++e) {
@@ -97,21 +92,17 @@ std::vector<Spike> CpuEngine::advance(kernels::EpochSpan span) {
   check_span(span, next_step_, c.delay_steps);
   if (span.first % c.delay_steps == 0) scatter(queue_.begin_cell(), span.first);
 
-  const auto& kicks = setup_.stimulus->kicks;
-  const auto kick_begin = std::lower_bound(kicks.begin(), kicks.end(), span.first,
-                                           [](const Kick& k, int32_t step) { return k.step < step; });
-  auto kick_end = kick_begin;
   std::vector<uint32_t>& kicked = worker_joined_[0];
   kicked.clear();
-  for (; kick_end != kicks.end() && kick_end->step < span.first + span.steps; ++kick_end) {
-    kick_steps_[kick_end->neuron] |= 1u << (kick_end->step - span.first);
-    if (enlist(kick_end->neuron)) kicked.push_back(kick_end->neuron);
+  const kernels::KickRange kicks = kernels::kicks_in(setup_.stimulus->kicks, span);
+  for (auto k = kicks.first; k != kicks.last; ++k) {
+    kick_steps_[k->neuron] |= 1u << (k->step - span.first);
+    if (enlist(k->neuron)) kicked.push_back(k->neuron);
   }
   join_active(kicked);
 
-  const kernels::RngKey key = rng_key();
-  const uint32_t first_slot = static_cast<uint32_t>(span.first % c.delay_steps);
-  const uint32_t consumed = static_cast<uint32_t>(((uint64_t{1} << span.steps) - 1) << first_slot);
+  const kernels::RngKey key = kernels::rng_key(setup_.stimulus->seed, trial_);
+  const uint32_t consumed = kernels::consumed_slots(c, span);
   pool_.run([&](unsigned w, unsigned workers) {
     std::vector<Spike>& out = worker_spikes_[w];
     std::vector<ActiveNeuron>& kept = worker_kept_[w];

@@ -43,7 +43,6 @@ class CpuEngine final : public Engine {
   bool stays_active(const ActiveNeuron& a) const;
   // Sets poisson_ from the plan's Poisson neurons.
   void flag_poisson();
-  kernels::RngKey rng_key() const;
 
   EngineSetup setup_;
   std::size_t n_;

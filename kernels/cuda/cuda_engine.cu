@@ -35,7 +35,6 @@ class CudaEngine final : public Engine {
  private:
   cuda::DeviceState device_state() const;
   cuda::DeviceNetwork device_network() const;
-  kernels::RngKey rng_key() const;
   // Copies spikes into cell_spikes_ at `offset` (ordered on the stream).
   void upload_cell_spikes(const std::vector<Spike>& spikes, std::size_t offset);
   void select_device() const;
@@ -166,11 +165,6 @@ cuda::DeviceNetwork CudaEngine::device_network() const {
   return {out_offsets_.get(), out_targets_.get(), out_weights_.get(), max_out_degree_};
 }
 
-kernels::RngKey CudaEngine::rng_key() const {
-  const uint64_t seed = setup_.stimulus->seed;
-  return {static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32), static_cast<uint32_t>(trial_)};
-}
-
 std::vector<Spike> CudaEngine::advance(kernels::EpochSpan span) {
   const LifConstants& c = setup_.constants;
   check_span(span, next_step_, c.delay_steps);
@@ -185,16 +179,12 @@ std::vector<Spike> CudaEngine::advance(kernels::EpochSpan span) {
     cell_spike_count_ = 0;
   }
 
-  const auto& kicks = setup_.stimulus->kicks;
-  const auto kick_begin = std::lower_bound(kicks.begin(), kicks.end(), span.first,
-                                           [](const Kick& k, int32_t step) { return k.step < step; });
-  const auto kick_end = std::lower_bound(kick_begin, kicks.end(), span.first + span.steps,
-                                         [](const Kick& k, int32_t step) { return k.step < step; });
-  cuda::launch_set_kicks(s, kicks_.get() + (kick_begin - kicks.begin()), static_cast<uint32_t>(kick_end - kick_begin),
-                         span.first, kick_steps_.get());
+  const kernels::KickRange kicks = kernels::kicks_in(setup_.stimulus->kicks, span);
+  cuda::launch_set_kicks(s, kicks_.get() + (kicks.first - setup_.stimulus->kicks.begin()),
+                         static_cast<uint32_t>(kicks.last - kicks.first), span.first, kick_steps_.get());
 
   const auto capacity = static_cast<uint32_t>(cell_spikes_.size() - cell_spike_count_);
-  cuda::launch_advance(s, c, span, rng_key(), device_state(),
+  cuda::launch_advance(s, c, span, kernels::rng_key(setup_.stimulus->seed, trial_), device_state(),
                        {cell_spikes_.get() + cell_spike_count_, epoch_spikes_.device(), capacity, counters_.get(),
                         epoch_spike_count_.device()});
   cuda::check(cudaGetLastError(), "launching the epoch");
@@ -278,18 +268,14 @@ void CudaEngine::import_state(const EngineState& state) {
     throw std::invalid_argument("engine state holds " + std::to_string(state.v.size()) + " neurons, the network " +
                                 std::to_string(n_));
   const int32_t delay = setup_.constants.delay_steps;
-  // The split SpikeQueue::restore makes: mid-cell, the previous cell's spikes are still
-  // being delivered (scattered now, from next_step on); the rest wait for the next cell.
-  const bool mid_cell = state.next_step % delay != 0;
-  const int32_t cell = cell_start(state.next_step, delay);
-  std::vector<Spike> delivering, waiting;
-  for (const Spike& spike : state.pending) {
+  for (const Spike& spike : state.pending)
     if (spike.neuron >= n_)
       throw std::invalid_argument("engine state has a pending spike of neuron " + std::to_string(spike.neuron) +
                                   ", the network " + std::to_string(n_) + " neurons");
-    (mid_cell && spike.step < cell ? delivering : waiting).push_back(spike);
-  }
-  if (delivering.size() > cell_spikes_.size() || waiting.size() > cell_spikes_.size())
+  const auto delivering = static_cast<std::size_t>(std::count_if(
+      state.pending.begin(), state.pending.end(),
+      [&](const Spike& spike) { return kernels::still_delivering(spike, state.next_step, delay); }));
+  if (delivering > cell_spikes_.size() || state.pending.size() - delivering > cell_spikes_.size())
     throw std::invalid_argument("engine state holds " + std::to_string(state.pending.size()) +
                                 " pending spikes, more than " + std::to_string(n_) + " neurons can emit in a cell");
 
@@ -312,15 +298,16 @@ void CudaEngine::import_state(const EngineState& state) {
   // A failed advance can leave kicks set or the counters mid-count: start clean.
   cuda::check(cudaMemsetAsync(kick_steps_.get(), 0, n_ * sizeof(uint32_t), s), "clearing the kicks");
   cuda::check(cudaMemsetAsync(counters_.get(), 0, 2 * sizeof(uint32_t), s), "clearing the spike counters");
-  upload_cell_spikes(delivering, 0);
+  // Mid-cell, the previous cell's spikes are scattered now, from next_step on; the
+  // current cell's wait in cell_spikes_ for the next cell's start.
+  const std::vector<Spike>& scatter_now = queue_.restore(state.pending, state.next_step, delay);
+  upload_cell_spikes(scatter_now, 0);
   cuda::launch_scatter(s, setup_.constants, device_network(), device_state(), cell_spikes_.get(),
-                       static_cast<uint32_t>(delivering.size()), state.next_step);
+                       static_cast<uint32_t>(scatter_now.size()), state.next_step);
   cuda::check(cudaGetLastError(), "launching the scatter");
-  upload_cell_spikes(waiting, 0);
+  upload_cell_spikes(queue_.waiting(), 0);
   cuda::check(cudaStreamSynchronize(s), "importing the state");
-
-  queue_.restore(state.pending, state.next_step, delay);
-  cell_spike_count_ = waiting.size();
+  cell_spike_count_ = queue_.waiting().size();
   trial_ = state.trial;
   next_step_ = state.next_step;
 }

@@ -21,7 +21,7 @@ constexpr uint64_t kMaxChunksPerSpike = 65535;
 __global__ void __launch_bounds__(kBlock)
     scatter_kernel(LifConstants c, DeviceNetwork net, DeviceState state, const Spike* spikes, int32_t first_delivery) {
   const Spike spike = spikes[blockIdx.x];
-  if (spike.step + c.delay_steps < first_delivery) return;
+  if (kernels::already_delivered(c, spike, first_delivery)) return;
   const int32_t slot = kernels::delivery_slot(c, spike.step);
   auto* ring_slot = reinterpret_cast<unsigned long long*>(state.ring + static_cast<std::size_t>(slot) * state.neurons);
   const uint32_t flag = 1u << slot;
@@ -131,8 +131,7 @@ void launch_set_kicks(cudaStream_t stream, const Kick* kicks, uint32_t count, in
 
 void launch_advance(cudaStream_t stream, const LifConstants& c, kernels::EpochSpan span, kernels::RngKey key,
                     DeviceState state, EpochOutput out) {
-  const uint32_t first_slot = static_cast<uint32_t>(span.first % c.delay_steps);
-  const uint32_t consumed = static_cast<uint32_t>(((uint64_t{1} << span.steps) - 1) << first_slot);
+  const uint32_t consumed = kernels::consumed_slots(c, span);
   // At least one block, even for an empty network: the last block publishes the count.
   const unsigned blocks = state.neurons > 0 ? blocks_for(state.neurons) : 1u;
   advance_kernel<<<blocks, kBlock, 0, stream>>>(c, span, key, consumed, state, out);

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "kernels/epoch_rules.hpp"
 #include "kernels/lif.hpp"
 #include "model/lif_constants.hpp"
 #include "model/plasticity.hpp"
