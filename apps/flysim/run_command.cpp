@@ -470,6 +470,14 @@ int run_or_serve(const std::vector<std::string>& args, RunMode mode) {
   // One scheduler thread: the sim loop, recorder and messages are light, and the cores
   // belong to the engine (its pool is engine.threads on top of this).
   cfg.set("scheduler.max-threads", std::size_t{1});
+  if (plan.pace > 0) {
+    // A paced run idles between batches of epochs. CAF's default idle polling (100
+    // polls, then 500 naps of 50 us) never reaches its sleep when a message comes every
+    // few ms: ~20,000 wake-ups a second, a tenth of a core. Sleep on the worker's
+    // condition variable at once instead (an enqueue wakes it).
+    cfg.set("work-stealing.aggressive-poll-attempts", std::size_t{10});
+    cfg.set("work-stealing.moderate-poll-attempts", std::size_t{0});
+  }
   caf::actor_system system{cfg};
   RecorderConfig rc;
   rc.network = net;
