@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "checkpoint/snapshot.hpp"
+#include "model/snapshot.hpp"
 #include "messages/interfaces.hpp"
 #include "model/atomic_file.hpp"
 #include "model/stream_file.hpp"

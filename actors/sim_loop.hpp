@@ -13,7 +13,7 @@
 #include <optional>
 
 #include "actors/schedule.hpp"
-#include "checkpoint/snapshot.hpp"
+#include "model/snapshot.hpp"
 #include "kernels/engine_factory.hpp"
 #include "messages/interfaces.hpp"
 #include "model/journal.hpp"

@@ -51,4 +51,18 @@ Bounded<Container> bounded(Container& items) {
   return {items};
 }
 
+template <class T>
+inline constexpr bool is_sequence = false;
+template <class T, class A>
+inline constexpr bool is_sequence<std::vector<T, A>> = true;
+template <class C, class Tr, class A>
+inline constexpr bool is_sequence<std::basic_string<C, Tr, A>> = true;
+
+// A vector or string as bounded(), anything else as it is.
+template <class T>
+decltype(auto) bounded_if_sequence(T& x) {
+  if constexpr (is_sequence<T>) return bounded(x);
+  else return (x);
+}
+
 }  // namespace flysim::checkpoint_io

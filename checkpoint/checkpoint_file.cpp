@@ -16,50 +16,19 @@
 
 namespace flysim {
 
-// ---- Cereal serialization of the plain snapshot types (found by ADL). Every vector
-// and string goes through bounded(): same bytes as Cereal's own, bounded reads.
-using checkpoint_io::bounded;
+// ---- Cereal serialization of the plain snapshot types (found by ADL), from their one
+// field list (fields() beside each type). Every vector and string goes through
+// bounded(): same bytes as Cereal's own, bounded reads.
+using checkpoint_io::bounded_if_sequence;
 
-template <class Archive>
-void serialize(Archive& ar, Spike& s) {
-  ar(s.step, s.neuron);
-}
-template <class Archive>
-void serialize(Archive& ar, Kick& k) {
-  ar(k.step, k.neuron);
-}
-template <class Archive>
-void serialize(Archive& ar, EngineState& s) {
-  ar(s.trial, s.next_step, bounded(s.v), bounded(s.g), bounded(s.last_spike), bounded(s.pending),
-     bounded(s.plastic_weights));
-}
-template <class Archive>
-void serialize(Archive& ar, Traces& t) {
-  ar(bounded(t.value), bounded(t.step));
-}
-template <class Archive>
-void serialize(Archive& ar, PlasticityState& p) {
-  ar(bounded(p.settings), p.trial, p.pre, p.post, bounded(p.learned));
-}
-template <class Archive>
-void serialize(Archive& ar, StimulusPlan& p) {
-  ar(bounded(p.poisson_neurons), bounded(p.kicks), p.seed);
-}
-template <class Archive>
-void serialize(Archive& ar, PlanRecord& p) {
-  ar(p.trials, p.steps_per_trial, p.stimulus_rate_Hz, p.stimulus);
-}
-template <class Archive>
-void serialize(Archive& ar, RecorderPosition& r) {
-  ar(r.spikes, bounded(r.counts));
-}
-template <class Archive>
-void serialize(Archive& ar, Snapshot& s) {
-  ar(s.engine, s.plan, s.recorder, s.plasticity);
+template <class Archive, class T>
+  requires requires(T& x) { fields(x, [](auto&...) {}); }
+void serialize(Archive& ar, T& x) {
+  fields(x, [&](auto&... member) { ar(bounded_if_sequence(member)...); });
 }
 template <class Archive>
 void serialize(Archive& ar, CheckpointHeader& h) {
-  ar(h.format_version, bounded(h.compatibility), bounded(h.kernel_version), h.network_hash, h.payload_bytes,
+  ar(h.format_version, checkpoint_io::bounded(h.compatibility), checkpoint_io::bounded(h.kernel_version), h.network_hash, h.payload_bytes,
      h.payload_checksum);
 }
 

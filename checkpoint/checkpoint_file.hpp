@@ -5,9 +5,19 @@
 #include <string>
 #include <string_view>
 
-#include "checkpoint/snapshot.hpp"
+#include "model/snapshot.hpp"
 
 namespace flysim {
+
+// The header fields of a checkpoint, readable without the payload.
+struct CheckpointHeader {
+  uint32_t format_version = 0;
+  std::string compatibility;
+  std::string kernel_version;
+  uint64_t network_hash = 0;
+  uint64_t payload_bytes = 0;
+  uint64_t payload_checksum = 0;
+};
 
 // 2: plastic weights and traces; 3: a checksum over magic, header length and header.
 inline constexpr uint32_t kCheckpointFormatVersion = 3;

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "checkpoint/snapshot.hpp"
+#include "model/snapshot.hpp"
 
 namespace flysim {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "checkpoint/snapshot.hpp"
+#include "model/snapshot.hpp"
 #include "model/engine_state.hpp"
 #include "model/shard_setup.hpp"
 #include "model/spike.hpp"
@@ -89,14 +89,20 @@ struct RunSummary {
   int32_t stopped_trial = 0, stopped_step = 0;  // where, when stopped_early
 };
 
+// The types of model/ carry one field list (fields()), shared with the checkpoint
+// format: a field added there travels in messages and checkpoints alike.
+template <class Inspector, class T>
+typename Inspector::result_type inspect_fields(Inspector& f, const char* type_name, T& x) {
+  return fields(x, [&](auto&... member) { return f(caf::meta::type_name(type_name), member...); });
+}
+
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, Spike& x) {
-  return f(caf::meta::type_name("flysim.spike"), x.step, x.neuron);
+  return inspect_fields(f, "flysim.spike", x);
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, EngineState& x) {
-  return f(caf::meta::type_name("flysim.engine_state"), x.trial, x.next_step, x.v, x.g, x.last_spike, x.pending,
-           x.plastic_weights);
+  return inspect_fields(f, "flysim.engine_state", x);
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, WeightChange& x) {
@@ -108,7 +114,7 @@ typename Inspector::result_type inspect(Inspector& f, WeightUpdate& x) {
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, Traces& x) {
-  return f(caf::meta::type_name("flysim.traces"), x.value, x.step);
+  return inspect_fields(f, "flysim.traces", x);
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, StdpRule& x) {
@@ -139,7 +145,7 @@ typename Inspector::result_type inspect(Inspector& f, ShardState& x) {
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, PlasticityState& x) {
-  return f(caf::meta::type_name("flysim.plasticity_state"), x.settings, x.trial, x.pre, x.post, x.learned);
+  return inspect_fields(f, "flysim.plasticity_state", x);
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, EpochRequest& x) {
@@ -165,23 +171,23 @@ typename Inspector::result_type inspect(Inspector& f, RunSummary& x) {
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, Kick& x) {
-  return f(caf::meta::type_name("flysim.kick"), x.step, x.neuron);
+  return inspect_fields(f, "flysim.kick", x);
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, StimulusPlan& x) {
-  return f(caf::meta::type_name("flysim.stimulus_plan"), x.poisson_neurons, x.kicks, x.seed);
+  return inspect_fields(f, "flysim.stimulus_plan", x);
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, PlanRecord& x) {
-  return f(caf::meta::type_name("flysim.plan_record"), x.trials, x.steps_per_trial, x.stimulus_rate_Hz, x.stimulus);
+  return inspect_fields(f, "flysim.plan_record", x);
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, RecorderPosition& x) {
-  return f(caf::meta::type_name("flysim.recorder_position"), x.spikes, x.counts);
+  return inspect_fields(f, "flysim.recorder_position", x);
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, Snapshot& x) {
-  return f(caf::meta::type_name("flysim.snapshot"), x.engine, x.plan, x.recorder, x.plasticity);
+  return inspect_fields(f, "flysim.snapshot", x);
 }
 
 // Registers every type above with the actor system (0.17 needs this explicitly for

@@ -24,6 +24,11 @@ struct EngineState {
   friend bool operator==(const EngineState&, const EngineState&) = default;
 };
 
+template <class F>
+decltype(auto) fields(EngineState& x, F&& f) {
+  return f(x.trial, x.next_step, x.v, x.g, x.last_spike, x.pending, x.plastic_weights);
+}
+
 // All neurons at rest (v = v_0, g = 0, never spiked), step 0 of `trial`.
 EngineState resting_state(std::size_t neurons, double v0, int32_t trial);
 

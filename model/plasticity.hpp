@@ -58,6 +58,11 @@ struct Traces {
   friend bool operator==(const Traces&, const Traces&) = default;
 };
 
+template <class F>
+decltype(auto) fields(Traces& x, F&& f) {
+  return f(x.value, x.step);
+}
+
 // Every neuron's traces at rest: 0, never spiked.
 Traces empty_traces(std::size_t neurons);
 
@@ -71,6 +76,11 @@ struct PlasticityState {
   std::vector<int32_t> learned;  // per plastic index, signed units
   friend bool operator==(const PlasticityState&, const PlasticityState&) = default;
 };
+
+template <class F>
+decltype(auto) fields(PlasticityState& x, F&& f) {
+  return f(x.settings, x.trial, x.pre, x.post, x.learned);
+}
 
 // A line naming every setting that changes what is learned, for logs and checkpoints
 // (the edge list enters as a hash: two selections that pick the same edges agree).

@@ -15,4 +15,11 @@ struct Spike {
   }
 };
 
+// The one list of a type's fields, in order, for every serializer (CAF messages,
+// Cereal checkpoints; model/FIELDS.md): fields(x, f) calls f(each field...).
+template <class F>
+decltype(auto) fields(Spike& x, F&& f) {
+  return f(x.step, x.neuron);
+}
+
 }  // namespace flysim

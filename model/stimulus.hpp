@@ -16,6 +16,11 @@ struct Kick {
   friend auto operator<=>(const Kick&, const Kick&) = default;
 };
 
+template <class F>
+decltype(auto) fields(Kick& x, F&& f) {
+  return f(x.step, x.neuron);
+}
+
 struct StimulusPlan {
   // Model indices of Poisson-driven neurons (refractory period 0, MODEL.md).
   std::vector<uint32_t> poisson_neurons;
@@ -24,6 +29,11 @@ struct StimulusPlan {
   uint64_t seed = 1;
   friend bool operator==(const StimulusPlan&, const StimulusPlan&) = default;
 };
+
+template <class F>
+decltype(auto) fields(StimulusPlan& x, F&& f) {
+  return f(x.poisson_neurons, x.kicks, x.seed);
+}
 
 // One ID of an ID list file and the line it stands on.
 struct ListedId {

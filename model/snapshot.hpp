@@ -1,7 +1,7 @@
 #pragma once
 // Everything a run needs to continue from an epoch boundary: what a checkpoint file
-// holds and what a hot-swap hands from one engine to the next. Plain data; the file
-// format is checkpoint/checkpoint_file.hpp (the only place that includes Cereal).
+// holds and what a hot-swap hands from one engine to the next. Plain data, shared by
+// messages/ (CAF) and checkpoint/ (the file format, the only place that includes Cereal).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -21,6 +21,11 @@ struct PlanRecord {
   friend bool operator==(const PlanRecord&, const PlanRecord&) = default;
 };
 
+template <class F>
+decltype(auto) fields(PlanRecord& x, F&& f) {
+  return f(x.trials, x.steps_per_trial, x.stimulus_rate_Hz, x.stimulus);
+}
+
 // Where the recorder stood: spikes per neuron over all trials so far.
 struct RecorderPosition {
   uint64_t spikes = 0;
@@ -28,22 +33,23 @@ struct RecorderPosition {
   friend bool operator==(const RecorderPosition&, const RecorderPosition&) = default;
 };
 
+template <class F>
+decltype(auto) fields(RecorderPosition& x, F&& f) {
+  return f(x.spikes, x.counts);
+}
+
 struct Snapshot {
   EngineState engine;  // trial, next step, v, g, last spike, the delay ring's spikes
   PlanRecord plan;
   RecorderPosition recorder;
   // What the plasticity observers learned (weights, traces); settings empty when off.
   PlasticityState plasticity;
+  friend bool operator==(const Snapshot&, const Snapshot&) = default;
 };
 
-// The header fields of a checkpoint, readable without the payload.
-struct CheckpointHeader {
-  uint32_t format_version = 0;
-  std::string compatibility;
-  std::string kernel_version;
-  uint64_t network_hash = 0;
-  uint64_t payload_bytes = 0;
-  uint64_t payload_checksum = 0;
-};
+template <class F>
+decltype(auto) fields(Snapshot& x, F&& f) {
+  return f(x.engine, x.plan, x.recorder, x.plasticity);
+}
 
 }  // namespace flysim
