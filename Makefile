@@ -12,7 +12,7 @@ ifneq ($(NVCC),)
 endif
 CMAKE_ARGS ?=
 
-.PHONY: setup configure build run test bench bench-plasticity fuzz clean
+.PHONY: setup configure build run test bench bench-plasticity watch fuzz clean
 
 setup:
 	bash scripts/setup.sh
@@ -34,6 +34,11 @@ bench: build
 
 bench-plasticity: build
 	bash bench/bench_plasticity.sh $(BUILD)/flysim
+
+# A paced service for DURATION seconds (default 180) with checkpoints, swaps and stimulus
+# changes; its replay must give the same spikes (bench/watch.sh; ENGINE=cuda on a GPU).
+watch: build
+	bash bench/watch.sh $(BUILD)/flysim $(DURATION)
 
 fuzz: build
 	bash bench/fuzz.sh $(BUILD)

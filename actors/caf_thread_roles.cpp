@@ -14,7 +14,8 @@ class CafThreadRoles : public caf::thread_hook {
     const std::string name = current_thread_name();
     if (name == "caf.clock") enter_role_as(ThreadRole::caf, "fs-caf-clock");
     else if (name == "caf.multiplexer") enter_role(ThreadRole::caf, next_worker_++);
-    else enter_role_as(ThreadRole::other, name);  // a detached actor's: it names itself next
+    // A detached actor's ("caf.actor"): flysim's name themselves next; CAF's own keep this.
+    else enter_role_as(ThreadRole::caf, "fs-caf-actor");
   }
   void thread_terminates() override {}
 

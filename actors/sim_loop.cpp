@@ -177,7 +177,9 @@ void request_swap(self_ptr self, EngineKind kind, unsigned threads, uint64_t liv
       auto& st = self->state;
       const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - swap_started).count();
       self->unlink_from(st.engine);
-      self->send_exit(st.engine, caf::exit_reason::normal);
+      // Not exit_reason::normal: CAF 0.17's default exit handler ignores it, and the old
+      // engine stayed alive with its pool's threads (seen in the cost per role).
+      self->send_exit(st.engine, caf::exit_reason::user_shutdown);
       st.engine = next;
       st.engine_description = description;
       st.engine_threads = pool_threads;

@@ -532,8 +532,9 @@ int run_or_serve(const std::vector<std::string>& args, RunMode mode) {
     if (in.restored) plan.plasticity.restored_pending = unapplied_weights(learned, in.restored->engine.plastic_weights);
     plan.plasticity.want_final_weights = !plasticity.weights_out.empty();
   }
-  auto engine_handle = spawn_engine(system, std::move(engine), first_kind);
-  auto sim = spawn_sim_loop(system, std::move(plan), engine_handle, recorder, checkpointer);
+  // The sim loop holds the only handle of the engine: a swap's old engine (its thread and
+  // its pool's) ends once the sim loop lets it go.
+  auto sim = spawn_sim_loop(system, std::move(plan), spawn_engine(system, std::move(engine), first_kind), recorder, checkpointer);
   // The control API: its HTTP threads only talk to the control actor, which asks the
   // sim loop. Stopped (below) before the actor system goes.
   std::unique_ptr<ControlServer> control;
