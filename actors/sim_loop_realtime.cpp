@@ -87,9 +87,7 @@ void add_realtime_status(self_ptr self, ServiceStatus& s) {
   s.cpus_engine = format_cpu_list(cpus.engine);
   s.cpus_plasticity = format_cpu_list(cpus.plasticity);
   s.cpus_other = format_cpu_list(cpus.other);
-  // On CUDA the engine's thread runs on cpus.other: its own CPUs are free for other work.
-  if (st.engine_kind == EngineKind::cuda)
-    s.cpus_freed = format_cpu_list(cpus_without(cpus.engine, cpus_union(cpus.other, cpus.plasticity)));
+  if (st.engine_kind == EngineKind::cuda) s.cpus_freed = format_cpu_list(cpus.freed_by_gpu());
   if (st.plan.gpu) {
     const GpuNeighbours neighbours = gpu_neighbours(*st.plan.gpu, static_cast<uint32_t>(::getpid()));
     s.gpu_note = neighbours.note;

@@ -24,6 +24,9 @@ struct CpuPartition {
   // allowed CPU (so a thread started by a pinned one is not left on its starter's CPUs).
   const CpuList& cpus_for(ThreadRole role) const;
   bool pins_anything() const { return !engine.empty() || !plasticity.empty() || !other.empty(); }
+  // While the engine is CUDA its thread runs on `other`: the CPUs of `engine` that no
+  // other list names are free for other work.
+  CpuList freed_by_gpu() const { return cpus_without(engine, cpus_union(other, plasticity)); }
 };
 
 // Installs the partition for the threads that enter a role from now on (replacing any

@@ -3,6 +3,8 @@
 // role's CPUs, and NVML missing said cleanly.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <thread>
 
 #include "apps/flysim/options.hpp"
@@ -94,6 +96,15 @@ TEST(CpuPartition, AThreadEnteringARoleIsNamedAndPinnedToTheRolesCpus) {
   EXPECT_EQ(shard_cpus, allowed);
 }
 
+TEST(CpuPartition, TheCudaEngineFreesTheEngineCpusNoOtherRoleUses) {
+  CpuPartition p;
+  p.engine = {2, 3, 4, 5};
+  p.other = {0, 1, 5};
+  p.plasticity = {4};
+  EXPECT_EQ(p.freed_by_gpu(), (CpuList{2, 3}));
+  EXPECT_EQ(CpuPartition{}.freed_by_gpu(), CpuList{});
+}
+
 TEST(ThreadRoles, NamesAndRolesAreInverse) {
   for (ThreadRole role : kThreadRoles) {
     EXPECT_EQ(role_of_thread(thread_name(role, 12)), role) << role_label(role);
@@ -112,6 +123,28 @@ TEST(GpuProcesses, WithoutNvmlTheReaderSaysSoAndListsNothing) {
   const GpuNeighbours n = gpu_neighbours(nvml, 1);
   EXPECT_EQ(n.note, nvml.problem());
   EXPECT_TRUE(n.processes.empty());
+}
+
+TEST(GpuProcesses, TheNeighboursAreTheOtherProcessesOnTheGpuThisProcessUses) {
+  const NvmlReader nvml(FLYSIM_FAKE_NVML);
+  ASSERT_TRUE(nvml.available()) << nvml.problem();
+  const std::vector<GpuDevice> devices = nvml.devices();
+  ASSERT_EQ(devices.size(), 1u);
+  EXPECT_EQ(devices[0].name, "Fake GPU");
+  EXPECT_DOUBLE_EQ(devices[0].total_MiB, 80 * 1024.0);
+  EXPECT_EQ(devices[0].processes.size(), 3u);
+  const GpuNeighbours n = gpu_neighbours(nvml, static_cast<uint32_t>(::getpid()));
+  EXPECT_EQ(n.note, "on the GPU flysim uses: GPU 0 (Fake GPU, 3072 of 81920 MiB used)");
+  ASSERT_EQ(n.processes.size(), 2u);
+  EXPECT_EQ(n.processes[0].pid, 4242u);
+  EXPECT_EQ(n.processes[0].name, "neighbour");
+  EXPECT_DOUBLE_EQ(n.processes[0].used_MiB, 2048.0);
+  EXPECT_EQ(n.processes[1].pid, 4243u);
+  EXPECT_LT(n.processes[1].used_MiB, 0.0);  // not reported by the driver
+  // A process the driver does not list (the CPU engine): every GPU's processes.
+  const GpuNeighbours elsewhere = gpu_neighbours(nvml, 1);
+  EXPECT_EQ(elsewhere.note.rfind("flysim uses no GPU now", 0), 0u) << elsewhere.note;
+  EXPECT_EQ(elsewhere.processes.size(), 3u);
 }
 
 }  // namespace

@@ -137,6 +137,39 @@ TEST_F(RealtimeService, StatusCostAndTheSummaryReportEveryRoleOnItsCpus) {
   EXPECT_NE(summary.find("simloop"), std::string::npos) << summary;
 }
 
+// Needs a GPU: skipped cleanly without one (doctor says whether the CUDA engine can run).
+TEST_F(RealtimeService, OnCudaTheEngineCpusAreFreedAndASwapBackPinsANewPoolToThem) {
+  if (run_flysim("doctor --engine.kind=cuda", path("doctor.out"), path("doctor.err")).code != 0)
+    GTEST_SKIP() << "the CUDA engine cannot run here: " << slurp(path("doctor.err"));
+  const CpuList allowed = allowed_cpus();
+  if (allowed.size() < 2) GTEST_SKIP() << "one CPU: nothing to partition";
+  const int engine_cpu = allowed.back(), other_cpu = allowed.front();
+  BackgroundFlysim serve("serve " + network() + " --engine.kind=cuda --control.port=0 --output.journal=" + path("journal.jsonl") +
+                             " --checkpoint.dir=" + path("ck") + " --cpus.engine=" + std::to_string(engine_cpu) +
+                             " --cpus.other=" + std::to_string(other_cpu),
+                         path("serve.out"), path("serve.err"));
+  const std::string line = serve.wait_for_output("control API on http://", 120);
+  ASSERT_NE(line, "") << slurp(path("serve.err"));
+  const std::string port = line.substr(line.rfind(':') + 1);
+  const nlohmann::json s = status_when(port, [](const nlohmann::json& j) { return j["cost"]["window_s"].get<double>() >= 1.0; });
+  EXPECT_EQ(s["cpus_freed"], std::to_string(engine_cpu)) << s.dump();
+  EXPECT_EQ(role(s, "engine")["threads"], 0);
+  EXPECT_GE(role(s, "gpu")["threads"].get<int>(), 1);
+  EXPECT_TRUE(s["warnings"].empty()) << s["warnings"].dump();
+  EXPECT_EQ(thread_cpus(tid_named(s, "fs-gpu")), CpuList{other_cpu});
+
+  ASSERT_EQ(run_flysim("ctl swap cpu --threads=2 --control.port=" + port, path("ctl.out"), path("ctl.err")).code, 0);
+  const nlohmann::json cpu = status_when(port, [](const nlohmann::json& j) {
+    for (const auto& r : j["cost"]["roles"])
+      if (r["role"] == "engine") return r["threads"] == 2;
+    return false;
+  });
+  EXPECT_EQ(cpu["cpus_freed"], "");
+  EXPECT_EQ(thread_cpus(tid_named(cpu, "fs-engine-1")), CpuList{engine_cpu});
+  ASSERT_EQ(run_flysim("ctl stop --control.port=" + port, path("ctl.out"), path("ctl.err")).code, 0);
+  EXPECT_EQ(serve.wait(), 0) << slurp(path("serve.err"));
+}
+
 TEST_F(RealtimeService, ACpuListNamingACpuTheProcessMayNotUseIsRefused) {
   const int outside = allowed_cpus().back() + 1;
   const CliResult r = run_flysim("run " + network() + " --cpus.plasticity=0," + std::to_string(outside), path("out"), path("err"));
