@@ -108,7 +108,7 @@ Schedule::Action Schedule::next(RunPosition issued, double now_s) {
     const double allowed_at_s = anchor_s_ + ahead_ms / (pace_ * 1e3);
     if (allowed_at_s > now_s) {
       a.kind = Action::Kind::wait;
-      a.until_s = allowed_at_s;
+      a.until_s = allowed_at_s + kPaceBatchMs / (pace_ * 1e3);
       return a;
     }
   }

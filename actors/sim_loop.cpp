@@ -162,7 +162,7 @@ void request_swap(self_ptr self, EngineKind kind, unsigned threads, uint64_t liv
     } catch (const std::exception& e) {
       spdlog::error("engine swap to {} at trial {} step {} failed, the run goes on with {}: {}", to_string(kind), at.trial,
                     at.step, st.engine_description, e.what());
-      answer_live(self, live_id, {false, std::string("swap refused, still on ") + st.engine_description + ": " + e.what(),
+      answer_live(self, live_id, {false, std::string("still on ") + st.engine_description + ": " + e.what(),
                                   at.trial, at.step, ""});
       st.swapping = false;
       issue(self);

@@ -17,6 +17,12 @@
 namespace flysim {
 
 // What every engine is built from; shared, read-only, between engines.
+// How the host thread waits for a device (CUDA) to finish an epoch. Polling answers a
+// few microseconds sooner, which an unpaced run feels on every 1.8 ms epoch; sleeping
+// holds no host CPU while the device works, which is what a paced service wants. Never
+// changes what is computed.
+enum class HostWait { poll, sleep };
+
 struct EngineSetup {
   std::shared_ptr<const Network> network;
   std::shared_ptr<const StimulusPlan> stimulus;
@@ -24,6 +30,7 @@ struct EngineSetup {
   // The plastic connections (model/plasticity.hpp), ascending edge indices; null or
   // empty when plasticity is off.
   std::shared_ptr<const std::vector<uint64_t>> plastic_edges;
+  HostWait host_wait = HostWait::poll;
 };
 
 // The engine (its device) failed and its state is lost: advance, export, import, a

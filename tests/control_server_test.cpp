@@ -3,6 +3,11 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <future>
 
@@ -107,6 +112,35 @@ TEST_F(ControlServerTest, EachEndpointDeliversItsCommand) {
   EXPECT_EQ(got[5].action, "pause");
   EXPECT_EQ(got[6].action, "resume");
   EXPECT_EQ(got[7].action, "stop");
+}
+
+// What `curl -X POST localhost:7460/stop` sends: no Content-Length, no body. Sent on a
+// plain socket (httplib's client always sends a length); the answer must come at once,
+// not after the server's read timeout.
+std::string raw_exchange(uint16_t port, const std::string& request) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(port);
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (fd < 0 || ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) return "connect failed";
+  ::send(fd, request.data(), request.size(), 0);
+  std::string answer(4096, '\0');
+  const ssize_t got = ::recv(fd, answer.data(), answer.size(), 0);
+  ::close(fd);
+  answer.resize(got > 0 ? static_cast<std::size_t>(got) : 0);
+  return answer;
+}
+
+TEST_F(ControlServerTest, APostWithoutALengthIsAnsweredAtOnce) {
+  start();
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::string answer = raw_exchange(server_->port(), "POST /stop HTTP/1.1\r\nHost: localhost\r\n\r\n");
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(answer.rfind("HTTP/1.1 200", 0), 0u) << answer;
+  EXPECT_LT(seconds, 2.0) << "answered only when the server gave up reading a body";
+  ASSERT_EQ(log_->received().size(), 1u);
+  EXPECT_EQ(log_->received()[0].action, "stop");
 }
 
 TEST_F(ControlServerTest, ReplySaysWhereTheCommandTookEffect) {

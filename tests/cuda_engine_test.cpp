@@ -233,6 +233,17 @@ TEST(CudaEngine, FlyWireScaleSugarStimulusMatchesCpu) {
   EXPECT_GT(spikes.size(), 1000u);
 }
 
+// A paced run's engine sleeps while the GPU works (HostWait::sleep): the same spikes.
+TEST(CudaEngine, SleepingWhileTheDeviceWorksMatchesCpu) {
+  SKIP_WITHOUT_CUDA();
+  EngineSetup setup = sugar_setup(150.0);
+  setup.host_wait = HostWait::sleep;
+  CpuEngine cpu(setup, 2);
+  const std::unique_ptr<Engine> cuda = make_cuda_engine(setup);
+  const auto spikes = lockstep({&cpu, cuda.get()}, 0, 2000, setup.constants.delay_steps);
+  EXPECT_GT(spikes.size(), 100u);
+}
+
 TEST(CudaEngine, FlyWireScaleDenseStimulusMatchesCpu) {
   SKIP_WITHOUT_CUDA();
   const auto spikes = cpu_and_cuda_lockstep(dense_setup(), 10000);

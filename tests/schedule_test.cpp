@@ -123,11 +123,21 @@ TEST(Schedule, PaceLetsEpochsGoAsTheWallClockAllowsAndMeasuresLag) {
   Schedule s(geometry(1, 100000), {}, {}, 1.0);  // real time: 1 ms of simulation per wall ms
   EXPECT_EQ(s.next({0, 0}, 0.0).kind, Kind::start_trial);
   EXPECT_EQ(s.next({0, 0}, 0.0).kind, Kind::epoch);
-  // Step 360 is 36 ms in: allowed once the wall clock reaches 36 - 20 (slack) = 16 ms.
+  // Step 360 is 36 ms in: allowed once the wall clock reaches 36 - 20 (slack) = 16 ms;
+  // the wait lasts until 10 ms more are allowed (26 ms), so the epochs go in a batch.
   const Schedule::Action wait = s.next({0, 360}, 0.010);
   ASSERT_EQ(wait.kind, Kind::wait);
-  EXPECT_NEAR(wait.until_s, 0.016, 1e-9);
+  EXPECT_NEAR(wait.until_s, 0.026, 1e-9);
   EXPECT_EQ(s.next({0, 360}, 0.016).kind, Kind::epoch);
+  // At 26 ms the epochs up to 46 ms of simulated time go without waiting.
+  EXPECT_EQ(s.next({0, 450}, 0.026).kind, Kind::epoch);
+  EXPECT_EQ(s.next({0, 468}, 0.026).kind, Kind::wait);
+  // Half speed: the batch is 10 ms of simulation, 20 ms of wall time.
+  Schedule half(geometry(1, 100000), {}, {}, 0.5);
+  half.next({0, 0}, 0.0);
+  const Schedule::Action half_wait = half.next({0, 360}, 0.0);
+  ASSERT_EQ(half_wait.kind, Kind::wait);
+  EXPECT_NEAR(half_wait.until_s, 0.032 + 0.020, 1e-9);
   // At wall 1 s with 900 ms simulated, the run is 100 ms behind.
   EXPECT_NEAR(s.lag_ms({0, 9000}, 1.0), 100.0, 1e-6);
   EXPECT_EQ(s.lag_ms({0, 10000}, 1.0), 0.0);

@@ -162,6 +162,13 @@ void ControlServer::install_routes() {
     }
     for (const Endpoint& e : endpoints()) {
       if (e.path != req.path) continue;
+      // `curl -X POST .../stop` sends neither a length nor chunks; httplib 0.11 would wait
+      // for the connection to close to find the body's end. Such a POST has no body.
+      if (req.method == "POST" && e.method == "POST" && !req.has_header("Content-Length") &&
+          req.get_header_value("Transfer-Encoding").find("chunked") == std::string::npos) {
+        answer_command(req.path.substr(1), "", res);
+        return httplib::Server::HandlerResponse::Handled;
+      }
       if (req.method == e.method || (e.method == "GET" && req.method == "HEAD")) return httplib::Server::HandlerResponse::Unhandled;
       res.set_header("Allow", e.method);
       answer_error(res, 405, fmt::format("{} takes {}, not {}", e.path, e.method, req.method));
@@ -179,16 +186,7 @@ void ControlServer::install_routes() {
   });
   for (const std::string& action : kLiveActions)
     s.Post("/" + action, [this, action](const httplib::Request& req, httplib::Response& res) {
-      LiveCommand command;
-      try {
-        command = command_from_json(action, req.body);
-      } catch (const bad_request& e) {
-        return answer_error(res, 400, e.what());
-      }
-      caf::scoped_actor self{system_};
-      self->request(control_, config_.command_timeout, command_atom::value, std::move(command))
-          .receive([&](const LiveReply& reply) { answer_json(res, reply.ok ? 200 : 409, reply_to_json(reply)); },
-                   [&](const caf::error& err) { answer_failure(res, err, config_.command_timeout, true); });
+      answer_command(action, req.body, res);
     });
 
   // httplib's own refusals (413, a malformed request) get the same JSON body as ours.
@@ -213,6 +211,19 @@ void ControlServer::install_routes() {
     spdlog::debug("control API: {} {} from {}:{} -> {}{}", req.method, req.path, req.remote_addr, req.remote_port, res.status,
                   res.status >= 400 ? " " + res.body : "");
   });
+}
+
+void ControlServer::answer_command(const std::string& action, const std::string& body, httplib::Response& res) {
+  LiveCommand command;
+  try {
+    command = command_from_json(action, body);
+  } catch (const bad_request& e) {
+    return answer_error(res, 400, e.what());
+  }
+  caf::scoped_actor self{system_};
+  self->request(control_, config_.command_timeout, command_atom::value, std::move(command))
+      .receive([&](const LiveReply& reply) { answer_json(res, reply.ok ? 200 : 409, reply_to_json(reply)); },
+               [&](const caf::error& err) { answer_failure(res, err, config_.command_timeout, true); });
 }
 
 }  // namespace flysim::app

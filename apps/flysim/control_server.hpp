@@ -15,6 +15,7 @@
 
 namespace httplib {
 class Server;
+struct Response;
 }
 
 namespace flysim::app {
@@ -56,6 +57,8 @@ class ControlServer {
 
  private:
   void install_routes();
+  // Forwards a live command (`action`, its JSON body) to the control actor and answers.
+  void answer_command(const std::string& action, const std::string& body, httplib::Response& res);
   caf::actor_system& system_;
   control_actor control_;
   ControlServerConfig config_;

@@ -48,6 +48,7 @@ class CudaEngine final : public Engine {
   int device_;
   std::string device_name_;
   cuda::Stream stream_;
+  cuda::Event epoch_done_;  // sleeps or polls, as setup_.host_wait says
   cuda::DeviceBuffer<uint64_t> out_offsets_;
   cuda::DeviceBuffer<uint32_t> out_targets_;
   cuda::DeviceBuffer<int32_t> out_weights_;
@@ -87,6 +88,7 @@ CudaEngine::CudaEngine(EngineSetup setup, int device, std::string device_name)
       device_(device),
       device_name_(std::move(device_name)),
       stream_(device),
+      epoch_done_(setup_.host_wait == HostWait::sleep),
       plastic_(setup_.plastic_edges, setup_.network->out_weights) {
   const Network& net = *setup_.network;
   const LifConstants& c = setup_.constants;
@@ -196,7 +198,7 @@ std::vector<Spike> CudaEngine::advance(kernels::EpochSpan span) {
                        {cell_spikes_.get() + cell_spike_count_, epoch_spikes_.device(), capacity, counters_.get(),
                         epoch_spike_count_.device()});
   cuda::check(cudaGetLastError(), "launching the epoch");
-  cuda::check(cudaStreamSynchronize(s), "running the epoch");
+  epoch_done_.wait_for(s, "running the epoch");
 
   const uint32_t count = *epoch_spike_count_.host();
   if (count > capacity)

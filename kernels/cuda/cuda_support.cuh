@@ -102,4 +102,26 @@ class Stream {
   cudaStream_t stream_ = nullptr;
 };
 
+// An event for the host to wait on: `sleep` makes cudaEventSynchronize put the thread
+// to sleep until the device signals (cudaEventBlockingSync) instead of polling, which
+// costs a few microseconds of wake-up but no host CPU while the device works.
+class Event {
+ public:
+  explicit Event(bool sleep) {
+    const unsigned flags = cudaEventDisableTiming | (sleep ? cudaEventBlockingSync : 0u);
+    check(cudaEventCreateWithFlags(&event_, flags), "cudaEventCreate");
+  }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  ~Event() { cudaEventDestroy(event_); }
+  // Waits until everything queued on `stream` so far has run.
+  void wait_for(cudaStream_t stream, const char* what) {
+    check(cudaEventRecord(event_, stream), what);
+    check(cudaEventSynchronize(event_), what);
+  }
+
+ private:
+  cudaEvent_t event_ = nullptr;
+};
+
 }  // namespace flysim::cuda
