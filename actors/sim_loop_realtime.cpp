@@ -20,7 +20,7 @@ EngineLoad engine_load(const sim_loop_state& st, double wall_per_simulated) {
   return {st.engine_kind == EngineKind::cuda, st.engine_threads, st.schedule->pace(), wall_per_simulated, st.schedule->paused()};
 }
 
-std::string lag_cause(const sim_loop_state& st, const CostReport& cost) {
+LagCause lag_cause(const sim_loop_state& st, const CostReport& cost) {
   return cause_of_lag(cost, st.plan.cpus.allowed.empty() ? allowed_cpus().size() : st.plan.cpus.allowed.size());
 }
 
@@ -49,7 +49,8 @@ void record_lag(self_ptr self) {
   if (!over && (!st.lag_watch->behind() || lag > st.plan.max_lag_ms / 2)) return;
   if (over && st.lag_watch->behind() && now - st.lag_cause_checked_s < kCauseEveryS) return;
   st.lag_cause_checked_s = now;
-  if (const auto line = st.lag_watch->observe(lag, over ? lag_cause(st, st.plan.cost ? st.plan.cost->report() : CostReport{}) : "")) {
+  const LagCause cause = over ? lag_cause(st, st.plan.cost ? st.plan.cost->report() : CostReport{}) : LagCause{};
+  if (const auto line = st.lag_watch->observe(lag, cause.kind, cause.text)) {
     if (line->warning) spdlog::warn("{}", line->text);
     else spdlog::info("{}", line->text);
   }
@@ -81,7 +82,7 @@ void add_realtime_status(self_ptr self, ServiceStatus& s) {
   s.engine_cores_needed = verdict.cores_needed;
   if (s.lag_ms > st.plan.max_lag_ms)
     s.warnings.push_back(fmt::format("{:.1f} ms behind the pace (run.max-lag-ms={}); likely cause: {}", s.lag_ms,
-                                     st.plan.max_lag_ms, lag_cause(st, s.cost)));
+                                     st.plan.max_lag_ms, lag_cause(st, s.cost).text));
   for (const CostWarning& w : verdict.warnings) s.warnings.push_back(w.text);
   const CpuPartition& cpus = st.plan.cpus;
   s.cpus_engine = format_cpu_list(cpus.engine);

@@ -6,23 +6,26 @@
 
 namespace flysim {
 
-std::string cause_of_lag(const CostReport& cost, std::size_t usable_cpus) {
-  if (cost.roles.empty() || cost.window_s <= 0) return "not measured yet (no cost window)";
+LagCause cause_of_lag(const CostReport& cost, std::size_t usable_cpus) {
+  if (cost.roles.empty() || cost.window_s <= 0) return {"not measured", "not measured yet (no cost window)"};
   const RoleCost& engine = cost_of(cost, ThreadRole::engine);
   if (engine.threads > 0 && engine.cores >= kSaturatedThreadCores * engine.threads)
-    return fmt::format("the engine pool is saturated: {:.2f} cores over its {} threads (more engine threads, or the CUDA engine)",
-                       engine.cores, engine.threads);
+    return {"engine pool",
+            fmt::format("the engine pool is saturated: {:.2f} cores over its {} threads (more engine threads, or the CUDA engine)",
+                        engine.cores, engine.threads)};
   const auto busiest = std::max_element(cost.roles.begin(), cost.roles.end(), [](const RoleCost& a, const RoleCost& b) {
     return a.busiest_thread_cores < b.busiest_thread_cores;
   });
   if (busiest->busiest_thread_cores >= kSaturatedThreadCores)
-    return fmt::format("{} is saturated: its busiest thread holds {:.2f} cores ({:.2f} cores over {} threads)", busiest->role,
-                       busiest->busiest_thread_cores, busiest->cores, busiest->threads);
+    return {busiest->role + " thread",
+            fmt::format("{} is saturated: its busiest thread holds {:.2f} cores ({:.2f} cores over {} threads)", busiest->role,
+                        busiest->busiest_thread_cores, busiest->cores, busiest->threads)};
   if (usable_cpus > 0 && cost.process_cores >= kSaturatedThreadCores * static_cast<double>(usable_cpus))
-    return fmt::format("the host: flysim holds {:.2f} of the {} CPUs it may use", cost.process_cores, usable_cpus);
-  return fmt::format("no flysim role is saturated (busiest: {}, {:.2f} cores on one thread; the whole process {:.2f} cores): "
-                     "other work may hold the CPUs, or the engine waits on its device",
-                     busiest->role, busiest->busiest_thread_cores, cost.process_cores);
+    return {"host", fmt::format("the host: flysim holds {:.2f} of the {} CPUs it may use", cost.process_cores, usable_cpus)};
+  return {"not flysim",
+          fmt::format("no flysim role is saturated (busiest: {}, {:.2f} cores on one thread; the whole process {:.2f} cores): "
+                      "other work may hold the CPUs, or the engine waits on its device",
+                      busiest->role, busiest->busiest_thread_cores, cost.process_cores)};
 }
 
 EngineVerdict judge_engine(const CostReport& cost, const EngineLoad& load) {

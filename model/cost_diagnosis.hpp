@@ -14,10 +14,14 @@ namespace flysim {
 // A thread this busy (cores) is taken to be saturated: it has no time left to give.
 inline constexpr double kSaturatedThreadCores = 0.85;
 
-// The likely cause of falling behind, in words: the engine pool when all its threads
-// are busy, else the role whose busiest thread is saturated, else the host (flysim
-// holds nearly all `usable_cpus`), else "no flysim role is saturated: ...".
-std::string cause_of_lag(const CostReport& cost, std::size_t usable_cpus);
+// The likely cause of falling behind: the engine pool when all its threads are busy,
+// else the role whose busiest thread is saturated, else the host (flysim holds nearly
+// all `usable_cpus`), else none of flysim's roles.
+struct LagCause {
+  std::string kind;  // "engine pool", "ROLE thread", "host", "not flysim", "not measured": stable while the figures change
+  std::string text;  // the kind in words, with the figures
+};
+LagCause cause_of_lag(const CostReport& cost, std::size_t usable_cpus);
 
 // What the engine is doing, for the warnings.
 struct EngineLoad {

@@ -17,9 +17,10 @@ class LagWatch {
     bool warning = false;  // true: falling behind (warn); false: caught up (info)
     std::string text;
   };
-  // The lag now and what the cost figures say is saturated (cause_of_lag()); a line to
-  // log when something changed, else nothing.
-  std::optional<Line> observe(double lag_ms, const std::string& cause);
+  // The lag now and what the cost figures say is saturated (cause_of_lag(): its kind,
+  // which is compared, and its text, which is logged); a line to log when something
+  // changed, else nothing.
+  std::optional<Line> observe(double lag_ms, const std::string& cause_kind, const std::string& cause_text);
 
   bool behind() const { return behind_; }
   double max_lag_ms() const { return max_lag_ms_; }
@@ -27,7 +28,7 @@ class LagWatch {
  private:
   double max_lag_ms_;
   bool behind_ = false;
-  std::string cause_;
+  std::string cause_kind_;
   double worst_ms_ = 0.0;  // while behind
 };
 

@@ -172,10 +172,17 @@ CostReport report_with(double engine_cores, uint32_t engine_threads, double siml
 }
 
 TEST(CostDiagnosis, TheCauseOfLagIsTheSaturatedRole) {
-  EXPECT_NE(cause_of_lag(report_with(1.96, 2, 0.1, 2.06), 8).find("the engine pool is saturated"), std::string::npos);
-  EXPECT_NE(cause_of_lag(report_with(0.5, 2, 0.97, 1.5), 8).find("simloop is saturated"), std::string::npos);
-  EXPECT_NE(cause_of_lag(report_with(0.5, 2, 0.2, 0.7), 8).find("no flysim role is saturated"), std::string::npos);
-  EXPECT_NE(cause_of_lag(CostReport{}, 8).find("not measured"), std::string::npos);
+  const LagCause pool = cause_of_lag(report_with(1.96, 2, 0.1, 2.06), 8);
+  EXPECT_EQ(pool.kind, "engine pool");
+  EXPECT_NE(pool.text.find("the engine pool is saturated: 1.96 cores over its 2 threads"), std::string::npos) << pool.text;
+  const LagCause loop = cause_of_lag(report_with(0.5, 2, 0.97, 1.5), 8);
+  EXPECT_EQ(loop.kind, "simloop thread");
+  EXPECT_NE(loop.text.find("simloop is saturated"), std::string::npos) << loop.text;
+  EXPECT_EQ(cause_of_lag(report_with(0.5, 2, 0.2, 1.9), 2).kind, "host");
+  const LagCause elsewhere = cause_of_lag(report_with(0.5, 2, 0.2, 0.7), 8);
+  EXPECT_EQ(elsewhere.kind, "not flysim");
+  EXPECT_NE(elsewhere.text.find("no flysim role is saturated"), std::string::npos);
+  EXPECT_EQ(cause_of_lag(CostReport{}, 8).kind, "not measured");
 }
 
 TEST(CostDiagnosis, ACpuEngineBelowThePaceAndAPoolNextToCudaAreWarnedAbout) {

@@ -45,24 +45,25 @@ TEST(LagWindow, TheWindowForgetsOldSecondsAndTheRunDoesNot) {
 
 TEST(LagWatch, LogsOnceWhenBehindAgainWhenTheCauseChangesAndOnceWhenCaughtUp) {
   LagWatch watch(100.0);
-  EXPECT_FALSE(watch.observe(50.0, ""));
-  const auto first = watch.observe(150.0, "the engine pool is saturated");
+  EXPECT_FALSE(watch.observe(50.0, "", ""));
+  const auto first = watch.observe(150.0, "engine pool", "the engine pool is saturated: 1.96 cores");
   ASSERT_TRUE(first);
   EXPECT_TRUE(first->warning);
   EXPECT_NE(first->text.find("150.0 ms behind"), std::string::npos) << first->text;
   EXPECT_NE(first->text.find("the engine pool is saturated"), std::string::npos);
-  EXPECT_FALSE(watch.observe(180.0, "the engine pool is saturated"));
-  EXPECT_FALSE(watch.observe(400.0, "the engine pool is saturated"));
-  const auto changed = watch.observe(300.0, "simloop is saturated");
+  // The same cause with other figures is not news.
+  EXPECT_FALSE(watch.observe(180.0, "engine pool", "the engine pool is saturated: 1.97 cores"));
+  EXPECT_FALSE(watch.observe(400.0, "engine pool", "the engine pool is saturated: 1.99 cores"));
+  const auto changed = watch.observe(300.0, "simloop thread", "simloop is saturated");
   ASSERT_TRUE(changed);
   EXPECT_NE(changed->text.find("the cause changed"), std::string::npos);
-  EXPECT_FALSE(watch.observe(90.0, ""));  // below the limit, not yet caught up
-  const auto caught_up = watch.observe(20.0, "");
+  EXPECT_FALSE(watch.observe(90.0, "", ""));  // below the limit, not yet caught up
+  const auto caught_up = watch.observe(20.0, "", "");
   ASSERT_TRUE(caught_up);
   EXPECT_FALSE(caught_up->warning);
   EXPECT_NE(caught_up->text.find("at worst 400.0 ms"), std::string::npos) << caught_up->text;
-  EXPECT_FALSE(watch.observe(10.0, ""));
-  EXPECT_TRUE(watch.observe(101.0, "the engine pool is saturated"));
+  EXPECT_FALSE(watch.observe(10.0, "", ""));
+  EXPECT_TRUE(watch.observe(101.0, "engine pool", "the engine pool is saturated"));
 }
 
 }  // namespace

@@ -72,7 +72,8 @@ void print_realtime_status(const ServiceStatus& st) {
     std::cout << fmt::format("  lag         {}, over {:.0f} s\n", lag_text(st.lag_ms, st.lag_p99_ms, st.lag_max_ms, st.max_lag_ms),
                              st.window_s);
   if (st.engine_cores_needed > 0)
-    std::cout << fmt::format("  engine      needs {:.2f} cores to hold the pace (measured)\n", st.engine_cores_needed);
+    std::cout << fmt::format("  keeping up  the engine needs {:.2f} cores to hold the pace ({} threads, measured)\n",
+                             st.engine_cores_needed, st.threads);
   std::cout << fmt::format("  cpus        engine {}, plasticity {}, other {}{}\n", or_none(st.cpus_engine), or_none(st.cpus_plasticity),
                            or_none(st.cpus_other), st.cpus_freed.empty() ? "" : "; freed by the CUDA engine: " + st.cpus_freed);
   if (!st.gpu_note.empty()) std::cout << fmt::format("  gpu         {}\n", st.gpu_note);
