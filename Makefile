@@ -12,7 +12,7 @@ ifneq ($(NVCC),)
 endif
 CMAKE_ARGS ?=
 
-.PHONY: setup configure build run test bench bench-plasticity bench-service fuzz clean
+.PHONY: setup configure build run test bench bench-plasticity bench-service watch fuzz clean
 
 setup:
 	bash scripts/setup.sh
@@ -37,6 +37,11 @@ bench-plasticity: build
 
 bench-service: build
 	bash bench/bench_service.sh $(BUILD)/flysim
+
+# A paced service for DURATION seconds (default 180) with checkpoints, swaps and stimulus
+# changes; its replay must give the same spikes (bench/watch.sh; ENGINE=cuda on a GPU).
+watch: build
+	bash bench/watch.sh $(BUILD)/flysim $(DURATION)
 
 fuzz: build
 	bash bench/fuzz.sh $(BUILD)

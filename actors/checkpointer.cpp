@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "model/thread_placement.hpp"
+
 namespace flysim {
 
 std::string checkpoint_file_name(int32_t trial, int32_t step) {
@@ -13,6 +15,7 @@ std::string checkpoint_file_name(int32_t trial, int32_t step) {
 
 checkpointer_actor::behavior_type checkpointer_behavior(checkpointer_actor::stateful_pointer<checkpointer_state> self,
                                                         CheckpointerConfig config) {
+  enter_role(ThreadRole::checkpointer);
   self->state.config = std::move(config);
   return {
       [=](checkpoint_atom, const Snapshot& snapshot) -> caf::result<std::string> {
@@ -35,6 +38,10 @@ checkpointer_actor::behavior_type checkpointer_behavior(checkpointer_actor::stat
         return path;
       },
   };
+}
+
+checkpointer_actor spawn_checkpointer(caf::actor_system& system, CheckpointerConfig config) {
+  return system.spawn<caf::detached>(checkpointer_behavior, std::move(config));
 }
 
 }  // namespace flysim

@@ -25,8 +25,10 @@ struct checkpointer_state {
   static inline const char* name = "checkpointer";
 };
 
+// Runs on a thread of its own (fs-ckpt): spawn it with spawn_checkpointer.
 checkpointer_actor::behavior_type checkpointer_behavior(checkpointer_actor::stateful_pointer<checkpointer_state> self,
                                                         CheckpointerConfig config);
+checkpointer_actor spawn_checkpointer(caf::actor_system& system, CheckpointerConfig config);
 
 // "flysim-trial0000-step000005004.ckpt": sorts by position.
 std::string checkpoint_file_name(int32_t trial, int32_t step);

@@ -1,5 +1,9 @@
 #include "actors/engine_actor.hpp"
 
+#include <spdlog/spdlog.h>
+
+#include "model/thread_placement.hpp"
+
 namespace flysim {
 
 namespace {
@@ -20,7 +24,9 @@ auto guarded(F&& f) -> caf::result<decltype(f())> {
 }  // namespace
 
 engine_actor::behavior_type engine_behavior(engine_actor::stateful_pointer<engine_state> self,
-                                            std::shared_ptr<Engine> engine) {
+                                            std::shared_ptr<Engine> engine, EngineKind kind) {
+  if (const std::string problem = enter_role(kind == EngineKind::cpu ? ThreadRole::engine : ThreadRole::gpu); !problem.empty())
+    spdlog::warn("{}", problem);
   self->state.engine = std::move(engine);
   return {
       [=](advance_atom, const EpochRequest& r) -> caf::result<EpochSpikes> {
@@ -51,8 +57,8 @@ engine_actor::behavior_type engine_behavior(engine_actor::stateful_pointer<engin
   };
 }
 
-engine_actor spawn_engine(caf::actor_system& system, std::shared_ptr<Engine> engine) {
-  return system.spawn<caf::detached>(engine_behavior, std::move(engine));
+engine_actor spawn_engine(caf::actor_system& system, std::shared_ptr<Engine> engine, EngineKind kind) {
+  return system.spawn<caf::detached>(engine_behavior, std::move(engine), kind);
 }
 
 }  // namespace flysim

@@ -1,9 +1,13 @@
 #pragma once
 // The engine actor: a thin shell around a kernels Engine (VAST's state + behavior).
-// Spawned detached: an epoch is real work, and CAF's scheduler threads stay free.
+// Spawned detached: an epoch is real work, and CAF's scheduler threads stay free. Its
+// thread is the engine role's: worker 0 of a CPU pool (fs-engine-0, on cpus.engine), or
+// the thread that drives the CUDA engine (fs-gpu, on cpus.other: cpus.engine is free
+// while the GPU computes).
 #include <memory>
 
 #include "kernels/engine.hpp"
+#include "kernels/engine_factory.hpp"
 #include "messages/interfaces.hpp"
 
 namespace flysim {
@@ -14,8 +18,9 @@ struct engine_state {
 };
 
 engine_actor::behavior_type engine_behavior(engine_actor::stateful_pointer<engine_state> self,
-                                            std::shared_ptr<Engine> engine);
+                                            std::shared_ptr<Engine> engine, EngineKind kind);
 
-engine_actor spawn_engine(caf::actor_system& system, std::shared_ptr<Engine> engine);
+// `kind`: what `engine` is (names and places its thread).
+engine_actor spawn_engine(caf::actor_system& system, std::shared_ptr<Engine> engine, EngineKind kind);
 
 }  // namespace flysim

@@ -1,10 +1,14 @@
 #include "actors/plasticity_shard.hpp"
 
+#include "model/thread_placement.hpp"
+
 namespace flysim {
 
 plasticity_shard_actor::behavior_type plasticity_shard_behavior(
     plasticity_shard_actor::stateful_pointer<plasticity_shard_state> self, stdp::StdpShard shard,
-    caf::strong_actor_ptr owner) {
+    caf::strong_actor_ptr owner, ShardThread thread) {
+  // A shard with a thread of its own names and places it; on a pool the thread is CAF's.
+  if (thread == ShardThread::own) enter_role(ThreadRole::plasticity, shard.shard_index());
   self->state.shard.emplace(std::move(shard));
   if (owner) {
     self->monitor(owner);
@@ -28,8 +32,8 @@ plasticity_shard_actor::behavior_type plasticity_shard_behavior(
 plasticity_shard_actor spawn_plasticity_shard(caf::actor_system& system, ShardSetup setup, caf::strong_actor_ptr owner,
                                               ShardThread thread) {
   stdp::StdpShard shard(std::move(setup));
-  if (thread == ShardThread::pool) return system.spawn(plasticity_shard_behavior, std::move(shard), std::move(owner));
-  return system.spawn<caf::detached>(plasticity_shard_behavior, std::move(shard), std::move(owner));
+  if (thread == ShardThread::pool) return system.spawn(plasticity_shard_behavior, std::move(shard), std::move(owner), thread);
+  return system.spawn<caf::detached>(plasticity_shard_behavior, std::move(shard), std::move(owner), thread);
 }
 
 }  // namespace flysim

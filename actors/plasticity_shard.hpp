@@ -13,11 +13,6 @@ struct plasticity_shard_state {
   static inline const char* name = "plasticity_shard";
 };
 
-// `owner`, when given, is monitored: the shard ends when its owner goes down (a run in
-// another process that ended or lost its connection).
-plasticity_shard_actor::behavior_type plasticity_shard_behavior(
-    plasticity_shard_actor::stateful_pointer<plasticity_shard_state> self, stdp::StdpShard shard,
-    caf::strong_actor_ptr owner);
 
 // Where a shard runs. `own`: a thread of its own (a run's local shards, real work next
 // to the engine's pool). `pool`: the actor system's scheduler (a shard node, whose
@@ -26,6 +21,13 @@ plasticity_shard_actor::behavior_type plasticity_shard_behavior(
 // reference from the network layer now and then outlives a stopped shard (5 of 40
 // SIGTERMs to a busy node hung; 0 of 40 with shards on the pool).
 enum class ShardThread { own, pool };
+
+// `owner`, when given, is monitored: the shard ends when its owner goes down (a run in
+// another process that ended or lost its connection). A shard on a thread of its own
+// names it fs-shard-N and pins it to cpus.plasticity.
+plasticity_shard_actor::behavior_type plasticity_shard_behavior(
+    plasticity_shard_actor::stateful_pointer<plasticity_shard_state> self, stdp::StdpShard shard,
+    caf::strong_actor_ptr owner, ShardThread thread);
 
 // Throws std::invalid_argument when the setup is inconsistent (StdpShard checks it).
 plasticity_shard_actor spawn_plasticity_shard(caf::actor_system& system, ShardSetup setup,

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "model/thread_placement.hpp"
+
 namespace flysim {
 
 namespace {
@@ -36,6 +38,7 @@ std::vector<Responder> rank_responders(const Network& net, const std::vector<uin
 
 recorder_actor::behavior_type recorder_behavior(recorder_actor::stateful_pointer<recorder_state> self,
                                                 RecorderConfig config) {
+  enter_role(ThreadRole::recorder);
   auto& st = self->state;
   st.config = std::move(config);
   st.counts.assign(st.config.network->neuron_count(), 0);
@@ -114,6 +117,10 @@ recorder_actor::behavior_type recorder_behavior(recorder_actor::stateful_pointer
         }
       },
   };
+}
+
+recorder_actor spawn_recorder(caf::actor_system& system, RecorderConfig config) {
+  return system.spawn<caf::detached>(recorder_behavior, std::move(config));
 }
 
 }  // namespace flysim

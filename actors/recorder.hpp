@@ -45,8 +45,11 @@ struct recorder_state {
   static inline const char* name = "recorder";
 };
 
+// Runs on a thread of its own (fs-recorder): spawn it with spawn_recorder.
 recorder_actor::behavior_type recorder_behavior(recorder_actor::stateful_pointer<recorder_state> self,
                                                 RecorderConfig config);
+// Detached: writing and flushing files is a role of its own, whose cost is its own.
+recorder_actor spawn_recorder(caf::actor_system& system, RecorderConfig config);
 
 // Rates of every neuron that spiked, highest first (ties by index).
 std::vector<Responder> rank_responders(const Network& net, const std::vector<uint64_t>& counts, double seconds);

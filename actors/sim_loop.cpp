@@ -77,6 +77,7 @@ void deliver_summary(self_ptr self, RecorderSummary recorded, std::string engine
       summary.stopped_early = st.schedule->stopped();
       summary.stopped_trial = st.done.trial;
       summary.stopped_step = st.done.step;
+      add_realtime_summary(self, summary);
       summary.wall_s = elapsed_s(st);
       summary.cpu_s = process_cpu_seconds() - st.cpu_at_start;
       summary.peak_memory_MiB = peak_memory_MiB();
@@ -131,6 +132,7 @@ void on_epoch(self_ptr self, EpochSpikes& epoch) {
   }
   st.spikes += epoch.spikes.size();
   st.done = {epoch.trial, end};
+  record_lag(self);
   for (const auto& shard : st.plan.plasticity.shards) self->send(shard, learn_atom::value, epoch);
   if (!st.plan.plasticity.shards.empty() &&
       (end % st.plan.plasticity.period_steps == 0 || end == st.plan.steps_per_trial))
@@ -169,16 +171,19 @@ void request_swap(self_ptr self, EngineKind kind, unsigned threads, uint64_t liv
     }
     const std::string description = engine->describe();
     const unsigned pool_threads = kind == EngineKind::cpu ? (threads > 0 ? threads : st.plan.default_threads) : 0;
-    auto next = spawn_engine(self->system(), std::move(engine));
+    auto next = spawn_engine(self->system(), std::move(engine), kind);
     self->link_to(next);
     self->request(next, caf::infinite, import_atom::value, state).then([=](import_atom) {
       auto& st = self->state;
       const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - swap_started).count();
       self->unlink_from(st.engine);
-      self->send_exit(st.engine, caf::exit_reason::normal);
+      // Not exit_reason::normal: CAF 0.17's default exit handler ignores it, and the old
+      // engine stayed alive with its pool's threads (seen in the cost per role).
+      self->send_exit(st.engine, caf::exit_reason::user_shutdown);
       st.engine = next;
       st.engine_description = description;
       st.engine_threads = pool_threads;
+      st.engine_kind = kind;
       ++st.engine_generation;
       st.engine_may_fail = kind == EngineKind::cuda;
       st.fallback.reset();
@@ -257,6 +262,7 @@ using namespace sim_loop_steps;
 sim_loop_actor::behavior_type sim_loop_behavior(sim_loop_actor::stateful_pointer<sim_loop_state> self, RunPlan plan,
                                                 engine_actor engine, recorder_actor recorder,
                                                 checkpointer_actor checkpointer) {
+  enter_role(ThreadRole::sim_loop);
   auto& st = self->state;
   st.plan = std::move(plan);
   st.engine = std::move(engine);
@@ -267,6 +273,7 @@ sim_loop_actor::behavior_type sim_loop_behavior(sim_loop_actor::stateful_pointer
   st.engine_description = st.plan.first_engine;
   st.engine_threads = st.plan.first_engine_threads;
   st.schedule.emplace(geometry_of(st.plan), st.plan.checkpoints, st.plan.commands, st.plan.pace);
+  start_realtime(self);
   // Linked: when the sim loop ends (done, failed or interrupted), so do they; the
   // recorder then removes its unfinished files.
   self->link_to(st.engine);
@@ -308,6 +315,12 @@ sim_loop_actor::behavior_type sim_loop_behavior(sim_loop_actor::stateful_pointer
         issue(self);
       },
   };
+}
+
+sim_loop_actor spawn_sim_loop(caf::actor_system& system, RunPlan plan, engine_actor engine, recorder_actor recorder,
+                              checkpointer_actor checkpointer) {
+  return system.spawn<caf::detached>(sim_loop_behavior, std::move(plan), std::move(engine), std::move(recorder),
+                                     std::move(checkpointer));
 }
 
 }  // namespace flysim

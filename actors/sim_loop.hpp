@@ -16,7 +16,12 @@
 #include "model/snapshot.hpp"
 #include "kernels/engine_factory.hpp"
 #include "messages/interfaces.hpp"
+#include "model/cost_sampler.hpp"
+#include "model/gpu_processes.hpp"
 #include "model/journal.hpp"
+#include "model/lag_watch.hpp"
+#include "model/lag_window.hpp"
+#include "model/thread_placement.hpp"
 
 namespace flysim {
 
@@ -78,6 +83,17 @@ struct RunPlan {
   // Epoch requests in flight at once.
   int32_t window = 4;
   PlasticityPlan plasticity;
+  // Real-time operation (model/THREADS.md): the window of the status's rates, lag
+  // figures and cost (status.window-s); a lag above max_lag_ms is logged (run.max-lag-ms).
+  double status_window_s = 10.0;
+  double max_lag_ms = 100.0;
+  // Host cores per role (null: not measured); the CPU partition (cpus.*); NVML for the
+  // processes on the GPU (null: not read).
+  std::shared_ptr<CostSampler> cost;
+  CpuPartition cpus;
+  std::shared_ptr<const NvmlReader> gpu;
+  // The kind of the first engine.
+  EngineKind first_engine_kind = EngineKind::cpu;
 };
 
 // Where the weights of the plasticity period ending at `end` (a step of `trial`) are
@@ -128,6 +144,7 @@ struct sim_loop_state {
   RunPosition recorded_until;
   std::string engine_description;
   unsigned engine_threads = 0;    // of the CPU pool; 0 on CUDA
+  EngineKind engine_kind = EngineKind::cpu;
   // Live commands waiting for their boundary: who to answer.
   std::map<uint64_t, caf::typed_response_promise<LiveReply>> replies;
   uint64_t next_live_id = 1;
@@ -140,12 +157,22 @@ struct sim_loop_state {
   bool finishing = false;
   std::chrono::steady_clock::time_point started, last_progress;
   double cpu_at_start = 0.0;
+  // Lag behind the pace (paced runs), and what has been logged about it and about the
+  // engine (model/lag_watch.hpp, model/cost_diagnosis.hpp).
+  std::optional<LagWindow> lag;
+  std::optional<LagWatch> lag_watch;
+  double lag_cause_checked_s = 0.0, engine_judged_s = 0.0;
+  std::vector<std::string> engine_warnings_logged;  // the kinds, as last logged
   static inline const char* name = "sim_loop";
 };
 
+// Runs on a thread of its own (fs-simloop): spawn it with spawn_sim_loop.
 sim_loop_actor::behavior_type sim_loop_behavior(sim_loop_actor::stateful_pointer<sim_loop_state> self, RunPlan plan,
                                                 engine_actor engine, recorder_actor recorder,
                                                 checkpointer_actor checkpointer);
+// Detached: the sim loop is a role of its own, whose cost and CPUs are its own.
+sim_loop_actor spawn_sim_loop(caf::actor_system& system, RunPlan plan, engine_actor engine, recorder_actor recorder,
+                              checkpointer_actor checkpointer);
 
 // Process CPU time (user + system) in seconds, from getrusage.
 double process_cpu_seconds();

@@ -74,7 +74,7 @@ void fall_back(self_ptr self, const caf::error& err) {
     return;
   }
   const std::string description = engine->describe();
-  auto next = spawn_engine(self->system(), std::move(engine));
+  auto next = spawn_engine(self->system(), std::move(engine), EngineKind::cpu);
   self->link_to(next);
   st.engine = next;
   const uint64_t generation = st.engine_generation;
@@ -83,6 +83,7 @@ void fall_back(self_ptr self, const caf::error& err) {
     if (generation != st.engine_generation) return;
     st.engine_description = description;
     st.engine_threads = st.plan.default_threads;
+    st.engine_kind = EngineKind::cpu;
     st.engine_may_fail = false;
     st.fallback.reset();
     st.issued = point.at;

@@ -15,8 +15,6 @@
 namespace flysim::sim_loop_steps {
 
 namespace {
-constexpr double kStatusWindowS = 10.0;
-
 std::string where(RunPosition at) { return fmt::format("trial {} step {}", at.trial, at.step); }
 
 EngineKind engine_kind_named(const std::string& name) { return name == "cuda" ? EngineKind::cuda : EngineKind::cpu; }
@@ -89,7 +87,19 @@ void sample_status(self_ptr self) {
   const double now = elapsed_s(st);
   if (!st.samples.empty() && now - st.samples.back().wall_s < 0.5) return;
   st.samples.push_back({now, process_cpu_seconds() - st.cpu_at_start, steps_to(st.done, st.schedule->geometry()), st.spikes});
-  while (st.samples.size() > 2 && now - st.samples[1].wall_s >= kStatusWindowS) st.samples.pop_front();
+  while (st.samples.size() > 2 && now - st.samples[1].wall_s >= st.plan.status_window_s) st.samples.pop_front();
+  judge_engine_if_due(self, window_rates(st).wall_per_simulated);
+}
+
+WindowRates window_rates(const sim_loop_state& st) {
+  WindowRates r;
+  if (st.samples.size() < 2) return r;
+  const StatusSample &a = st.samples.front(), &b = st.samples.back();
+  const double wall = b.wall_s - a.wall_s, simulated = static_cast<double>(b.steps - a.steps) * st.plan.dt_ms * 1e-3;
+  r.wall_per_simulated = simulated > 0 ? wall / simulated : 0.0;
+  r.host_cores = wall > 0 ? (b.cpu_s - a.cpu_s) / wall : 0.0;
+  r.spikes_per_simulated_s = simulated > 0 ? static_cast<double>(b.spikes - a.spikes) / simulated : 0.0;
+  return r;
 }
 
 ServiceStatus service_status(self_ptr self) {
@@ -113,13 +123,11 @@ ServiceStatus service_status(self_ptr self) {
   s.last_checkpoint = st.checkpoint_files.empty() ? "" : st.checkpoint_files.back();
   s.stimulus_rate_Hz = st.plan.record.stimulus_rate_Hz;
   s.poisson_neurons = static_cast<uint32_t>(st.plan.record.stimulus.poisson_neurons.size());
-  if (st.samples.size() >= 2) {
-    const StatusSample &a = st.samples.front(), &b = st.samples.back();
-    const double wall = b.wall_s - a.wall_s, simulated = static_cast<double>(b.steps - a.steps) * st.plan.dt_ms * 1e-3;
-    s.wall_per_simulated = simulated > 0 ? wall / simulated : 0.0;
-    s.host_cores = wall > 0 ? (b.cpu_s - a.cpu_s) / wall : 0.0;
-    s.spikes_per_simulated_s = simulated > 0 ? static_cast<double>(b.spikes - a.spikes) / simulated : 0.0;
-  }
+  const WindowRates rates = window_rates(st);
+  s.wall_per_simulated = rates.wall_per_simulated;
+  s.host_cores = rates.host_cores;
+  s.spikes_per_simulated_s = rates.spikes_per_simulated_s;
+  add_realtime_status(self, s);
   return s;
 }
 

@@ -67,7 +67,24 @@ void answer_live(self_ptr self, uint64_t id, LiveReply reply);
 ServiceStatus service_status(self_ptr self);
 // Records a status sample (at most twice a second) for the windowed rates.
 void sample_status(self_ptr self);
+// The rates over the status window (zero before two samples).
+struct WindowRates {
+  double wall_per_simulated = 0.0, host_cores = 0.0, spikes_per_simulated_s = 0.0;
+};
+WindowRates window_rates(const sim_loop_state& st);
 // A stimulus command: the new plan goes to the engine before the next epoch.
 void apply_stimulus(self_ptr self, const LiveCommand& command, uint64_t live_id);
+
+// ---- sim_loop_realtime.cpp
+// Sets up the lag figures and their watch (at spawn).
+void start_realtime(self_ptr self);
+// After an epoch of a paced run: records the lag, logs when it passes run.max-lag-ms.
+void record_lag(self_ptr self);
+// At most once a status window: logs the engine's warnings when their kinds change.
+void judge_engine_if_due(self_ptr self, double wall_per_simulated);
+// The status's lag p99/max, cost, warnings, CPU partitions and GPU neighbours.
+void add_realtime_status(self_ptr self, ServiceStatus& s);
+// The summary's lag over the whole run and cost per role.
+void add_realtime_summary(self_ptr self, RunSummary& summary);
 
 }  // namespace flysim::sim_loop_steps

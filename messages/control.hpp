@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "messages/cost.hpp"
+
 namespace flysim {
 
 using status_atom = caf::atom_constant<caf::atom("status")>;
@@ -49,7 +51,10 @@ struct ServiceStatus {
   double wall_s = 0.0;          // since the start of this run
   double wall_per_simulated = 0.0;  // over the window
   std::string pace;             // "off", "realtime" or the factor
-  double lag_ms = 0.0;          // how far the simulation is behind the pace (0 when off)
+  double lag_ms = 0.0;          // how far the simulation is behind the pace now (0 when off)
+  double lag_p99_ms = 0.0;      // over the window: 99% of the epochs were at most this far behind
+  double lag_max_ms = 0.0;      // over the window
+  double max_lag_ms = 0.0;      // run.max-lag-ms: more than this is logged as falling behind
   std::string engine;           // the engine's describe()
   int32_t threads = 0;          // CPU pool threads (0 on CUDA)
   double host_cpu_s = 0.0;      // process CPU time since the start
@@ -60,6 +65,15 @@ struct ServiceStatus {
   std::string last_checkpoint;  // empty: none yet
   double stimulus_rate_Hz = 0.0;
   uint32_t poisson_neurons = 0;
+  double window_s = 0.0;        // the window of the rates, the lag figures and the cost
+  CostReport cost;              // host cores per role over the window (model/THREADS.md)
+  // CPU engine, paced: host cores the engine needs to hold the pace, measured (0: not measured).
+  double engine_cores_needed = 0.0;
+  std::vector<std::string> warnings;  // what an operator should act on, now
+  std::string cpus_engine, cpus_plasticity, cpus_other;  // the partitions (cpus.*; "" = not pinned)
+  std::string cpus_freed;       // CUDA engine: cpus.engine CPUs no role uses now
+  std::string gpu_note;         // which GPU was read, or why none could be (NVML not available)
+  std::vector<GpuProcess> gpu_neighbours;  // other processes on that GPU
 };
 
 template <class Inspector>
@@ -79,7 +93,9 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, ServiceStatus& x) {
   return f(caf::meta::type_name("flysim.service_status"), x.state, x.trial, x.step, x.trials, x.simulated_s, x.wall_s,
            x.wall_per_simulated, x.pace, x.lag_ms, x.engine, x.threads, x.host_cpu_s, x.host_cores, x.spikes,
-           x.spikes_per_simulated_s, x.shards, x.last_checkpoint, x.stimulus_rate_Hz, x.poisson_neurons);
+           x.spikes_per_simulated_s, x.shards, x.last_checkpoint, x.stimulus_rate_Hz, x.poisson_neurons, x.lag_p99_ms,
+           x.lag_max_ms, x.max_lag_ms, x.window_s, x.cost, x.engine_cores_needed, x.warnings, x.cpus_engine, x.cpus_plasticity,
+           x.cpus_other, x.cpus_freed, x.gpu_note, x.gpu_neighbours);
 }
 
 }  // namespace flysim

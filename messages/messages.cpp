@@ -32,6 +32,14 @@ void register_message_types(caf::actor_system_config& cfg) {
   cfg.add_message_type<std::vector<LiveKick>>("flysim.live_kicks");
   cfg.add_message_type<LiveCommand>("flysim.live_command");
   cfg.add_message_type<LiveReply>("flysim.live_reply");
+  cfg.add_message_type<LagFigures>("flysim.lag_figures");
+  cfg.add_message_type<RoleCost>("flysim.role_cost");
+  cfg.add_message_type<std::vector<RoleCost>>("flysim.role_costs");
+  cfg.add_message_type<ThreadCost>("flysim.thread_cost");
+  cfg.add_message_type<std::vector<ThreadCost>>("flysim.thread_costs");
+  cfg.add_message_type<CostReport>("flysim.cost_report");
+  cfg.add_message_type<GpuProcess>("flysim.gpu_process");
+  cfg.add_message_type<std::vector<GpuProcess>>("flysim.gpu_processes");
   cfg.add_message_type<ServiceStatus>("flysim.service_status");
   // A shard node replies with the handle of the shard it spawned.
   cfg.add_message_type<plasticity_shard_actor>("flysim.plasticity_shard_actor");

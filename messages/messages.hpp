@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "model/snapshot.hpp"
+#include "messages/cost.hpp"
 #include "model/engine_state.hpp"
 #include "model/shard_setup.hpp"
 #include "model/spike.hpp"
@@ -87,6 +88,9 @@ struct RunSummary {
   std::vector<int32_t> final_weights;    // per plastic index, when asked for
   bool stopped_early = false;            // a stop request (Ctrl-C, SIGTERM) ended it
   int32_t stopped_trial = 0, stopped_step = 0;  // where, when stopped_early
+  LagFigures lag;                        // paced runs: behind the pace, over the whole run
+  double max_lag_ms = 0.0;               // run.max-lag-ms
+  CostReport cost;                       // host cores per role over the whole run
 };
 
 // The types of model/ carry one field list (fields()), shared with the checkpoint
@@ -167,7 +171,7 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, RunSummary& x) {
   return f(caf::meta::type_name("flysim.run_summary"), x.recorded, x.engine, x.trials, x.simulated_s, x.simulated_this_run_s, x.wall_s,
            x.cpu_s, x.peak_memory_MiB, x.checkpoints, x.swaps, x.plasticity_shards, x.weight_changes, x.final_weights,
-           x.stopped_early, x.stopped_trial, x.stopped_step);
+           x.stopped_early, x.stopped_trial, x.stopped_step, x.lag, x.max_lag_ms, x.cost);
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, Kick& x) {

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages flysim builds with, when any is missing.
+# Installs the Debian 12 packages flysim builds with, when any is missing (and the tools
+# of its measurements: pidstat from sysstat, matplotlib for bench/watch.sh's picture).
 # Runs as root (or through sudo when it is there); does nothing when all are present.
 set -euo pipefail
 packages=(build-essential cmake libcaf-dev libspdlog-dev libfmt-dev libcereal-dev
-          libgtest-dev librandom123-dev libxxhash-dev libssl-dev libcpp-httplib-dev nlohmann-json3-dev python3)
+          libgtest-dev librandom123-dev libxxhash-dev libssl-dev libcpp-httplib-dev nlohmann-json3-dev python3
+          sysstat python3-matplotlib curl)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

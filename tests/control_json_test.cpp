@@ -7,6 +7,7 @@
 #include "apps/flysim/control_options.hpp"
 #include "apps/flysim/ctl_args.hpp"
 #include "cli_support.hpp"
+#include "control_support.hpp"
 #include "model/errors.hpp"
 
 namespace flysim::test {
@@ -64,6 +65,15 @@ TEST(ControlJson, StatusAndReplyRoundTripAndTheClientIgnoresNewFields) {
   EXPECT_EQ(back.spikes, 1ull << 40);
   EXPECT_EQ(back.stimulus_rate_Hz, 99.5);
   EXPECT_EQ(back.last_checkpoint, "c.ckpt");
+  // The nested cost and GPU objects, both ways (flysim cost differences two of these).
+  const ServiceStatus full = fake_status();
+  const ServiceStatus full_back = app::status_from_json(app::status_to_json(full));
+  EXPECT_EQ(app::status_to_json(full_back), app::status_to_json(full));
+  ASSERT_EQ(full_back.cost.threads.size(), 1u);
+  EXPECT_EQ(full_back.cost.threads[0].name, "fs-engine-0");
+  EXPECT_EQ(full_back.gpu_neighbours[0].pid, 4343u);
+  EXPECT_EQ(full_back.warnings, full.warnings);
+  EXPECT_THROW(app::status_from_json(R"({"cost":{"roles":"many"}})"), std::runtime_error);
   EXPECT_EQ(app::status_from_json(R"({"state":"running","added_later":[1]})").state, "running");
   EXPECT_THROW(app::status_from_json(R"({"trial":"one"})"), std::runtime_error);
   EXPECT_THROW(app::reply_from_json("<html>"), std::runtime_error);

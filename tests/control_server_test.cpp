@@ -60,7 +60,27 @@ TEST_F(ControlServerTest, StatusReportsEveryFieldInSnakeCase) {
   EXPECT_EQ(s["last_checkpoint"], want.last_checkpoint);
   EXPECT_EQ(s["stimulus_rate_hz"], want.stimulus_rate_Hz);
   EXPECT_EQ(s["poisson_neurons"], want.poisson_neurons);
-  EXPECT_EQ(s.size(), 19u) << s.dump();
+  EXPECT_EQ(s["lag_p99_ms"], want.lag_p99_ms);
+  EXPECT_EQ(s["lag_max_ms"], want.lag_max_ms);
+  EXPECT_EQ(s["max_lag_ms"], want.max_lag_ms);
+  EXPECT_EQ(s["window_s"], want.window_s);
+  EXPECT_EQ(s["engine_cores_needed"], want.engine_cores_needed);
+  EXPECT_EQ(s["warnings"], json(want.warnings));
+  EXPECT_EQ(s["cpus_engine"], want.cpus_engine);
+  EXPECT_EQ(s["cpus_plasticity"], want.cpus_plasticity);
+  EXPECT_EQ(s["cpus_other"], want.cpus_other);
+  EXPECT_EQ(s["cpus_freed"], want.cpus_freed);
+  EXPECT_EQ(s["cost"]["at_s"], want.cost.at_s);
+  EXPECT_EQ(s["cost"]["window_s"], want.cost.window_s);
+  EXPECT_EQ(s["cost"]["process_cores"], want.cost.process_cores);
+  EXPECT_EQ(s["cost"]["process_cpu_s"], want.cost.process_cpu_s);
+  EXPECT_EQ(s["cost"]["exited_cores"], want.cost.exited_cores);
+  EXPECT_EQ(s["cost"]["roles"], json::parse(R"([{"role":"engine","threads":2,"cores":0.25,"busiest_thread_cores":0.125,"cpu_s":3.0}])"));
+  EXPECT_EQ(s["cost"]["threads"], json::parse(R"([{"tid":4242,"name":"fs-engine-0","cores":0.125,"cpu_s":1.5}])"));
+  EXPECT_EQ(s["cost"].size(), 7u);
+  EXPECT_EQ(s["gpu_note"], want.gpu_note);
+  EXPECT_EQ(s["gpu_neighbours"], json::parse(R"([{"gpu":0,"pid":4343,"name":"python3","used_mib":2048.0}])"));
+  EXPECT_EQ(s.size(), 32u) << s.dump();
 }
 
 TEST_F(ControlServerTest, EachEndpointDeliversItsCommand) {

@@ -26,6 +26,25 @@ ServiceStatus fake_status() {
   s.last_checkpoint = "ckpt/flysim-trial0001-step000000360.ckpt";
   s.stimulus_rate_Hz = 150;
   s.poisson_neurons = 21;
+  s.lag_p99_ms = 1.5;
+  s.lag_max_ms = 4.25;
+  s.max_lag_ms = 100;
+  s.window_s = 10;
+  s.engine_cores_needed = 0.75;
+  s.warnings = {"a warning"};
+  s.cpus_engine = "2-5";
+  s.cpus_plasticity = "6";
+  s.cpus_other = "0-1";
+  s.cpus_freed = "2-5";
+  s.cost.at_s = 12.5;
+  s.cost.window_s = 10;
+  s.cost.process_cores = 0.3;
+  s.cost.process_cpu_s = 3.75;
+  s.cost.exited_cores = 0.01;
+  s.cost.roles = {{"engine", 2, 0.25, 0.125, 3.0}};
+  s.cost.threads = {{4242, "fs-engine-0", 0.125, 1.5}};
+  s.gpu_note = "on the GPU flysim uses: GPU 0";
+  s.gpu_neighbours = {{0, 4343, "python3", 2048.0}};
   return s;
 }
 

@@ -17,5 +17,7 @@ int checkpoint_command(const std::vector<std::string>& args);
 int shard_command(const std::vector<std::string>& args);
 // `ctl REQUEST`: the client of a running service's control API.
 int ctl_command(const std::vector<std::string>& args);
+// `cost`: host cores per role of a running service, as a table.
+int cost_command(const std::vector<std::string>& args);
 
 }  // namespace flysim::app

@@ -13,6 +13,7 @@
 
 #include "apps/flysim/control_options.hpp"
 #include "apps/flysim/plasticity_options.hpp"
+#include "apps/flysim/realtime_options.hpp"
 #include "model/errors.hpp"
 
 namespace flysim::app {
@@ -136,6 +137,8 @@ std::vector<OptionSpec> run_options() {
   specs.insert(specs.end(), own.begin(), own.end());
   const auto plasticity = plasticity_options();
   specs.insert(specs.end(), plasticity.begin(), plasticity.end());
+  const auto realtime = realtime_options();
+  specs.insert(specs.end(), realtime.begin(), realtime.end());
   const auto logs = log_options();
   specs.insert(specs.end(), logs.begin(), logs.end());
   return specs;

@@ -3,11 +3,71 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <concepts>
 #include <limits>
+#include <type_traits>
 #include <set>
 #include <vector>
 
 #include "actors/control_rules.hpp"
+
+namespace flysim {
+
+// The status's nested objects, field by field: the same names both ways. nlohmann finds
+// to_json/from_json by argument-dependent lookup in the namespace of the type.
+template <class T, class U>
+concept same_unqualified = std::same_as<std::remove_const_t<T>, U>;
+
+template <same_unqualified<RoleCost> Cost, class Visit>
+void visit_fields(Cost& c, Visit&& visit) {
+  visit("role", c.role);
+  visit("threads", c.threads);
+  visit("cores", c.cores);
+  visit("busiest_thread_cores", c.busiest_thread_cores);
+  visit("cpu_s", c.cpu_s);
+}
+template <same_unqualified<ThreadCost> Thread, class Visit>
+void visit_fields(Thread& t, Visit&& visit) {
+  visit("tid", t.tid);
+  visit("name", t.name);
+  visit("cores", t.cores);
+  visit("cpu_s", t.cpu_s);
+}
+template <same_unqualified<CostReport> Report, class Visit>
+void visit_fields(Report& r, Visit&& visit) {
+  visit("at_s", r.at_s);
+  visit("window_s", r.window_s);
+  visit("process_cores", r.process_cores);
+  visit("process_cpu_s", r.process_cpu_s);
+  visit("exited_cores", r.exited_cores);
+  visit("roles", r.roles);
+  visit("threads", r.threads);
+}
+template <same_unqualified<GpuProcess> Process, class Visit>
+void visit_fields(Process& p, Visit&& visit) {
+  visit("gpu", p.gpu);
+  visit("pid", p.pid);
+  visit("name", p.name);
+  visit("used_mib", p.used_MiB);
+}
+
+template <class T>
+concept status_part = std::same_as<T, RoleCost> || std::same_as<T, ThreadCost> || std::same_as<T, CostReport> ||
+                      std::same_as<T, GpuProcess>;
+
+template <class Json, status_part T>
+void to_json(Json& j, const T& x) {
+  visit_fields(x, [&](const char* key, const auto& value) { j[key] = value; });
+}
+// Fields it does not hold keep their defaults (an older service reports fewer).
+template <class Json, status_part T>
+void from_json(const Json& j, T& x) {
+  visit_fields(x, [&](const char* key, auto& value) {
+    if (j.contains(key)) j.at(key).get_to(value);
+  });
+}
+
+}  // namespace flysim
 
 namespace flysim::app {
 
@@ -149,6 +209,19 @@ void for_each_status_field(Status& s, Visit&& visit) {
   visit("last_checkpoint", s.last_checkpoint);
   visit("stimulus_rate_hz", s.stimulus_rate_Hz);
   visit("poisson_neurons", s.poisson_neurons);
+  visit("lag_p99_ms", s.lag_p99_ms);
+  visit("lag_max_ms", s.lag_max_ms);
+  visit("max_lag_ms", s.max_lag_ms);
+  visit("window_s", s.window_s);
+  visit("engine_cores_needed", s.engine_cores_needed);
+  visit("warnings", s.warnings);
+  visit("cpus_engine", s.cpus_engine);
+  visit("cpus_plasticity", s.cpus_plasticity);
+  visit("cpus_other", s.cpus_other);
+  visit("cpus_freed", s.cpus_freed);
+  visit("cost", s.cost);
+  visit("gpu_note", s.gpu_note);
+  visit("gpu_neighbours", s.gpu_neighbours);
 }
 
 template <class Reply, class Visit>
@@ -166,6 +239,15 @@ json parse_answer(const std::string& body, const char* what) {
   return j;
 }
 
+template <class T>
+const char* type_word() {
+  if constexpr (std::is_same_v<T, std::string>) return "a string";
+  else if constexpr (std::is_same_v<T, bool>) return "a boolean";
+  else if constexpr (std::is_arithmetic_v<T>) return "a number";
+  else if constexpr (std::is_same_v<T, std::vector<std::string>>) return "a list of strings";
+  else return "an object or list of the form status reports";
+}
+
 // A field the client reads: absent leaves the default; the wrong type is an error.
 template <class T>
 void read_answer_field(const json& j, const char* key, T& out, const char* what) {
@@ -173,8 +255,7 @@ void read_answer_field(const json& j, const char* key, T& out, const char* what)
   try {
     out = j.at(key).get<T>();
   } catch (const json::exception&) {
-    throw std::runtime_error(fmt::format("the service's {} has {} = {}, not a {}", what, key, j.at(key).dump(),
-                                         std::is_same_v<T, std::string> ? "string" : std::is_same_v<T, bool> ? "boolean" : "number"));
+    throw std::runtime_error(fmt::format("the service's {} has {} = {}, not {}", what, key, j.at(key).dump(), type_word<T>()));
   }
 }
 }  // namespace

@@ -13,6 +13,7 @@
 #include "apps/flysim/control_json.hpp"
 #include "messages/messages.hpp"
 #include "model/errors.hpp"
+#include "model/thread_placement.hpp"
 
 namespace flysim::app {
 
@@ -123,6 +124,8 @@ ControlServer::ControlServer(caf::actor_system& system, control_actor control, C
   if (port_ < 0 || (config_.port != 0 && !server_->bind_to_port(config_.bind, config_.port)))
     throw input_error("control API: " + bind_failure(config_.bind, config_.port, errno));
   thread_ = std::thread([this] {
+    // httplib starts its request threads from this one: they inherit its name and CPUs.
+    enter_role(ThreadRole::http);
     server_->listen_after_bind();
     listen_returned_ = true;
   });

@@ -9,7 +9,9 @@
 #include "apps/flysim/commands.hpp"
 #include "apps/flysim/common_options.hpp"
 #include "apps/flysim/control_json.hpp"
+#include "apps/flysim/control_client.hpp"
 #include "apps/flysim/control_options.hpp"
+#include "apps/flysim/cost_table.hpp"
 #include "apps/flysim/ctl_args.hpp"
 #include "model/errors.hpp"
 
@@ -55,33 +57,31 @@ void refuse_serve_only_keys_on_the_command_line(const Options& o) {
       o.reject(spec.key, "is an option of flysim serve; flysim ctl reads it only from a config file, and ignores it");
 }
 
-// A failure that is not the user's usage: one line on stderr, exit code 1.
-class ctl_failure : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-// One request; an HTTP answer of any status, or a ctl_failure when none came.
+// One request: GET /status or POST /<action>.
 httplib::Result send(const ControlEndpoint& s, const CtlRequest& r) {
-  httplib::Client client(s.host, s.port);
-  client.set_connection_timeout(std::chrono::seconds(5));
-  // The service answers a command once it took effect, and waits at most 60 s for that.
-  client.set_read_timeout(std::chrono::seconds(70));
-  httplib::Headers headers;
-  if (!s.token.empty()) headers.emplace("Authorization", "Bearer " + s.token);
-  httplib::Result result = r.action == "status" ? client.Get("/status", headers)
-                                                : client.Post("/" + r.action, headers, command_to_json(r.command), "application/json");
-  if (result) return result;
-  switch (result.error()) {
-    case httplib::Error::Connection:
-      throw ctl_failure(fmt::format("nothing listens on {} (is flysim serve running? control.port?)", s.where()));
-    case httplib::Error::ConnectionTimeout:
-      throw ctl_failure(fmt::format("no connection to {} within 5 s (is control.bind the service's host?)", s.where()));
-    case httplib::Error::Read:
-      throw ctl_failure(fmt::format("{} did not answer (it closed the connection, or took over 70 s)", s.where()));
-    default:
-      throw ctl_failure(fmt::format("the request to {} failed: {}", s.where(), httplib::to_string(result.error())));
-  }
+  if (r.action == "status") return control_request(s, "/status", nullptr);
+  const std::string body = command_to_json(r.command);
+  return control_request(s, "/" + r.action, &body);
+}
+
+std::string or_none(const std::string& cpus) { return cpus.empty() ? "-" : cpus; }
+
+// Lag, CPU partitions, the GPU's other users, warnings and host cores per role.
+void print_realtime_status(const ServiceStatus& st) {
+  if (st.pace != "off")
+    std::cout << fmt::format("  lag         {}, over {:.0f} s\n", lag_text(st.lag_ms, st.lag_p99_ms, st.lag_max_ms, st.max_lag_ms),
+                             st.window_s);
+  if (st.engine_cores_needed > 0)
+    std::cout << fmt::format("  keeping up  the engine needs {:.2f} cores to hold the pace ({} threads, measured)\n",
+                             st.engine_cores_needed, st.threads);
+  std::cout << fmt::format("  cpus        engine {}, plasticity {}, other {}{}\n", or_none(st.cpus_engine), or_none(st.cpus_plasticity),
+                           or_none(st.cpus_other), st.cpus_freed.empty() ? "" : "; freed by the CUDA engine: " + st.cpus_freed);
+  if (!st.gpu_note.empty()) std::cout << fmt::format("  gpu         {}\n", st.gpu_note);
+  for (const GpuProcess& p : st.gpu_neighbours)
+    std::cout << fmt::format("              GPU {}: pid {} {} {}\n", p.gpu, p.pid, p.name.empty() ? "(name unknown)" : p.name,
+                             p.used_MiB >= 0 ? fmt::format("{:.0f} MiB", p.used_MiB) : "(memory not reported)");
+  for (const std::string& w : st.warnings) std::cout << fmt::format("  warning     {}\n", w);
+  if (!st.cost.roles.empty()) std::cout << "  host cores per role:\n" << cost_table(st.cost, "    ");
 }
 
 void print_status(const ServiceStatus& st, const std::string& where) {
@@ -105,6 +105,7 @@ void print_status(const ServiceStatus& st, const std::string& where) {
       st.threads > 0 ? std::to_string(st.threads) : "none (not a CPU pool)", st.host_cpu_s, st.host_cores, st.spikes,
       st.spikes_per_simulated_s, st.poisson_neurons, st.stimulus_rate_Hz, st.shards > 0 ? std::to_string(st.shards) : "off",
       st.last_checkpoint.empty() ? "none yet" : st.last_checkpoint);
+  print_realtime_status(st);
 }
 
 void print_reply(const std::string& action, const LiveReply& reply) {
@@ -118,7 +119,7 @@ auto decoded(Decode decode) {
   try {
     return decode();
   } catch (const std::runtime_error& e) {
-    throw ctl_failure(e.what());
+    throw control_failure(e.what());
   }
 }
 
@@ -127,13 +128,13 @@ int answer(const ControlEndpoint& s, const CtlRequest& r, const httplib::Respons
     case 200: break;
     case 400: throw input_error("the service refused the request: " + error_from_json(res.body));
     case 401:
-      throw ctl_failure(s.token.empty() ? "the service needs a token: give --control.token-file=FILE, the file flysim serve reads"
+      throw control_failure(s.token.empty() ? "the service needs a token: give --control.token-file=FILE, the file flysim serve reads"
                                         : "the service refused the token of control.token-file: is it the file flysim serve reads?");
     case 409: {
       if (r.json) std::cout << res.body << "\n";
-      throw ctl_failure(fmt::format("{} refused: {}", r.action, decoded([&] { return reply_from_json(res.body); }).message));
+      throw control_failure(fmt::format("{} refused: {}", r.action, decoded([&] { return reply_from_json(res.body); }).message));
     }
-    default: throw ctl_failure(fmt::format("{} answered HTTP {}: {}", s.where(), res.status, error_from_json(res.body)));
+    default: throw control_failure(fmt::format("{} answered HTTP {}: {}", s.where(), res.status, error_from_json(res.body)));
   }
   if (r.json) {
     std::cout << res.body << "\n";
@@ -154,7 +155,7 @@ int ctl_command(const std::vector<std::string>& args) {
   const ControlEndpoint service = control_endpoint(o);
   try {
     return answer(service, request, send(service, request).value());
-  } catch (const ctl_failure& e) {
+  } catch (const control_failure& e) {
     std::cerr << "flysim ctl: " << e.what() << "\n";
     return 1;
   }

@@ -1,8 +1,10 @@
 // flysim doctor: can this machine run the engine that is asked for? Reports the CUDA
-// build, the device files, driver and runtime versions, the code in the binary, CPUs
-// and the thread setting. Exits non-zero when cuda is asked for and cannot run.
+// build, the device files, driver and runtime versions, the code in the binary, the
+// other processes on the GPU (NVML, loaded at run time), CPUs, the CPU partition and the
+// thread setting. Exits non-zero when cuda is asked for and cannot run.
 #include <fmt/format.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <iostream>
@@ -10,7 +12,9 @@
 
 #include "apps/flysim/commands.hpp"
 #include "apps/flysim/common_options.hpp"
+#include "apps/flysim/realtime_options.hpp"
 #include "kernels/version.hpp"
+#include "model/gpu_processes.hpp"
 #include "model/network_cache.hpp"
 
 namespace flysim::app {
@@ -63,8 +67,19 @@ int doctor_command(const std::vector<std::string>& args) {
       std::cout << "  device             none usable\n";
   }
   std::cout << fmt::format("  cuda engine        {}\n", probe.problem.empty() ? "usable" : "unusable: " + probe.problem);
-  std::cout << fmt::format("  cpus               {} (engine.threads = {})\n", std::thread::hardware_concurrency(),
-                           o.text("engine.threads"));
+  // Read only: who else holds the GPU, and how much of its memory.
+  const NvmlReader nvml;
+  const GpuNeighbours neighbours = gpu_neighbours(nvml, static_cast<uint32_t>(::getpid()));
+  std::cout << fmt::format("  gpu processes      {}\n", neighbours.note);
+  for (const GpuProcess& p : neighbours.processes)
+    std::cout << fmt::format("                     GPU {}: pid {} {} {}\n", p.gpu, p.pid, p.name.empty() ? "(name unknown)" : p.name,
+                             p.used_MiB >= 0 ? fmt::format("{:.0f} MiB", p.used_MiB) : "(memory not reported)");
+  const RealtimeSettings realtime = realtime_settings(o);  // refuses a CPU list this process may not use
+  std::cout << fmt::format("  cpus               {} (engine.threads = {}), this process may use {}\n",
+                           std::thread::hardware_concurrency(), o.text("engine.threads"), format_cpu_list(realtime.cpus.allowed));
+  if (realtime.cpus.pins_anything())
+    std::cout << fmt::format("  cpu partition      engine {}, plasticity {}, other {}\n", o.text("cpus.engine"),
+                             o.text("cpus.plasticity"), o.text("cpus.other"));
   std::cout << fmt::format("  engine asked for   {}{}\n", to_string(kind),
                            std::getenv("FLY_LIF_CUDA") ? " (from FLY_LIF_CUDA)" : " (engine.kind)");
   std::cout << fmt::format("  kernel             {}\n", kKernelVersion);

@@ -25,6 +25,7 @@ constexpr const char* kUsage =
     "  checkpoint inspect FILE: print a checkpoint's header, position and plan\n"
     "  shard      serve plasticity shards to runs in other processes (plasticity.nodes)\n"
     "  ctl        talk to a running service: status, swap, checkpoint, stimulus, pause, resume, stop\n"
+    "  cost       host cores per role of a running service (like pidstat -t, by role)\n"
     "  help       this text\n"
     "\n"
     "`flysim <command> --help` lists a command's options. Options can also come from a\n"
@@ -39,7 +40,8 @@ constexpr const char* kUsage =
     "  flysim run --plasticity.enabled=true --plasticity.shards=4 --plasticity.weights-out=w.csv\n"
     "  flysim shard --port=7000   (then: flysim run --plasticity.enabled=true --plasticity.nodes=127.0.0.1:7000)\n"
     "  flysim ctl status\n"
-    "  flysim ctl swap cpu --threads=2\n";
+    "  flysim ctl swap cpu --threads=2\n"
+    "  flysim cost --url=http://127.0.0.1:7460 --window=30\n";
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -58,6 +60,7 @@ int main(int argc, char** argv) {
     if (command == "checkpoint") return flysim::app::checkpoint_command(args);
     if (command == "shard") return flysim::app::shard_command(args);
     if (command == "ctl") return flysim::app::ctl_command(args);
+    if (command == "cost") return flysim::app::cost_command(args);
     std::cerr << "flysim: unknown command '" << command << "'\n\n" << kUsage;
     return 2;
   } catch (const flysim::interrupted& e) {

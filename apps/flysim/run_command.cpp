@@ -15,6 +15,7 @@
 #include <iostream>
 #include <thread>
 
+#include "actors/caf_thread_roles.hpp"
 #include "actors/checkpointer.hpp"
 #include "actors/engine_actor.hpp"
 #include "actors/recorder.hpp"
@@ -24,9 +25,11 @@
 #include "actors/control.hpp"
 #include "apps/flysim/control_options.hpp"
 #include "apps/flysim/control_server.hpp"
+#include "apps/flysim/cost_table.hpp"
 #include "apps/flysim/file_roles.hpp"
 #include "apps/flysim/network_layer.hpp"
 #include "apps/flysim/plasticity_options.hpp"
+#include "apps/flysim/realtime_options.hpp"
 #include "apps/flysim/shard_placement.hpp"
 #include "apps/flysim/stop_signal.hpp"
 #include "kernels/engine_factory.hpp"
@@ -53,8 +56,15 @@ StimulusPlan stimulus_plan(const Options& o, const Network& net) {
 }
 
 
+// Lag (paced runs) and host cores per role over the whole run.
+void print_realtime_summary(const RunSummary& s, bool paced) {
+  if (paced)
+    std::cout << "  lag         " << lag_text(s.lag.now_ms, s.lag.p99_ms, s.lag.max_ms, s.max_lag_ms) << ", over the whole run\n";
+  if (!s.cost.roles.empty()) std::cout << "  host cores per role, over the whole run:\n" << cost_table(s.cost, "    ");
+}
+
 void print_summary(const RunSummary& s, const Network& net, const StimulusPlan& plan, double rate_Hz,
-                   const std::string& compatibility) {
+                   const std::string& compatibility, bool paced) {
   const double simulated_total = s.simulated_this_run_s;
   std::cout << fmt::format(
       "flysim run: {}\n"
@@ -80,6 +90,7 @@ void print_summary(const RunSummary& s, const Network& net, const StimulusPlan& 
     std::cout << fmt::format("  plasticity  {} shard(s), {} weight changes applied\n", s.plasticity_shards, s.weight_changes);
   if (!s.checkpoints.empty())
     std::cout << fmt::format("  checkpoints {} written, the last {}\n", s.checkpoints.size(), s.checkpoints.back());
+  print_realtime_summary(s, paced);
   const double per_sim = simulated_total > 0 ? s.wall_s / simulated_total : 0.0;
   std::cout << fmt::format(
       "  wall time   {:.3f} s, {:.4f} wall s per simulated s ({:.1f}x faster than real time)\n"
@@ -367,6 +378,14 @@ int run_or_serve(const std::vector<std::string>& args, RunMode mode) {
   if (o.number("checkpoint.every-ms") != 0) files.folder_keys.push_back("checkpoint.dir");
   refuse_clashing_files(o, files);
   const RunChecks checks = check_run_options(o);
+  const RealtimeSettings realtime = realtime_settings(o);
+  // From here on every thread flysim starts is named and placed for its role; this one
+  // first, so the threads it starts begin on cpus.other until they enter their own role.
+  install_cpu_partition(realtime.cpus);
+  enter_role(ThreadRole::main);
+  if (!realtime.cpus.engine.empty() && static_cast<std::size_t>(checks.threads) > realtime.cpus.engine.size())
+    spdlog::warn("engine.threads={} on {} CPUs of cpus.engine={}: the pool's threads will share CPUs", checks.threads,
+                 realtime.cpus.engine.size(), o.text("cpus.engine"));
   if (serving && o.text("output.journal").empty()) o.reject("output.journal", "must name a file: a service always keeps its journal");
   const ControlServerConfig control_config = serving ? control_server_config(o) : ControlServerConfig{};
   const std::vector<SwapRequest> swaps = swap_requests(o);
@@ -455,6 +474,12 @@ int run_or_serve(const std::vector<std::string>& args, RunMode mode) {
   plan.network = net;
   plan.first_engine = engine->describe();
   plan.first_engine_threads = first_kind == EngineKind::cpu ? default_threads : 0;
+  plan.first_engine_kind = first_kind;
+  plan.status_window_s = realtime.window_s;
+  plan.max_lag_ms = realtime.max_lag_ms;
+  plan.cpus = realtime.cpus;
+  // A service reports the other processes on its GPU; NVML is loaded once, here.
+  if (serving) plan.gpu = std::make_shared<const NvmlReader>();
   plan.record = in.record;
   plan.make_engine = build_engine;
   if (!o.text("output.journal").empty())
@@ -478,6 +503,9 @@ int run_or_serve(const std::vector<std::string>& args, RunMode mode) {
     cfg.set("work-stealing.aggressive-poll-attempts", std::size_t{10});
     cfg.set("work-stealing.moderate-poll-attempts", std::size_t{0});
   }
+  name_caf_threads(cfg);
+  // Host cores per role from here on (model/THREADS.md), the actors' threads included.
+  plan.cost = std::make_shared<CostSampler>(realtime.window_s);
   caf::actor_system system{cfg};
   RecorderConfig rc;
   rc.network = net;
@@ -489,11 +517,11 @@ int run_or_serve(const std::vector<std::string>& args, RunMode mode) {
   rc.readout_root_id = kMn9RootId;
   rc.stream = plan.pace > 0 || o.text("run.duration-ms") == "forever";
   if (in.restored) rc.start = in.restored->recorder;
-  auto recorder = system.spawn(recorder_behavior, rc);
+  auto recorder = spawn_recorder(system, rc);
   checkpointer_actor checkpointer;
   if (checks.checkpointing || serving)
-    checkpointer = system.spawn<caf::detached>(
-        checkpointer_behavior,
+    checkpointer = spawn_checkpointer(
+        system,
         CheckpointerConfig{o.text("checkpoint.dir"), static_cast<std::size_t>(checks.keep),
                            {in.compatibility, kKernelVersion, net->content_hash()},
                            [constants = in.constants, hash = net->content_hash(), dt_ms](double rate_Hz) {
@@ -513,8 +541,9 @@ int run_or_serve(const std::vector<std::string>& args, RunMode mode) {
     if (in.restored) plan.plasticity.restored_pending = unapplied_weights(learned, in.restored->engine.plastic_weights);
     plan.plasticity.want_final_weights = !plasticity.weights_out.empty();
   }
-  auto engine_handle = spawn_engine(system, std::move(engine));
-  auto sim = system.spawn(sim_loop_behavior, std::move(plan), engine_handle, recorder, checkpointer);
+  // The sim loop holds the only handle of the engine: a swap's old engine (its thread and
+  // its pool's) ends once the sim loop lets it go.
+  auto sim = spawn_sim_loop(system, std::move(plan), spawn_engine(system, std::move(engine), first_kind), recorder, checkpointer);
   // The control API: its HTTP threads only talk to the control actor, which asks the
   // sim loop. Stopped (below) before the actor system goes.
   std::unique_ptr<ControlServer> control;
@@ -529,6 +558,7 @@ int run_or_serve(const std::vector<std::string>& args, RunMode mode) {
   // finish, what was recorded is committed) and a second one into an exit (nothing kept).
   std::atomic<bool> finished{false};
   std::thread watcher([&] {
+    enter_role_as(ThreadRole::other, "fs-signals");
     while (!finished.load() && stop_signal() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
     if (stop_signal() == 0) return;
     spdlog::warn("signal {}: stopping after the epochs in flight (a second signal stops at once, writing nothing)", stop_signal());
@@ -541,7 +571,7 @@ int run_or_serve(const std::vector<std::string>& args, RunMode mode) {
   {
     self->request(sim, caf::infinite, run_atom::value)
         .receive([&](const RunSummary& summary) {
-                   print_summary(summary, *net, *stimulus, in.record.stimulus_rate_Hz, in.compatibility);
+                   print_summary(summary, *net, *stimulus, in.record.stimulus_rate_Hz, in.compatibility, checks.pace > 0);
                    if (!plasticity.weights_out.empty()) {
                      write_plastic_weights_csv(plasticity.weights_out, *net, *plastic_edges, summary.final_weights);
                      std::cout << fmt::format("  weights     {} plastic connections written to {}\n", plastic_edges->size(),

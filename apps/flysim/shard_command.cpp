@@ -6,6 +6,7 @@
 #include <iostream>
 #include <thread>
 
+#include "actors/caf_thread_roles.hpp"
 #include "actors/shard_node.hpp"
 #include "apps/flysim/commands.hpp"
 #include "apps/flysim/common_options.hpp"
@@ -83,6 +84,8 @@ int shard_command(const std::vector<std::string>& args) {
   caf::actor_system_config cfg;
   register_message_types(cfg);
   CredentialFiles credentials = load_network_layer(cfg, token);
+  // Its shards run on CAF's workers: fs-caf-N in pidstat -t.
+  name_caf_threads(cfg);
   caf::actor_system system{cfg};
   auto node = system.spawn(shard_node_behavior);
   auto published = publish_node(system, node, static_cast<uint16_t>(port), bind);

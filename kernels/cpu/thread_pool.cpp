@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "model/thread_placement.hpp"
+
 namespace flysim {
 
 namespace {
@@ -56,6 +58,8 @@ void ThreadPool::run(const std::function<void(unsigned, unsigned)>& job) {
 }
 
 void ThreadPool::work(unsigned worker) {
+  // fs-engine-N on cpus.engine (worker 0 is the engine actor's thread, named by it).
+  enter_role(ThreadRole::engine, worker);
   uint64_t seen = 0;
   for (;;) {
     spin_then_wait(generation_, seen, [&] { return generation_.load(std::memory_order_acquire) != seen; });

@@ -21,6 +21,8 @@ class StdpShard {
   std::vector<WeightChange> flush();
   ShardState state() const;
   std::size_t connection_count() const { return plastic_.size(); }
+  // Which shard of how many this is (ShardSetup::shard).
+  uint32_t shard_index() const { return shard_; }
 
  private:
   // What a pairing touches, packed so that one is one cache line fetch: the potentiation

@@ -1,0 +1,35 @@
+#pragma once
+// Decides when falling behind the pace is worth a log line (model/THREADS.md, "Lag"):
+// once when the lag first exceeds run.max-lag-ms, with the figure and the likely cause;
+// again only when the cause changes while behind, and once when the run has caught up,
+// that is, when the lag is back to half the limit (so a lag that hovers at the limit
+// is not logged at every epoch). A plain class: the sim loop logs what it returns.
+#include <optional>
+#include <string>
+
+namespace flysim {
+
+class LagWatch {
+ public:
+  explicit LagWatch(double max_lag_ms) : max_lag_ms_(max_lag_ms) {}
+
+  struct Line {
+    bool warning = false;  // true: falling behind (warn); false: caught up (info)
+    std::string text;
+  };
+  // The lag now and what the cost figures say is saturated (cause_of_lag(): its kind,
+  // which is compared, and its text, which is logged); a line to log when something
+  // changed, else nothing.
+  std::optional<Line> observe(double lag_ms, const std::string& cause_kind, const std::string& cause_text);
+
+  bool behind() const { return behind_; }
+  double max_lag_ms() const { return max_lag_ms_; }
+
+ private:
+  double max_lag_ms_;
+  bool behind_ = false;
+  std::string cause_kind_;
+  double worst_ms_ = 0.0;  // while behind
+};
+
+}  // namespace flysim
