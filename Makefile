@@ -12,7 +12,7 @@ ifneq ($(NVCC),)
 endif
 CMAKE_ARGS ?=
 
-.PHONY: setup configure build run test bench bench-plasticity fuzz clean
+.PHONY: setup configure build run test bench bench-plasticity bench-page fuzz clean
 
 setup:
 	bash scripts/setup.sh
@@ -34,6 +34,9 @@ bench: build
 
 bench-plasticity: build
 	bash bench/bench_plasticity.sh $(BUILD)/flysim
+
+bench-page: build
+	bash bench/bench_page.sh $(BUILD)/flysim
 
 fuzz: build
 	bash bench/fuzz.sh $(BUILD)

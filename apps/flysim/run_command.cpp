@@ -43,6 +43,10 @@ namespace flysim::app {
 
 namespace {
 
+// The live page's window (model/ACTIVITY.md): 20 ms bins, the newest 10 s of them.
+constexpr double kActivityBinMs = 20.0;
+constexpr std::size_t kActivityBins = 500;
+
 StimulusPlan stimulus_plan(const Options& o, const Network& net) {
   StimulusPlan plan;
   const bool ids_apply = o.given("stimulus.ids") || !o.given("stimulus.kicks");
@@ -480,6 +484,10 @@ int run_or_serve(const std::vector<std::string>& args, RunMode mode) {
   rc.readout_root_id = kMn9RootId;
   rc.stream = plan.pace > 0 || o.text("run.duration-ms") == "forever";
   if (in.restored) rc.start = in.restored->recorder;
+  if (serving) {  // the live page's window: only a service has a page to feed
+    rc.activity = ActivitySettings{std::max(1, duration_to_steps(kActivityBinMs, plan.dt_ms)), kActivityBins, plan.dt_ms, plan.steps_per_trial};
+    rc.stimulated = stimulated_neurons(in.record.stimulus);
+  }
   auto recorder = system.spawn(recorder_behavior, rc);
   checkpointer_actor checkpointer;
   if (checks.checkpointing || serving)
@@ -510,7 +518,7 @@ int run_or_serve(const std::vector<std::string>& args, RunMode mode) {
   // sim loop. Stopped (below) before the actor system goes.
   std::unique_ptr<ControlServer> control;
   if (serving) {
-    auto control_handle = system.spawn(control_behavior, caf::actor_cast<control_actor>(sim), kStatusTimeout);
+    auto control_handle = system.spawn(control_behavior, live_actor{sim}, activity_actor{recorder}, kStatusTimeout);
     control = std::make_unique<ControlServer>(system, control_handle, control_config);
     // stdout carries the address (a script reads the chosen port from it); logs go to stderr.
     std::cout << "flysim serve: control API on http://" << control->address() << std::endl;
