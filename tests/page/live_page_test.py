@@ -184,6 +184,8 @@ def run(binary, data, artifacts, fill_s):
         wait(driver, "the top responders", lambda d: len(d.find_elements(By.CSS_SELECTOR, "#top tbody tr")) > 0)
         os.makedirs(artifacts, exist_ok=True)
         screenshot = os.path.join(artifacts, "live-page.png")
+        # The whole page in one picture: the window as tall as the document.
+        driver.set_window_size(1400, driver.execute_script("return document.documentElement.scrollHeight") + 160)
         driver.save_screenshot(screenshot)
 
         driver.find_element(By.ID, "stop").click()

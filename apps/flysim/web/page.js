@@ -186,7 +186,8 @@ function timeAxis(ctx, width, height) {
   const binsPerSecond = 1000 / raster.binMs;
   ctx.font = '10px ui-monospace, monospace';
   ctx.textAlign = 'center';
-  for (let pos = Math.ceil(firstShown / binsPerSecond) * binsPerSecond; pos <= raster.next; pos += binsPerSecond) {
+  ctx.textBaseline = 'alphabetic';
+  for (let pos = Math.max(0, Math.ceil(firstShown / binsPerSecond) * binsPerSecond); pos <= raster.next; pos += binsPerSecond) {
     ctx.strokeStyle = COLORS.grid;
     ctx.beginPath();
     ctx.moveTo(x(pos), 0);
@@ -222,7 +223,7 @@ function drawRaster() {
       const color = rows[row].readout ? COLORS.readout : rows[row].stimulated ? COLORS.stimulated : COLORS.spike;
       const at = (row * columns + column) * 4;
       image.data.set(color, at);
-      image.data[at + 3] = Math.min(255, 110 + 60 * count);
+      image.data[at + 3] = Math.min(255, 75 + 45 * count);  // 1..4 spikes in a bin: four shades
     });
   }
   offscreen.getContext('2d').putImageData(image, 0, 0);
