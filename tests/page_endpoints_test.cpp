@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "apps/flysim/browser_guard.hpp"
 #include "apps/flysim/page_files.hpp"
 #include "control_support.hpp"
 
@@ -128,6 +129,32 @@ TEST_F(PageEndpoints, PageEndpointsTakeOnlyGet) {
   start(with_page());
   EXPECT_EQ(post("/spikes", "{}")->status, 405);
   EXPECT_EQ(post("/", "{}")->status, 405);
+}
+
+TEST(BrowserGuard, RefusesAnotherOriginAndAForeignHostOnALoopbackServiceWithoutToken) {
+  EXPECT_EQ(app::cross_site_problem("127.0.0.1:7460", "", true), "") << "curl, flysim ctl: no Origin";
+  EXPECT_EQ(app::cross_site_problem("localhost:8080", "http://localhost:8080", true), "") << "the page through a tunnel";
+  EXPECT_EQ(app::cross_site_problem("[::1]:7460", "http://[::1]:7460", true), "");
+  EXPECT_EQ(app::cross_site_problem("", "", true), "") << "an HTTP/1.0 client without Host";
+  EXPECT_NE(app::cross_site_problem("127.0.0.1:7460", "http://evil.example", true).find("a page of http://evil.example may not"),
+            std::string::npos);
+  EXPECT_NE(app::cross_site_problem("127.0.0.1:7460", "null", false), "") << "a sandboxed page";
+  EXPECT_NE(app::cross_site_problem("evil.example:7460", "http://evil.example:7460", true).find("Host 'evil.example:7460' is not a loopback name"),
+            std::string::npos)
+      << "DNS rebinding: same origin, foreign name";
+  EXPECT_EQ(app::cross_site_problem("flyhost:7460", "http://flyhost:7460", false), "") << "a service with a token may have any name";
+}
+
+TEST_F(PageEndpoints, ARequestForAnotherSiteIs403AndNeverReachesTheSimulation) {
+  start(with_page());
+  const auto cross = post("/stop", "{}", {{"Origin", "http://evil.example"}});
+  ASSERT_TRUE(cross);
+  EXPECT_EQ(cross->status, 403);
+  EXPECT_NE(cross->body.find("a page of http://evil.example may not use this service"), std::string::npos) << cross->body;
+  EXPECT_EQ(get("/", {{"Host", "evil.example"}})->status, 403);
+  EXPECT_TRUE(log_->received().empty());
+  const std::string self = "http://127.0.0.1:" + std::to_string(server_->port());
+  EXPECT_EQ(post("/pause", "", {{"Origin", self}})->status, 200) << "the page itself";
 }
 
 }  // namespace

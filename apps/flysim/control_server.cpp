@@ -13,6 +13,7 @@
 #include <optional>
 
 #include "apps/flysim/activity_json.hpp"
+#include "apps/flysim/browser_guard.hpp"
 #include "apps/flysim/control_json.hpp"
 #include "messages/messages.hpp"
 #include "model/errors.hpp"
@@ -174,8 +175,15 @@ void ControlServer::install_routes() {
   s.set_socket_options(control_socket_options);
   s.set_keep_alive_max_count(1);
   s.set_payload_max_length(kMaxBodyBytes);
-  // Before routing and before the body is read: the token, then the path, then the method.
+  // Before routing and before the body is read: another site's request, the token, then
+  // the path, then the method.
   s.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    if (const std::string problem = cross_site_problem(req.get_header_value("Host"), req.get_header_value("Origin"),
+                                                       config_.token.empty() && is_loopback_address(config_.bind));
+        !problem.empty()) {
+      answer_error(res, 403, problem);
+      return httplib::Server::HandlerResponse::Handled;
+    }
     const std::vector<std::string> page = page_paths(config_.page);
     const bool page_file = std::find(page.begin(), page.end(), req.path) != page.end();
     if (!config_.token.empty() && !page_file && !same_secret(req.get_header_value("Authorization"), "Bearer " + config_.token)) {
