@@ -187,6 +187,8 @@ def run(binary, data, artifacts, fill_s):
         # The whole page in one picture: the window as tall as the document.
         driver.set_window_size(1400, driver.execute_script("return document.documentElement.scrollHeight") + 160)
         driver.save_screenshot(screenshot)
+        print("the page redraws its raster (%s rows) and rates in %s ms" %
+              (raster.get_attribute("data-rows"), raster.get_attribute("data-draw-ms")))
 
         driver.find_element(By.ID, "stop").click()
         WebDriverWait(driver, DEADLINE_S).until(expected_conditions.alert_is_present()).accept()
