@@ -6,8 +6,9 @@
 #   run     flysim run: no control API, no activity window;
 #   serve   flysim serve --run.pace=off: the API and the page's window on, nobody looking;
 #   page    the same with the page's polling (bench/page_poller.py, at page.js's rates).
-# Prints the median wall s per simulated s of each, and whether the spike files of every
-# run are identical (they must be: the window only counts what the recorder is given).
+# Prints the median wall s and host CPU s (the whole process) per simulated s of each, and
+# whether the spike files of every run are identical (they must be: the window only counts
+# what the recorder is given). On a shared machine the CPU figure is the steadier one.
 #   bench/bench_page.sh BUILD/flysim
 #   REPEAT=5 ...          rounds (default 3)
 #   DURATION_MS=2000 ...  simulated per run (default 1000)
@@ -28,14 +29,12 @@ if [[ ${SCENARIO:-dense} == dense ]]; then
 fi
 serve_args=(--run.pace=off --control.port=0 --output.journal="$work/journal.jsonl")
 
-# Wall s per simulated s from a summary on stdin.
-wall_of() { sed -n 's/.*s, \([0-9.]*\) wall s per simulated s.*/\1/p'; }
-
-# flysim serve ARGS... with the page's polling for as long as it runs; sets `wall`.
+# flysim serve ARGS... with the page's polling for as long as it runs; its summary in `out`.
 serve_with_page() {
+  rm -f "$work/serve.out"  # the last round's port must not be read for this one's
   "$flysim" serve "$@" > "$work/serve.out" &
   serve_pid=$!
-  until port=$(sed -n 's|.*control API on http://[^:]*:\([0-9]*\).*|\1|p' "$work/serve.out") && [[ -n $port ]]; do
+  until port=$(sed -n 's|.*control API on http://[^:]*:\([0-9]*\).*|\1|p' "$work/serve.out" 2> /dev/null) && [[ -n $port ]]; do
     kill -0 "$serve_pid" || { echo "flysim serve ended before its control API was up" >&2; exit 1; }
     sleep 0.05
   done
@@ -44,23 +43,39 @@ serve_with_page() {
   wait "$serve_pid"
   serve_pid=
   wait "$poller"
-  wall=$(wall_of < "$work/serve.out")
-  poller_line=$(cat "$work/poller.out")
+  out=$(cat "$work/serve.out")
+}
+
+# Appends the summary in `out` to the figures of `way` (run, serve, page).
+declare -A walls cpus
+note() {  # note WAY
+  local wall cpu
+  wall=$(sed -n 's/.*s, \([0-9.]*\) wall s per simulated s.*/\1/p' <<< "$out")
+  cpu=$(cpu_per_sim)
+  walls[$1]+="$wall " cpus[$1]+="$cpu "
+  line+=" $1 $wall ($cpu cpu),"
 }
 
 echo "# flysim page benchmark, scenario ${SCENARIO:-dense}, ${THREADS:-2} threads, ${DURATION_MS:-1000} ms simulated per run, $(machine_line)"
 "$flysim" run --run.duration-ms=1 --log.level=warn > /dev/null  # the network, generated and cached once
-run_walls=() serve_walls=() page_walls=()
 for ((r = 0; r < ${REPEAT:-3}; ++r)); do
-  run_walls+=("$("$flysim" run "${args[@]}" --output.spikes="$work/run-$r.csv" | wall_of)")
-  serve_walls+=("$("$flysim" serve "${args[@]}" "${serve_args[@]}" --output.spikes="$work/serve-$r.csv" | wall_of)")
-  serve_with_page "${args[@]}" "${serve_args[@]}" --output.spikes="$work/page-$r.csv"
-  page_walls+=("$wall")
-  echo "round $((r + 1)): run ${run_walls[-1]}, serve ${serve_walls[-1]}, serve + page ${page_walls[-1]} wall s per simulated s; $poller_line"
+  line="round $((r + 1)):"
+  out=$("$flysim" run "${args[@]}" --output.spikes="$work/run-$r.csv") && note run
+  out=$("$flysim" serve "${args[@]}" "${serve_args[@]}" --output.spikes="$work/serve-$r.csv") && note serve
+  serve_with_page "${args[@]}" "${serve_args[@]}" --output.spikes="$work/page-$r.csv" && note page
+  echo "$line wall s (cpu s) per simulated s; $(cat "$work/poller.out")"
 done
-echo "run (no page, no window):   $(printf '%s\n' "${run_walls[@]}" | median) wall s per simulated s (median)"
-echo "serve, nobody looking:      $(printf '%s\n' "${serve_walls[@]}" | median)"
-echo "serve, the page polling:    $(printf '%s\n' "${page_walls[@]}" | median)"
+echo "load average (1, 5, 15 min) at the end: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
+echo "medians, wall s per simulated s and host cpu s per simulated s:"
+for way in run serve page; do
+  case $way in
+    run) what="flysim run (no page, no window)" ;;
+    serve) what="flysim serve, nobody looking" ;;
+    page) what="flysim serve, the page polling" ;;
+  esac
+  printf '  %-32s %8s wall  %8s cpu\n' "$what" "$(tr ' ' '\n' <<< "${walls[$way]}" | grep . | median)" \
+    "$(tr ' ' '\n' <<< "${cpus[$way]}" | grep . | median)"
+done
 spikes=$(($(wc -l < "$work/run-0.csv") - 1))
 if [[ $(sha256sum "$work"/*.csv | awk '{print $1}' | sort -u | wc -l) == 1 ]]; then
   echo "spikes: identical in all $((3 * ${REPEAT:-3})) runs ($spikes spikes each)"
