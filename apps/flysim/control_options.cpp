@@ -73,8 +73,11 @@ ControlServerConfig control_server_config(const Options& o) {
                              "could stop the service");
   if (!config.token.empty() && !is_loopback_address(config.bind))
     spdlog::warn("control API on {}: plain HTTP, so the token and the commands cross the network unencrypted", config.bind);
-  config.page = load_page_files(find_web_dir(o.text("control.web-dir"), web_dir_candidates(running_executable())));
   return config;
+}
+
+PageFiles page_files_from_options(const Options& o) {
+  return load_page_files(find_web_dir(o.text("control.web-dir"), web_dir_candidates(running_executable())));
 }
 
 std::string ControlEndpoint::where() const { return host_and_port(host, port); }

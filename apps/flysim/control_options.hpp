@@ -25,8 +25,12 @@ std::string control_token(const Options& o);
 
 // What `flysim serve` starts its ControlServer with: control.port checked (0..65535),
 // the token read, and an address other than loopback refused without a token (naming
-// control.bind); the live page's files found (control.web-dir) and read. Throws input_error.
+// control.bind). Throws input_error.
 ControlServerConfig control_server_config(const Options& o);
+
+// The live page's files, from control.web-dir or the places web_dir_candidates() names
+// (flysim serve only). Throws input_error naming where it looked.
+PageFiles page_files_from_options(const Options& o);
 
 // Where `flysim ctl` finds the service: the host control.bind, control.port (1..65535:
 // a client cannot connect to "any port") and the token. Throws input_error.

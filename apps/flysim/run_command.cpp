@@ -372,7 +372,11 @@ int run_or_serve(const std::vector<std::string>& args, RunMode mode) {
   refuse_clashing_files(o, files);
   const RunChecks checks = check_run_options(o);
   if (serving && o.text("output.journal").empty()) o.reject("output.journal", "must name a file: a service always keeps its journal");
-  const ControlServerConfig control_config = serving ? control_server_config(o) : ControlServerConfig{};
+  ControlServerConfig control_config;
+  if (serving) {  // before the network loads: a missing page costs no waiting
+    control_config = control_server_config(o);
+    control_config.page = page_files_from_options(o);
+  }
   const std::vector<SwapRequest> swaps = swap_requests(o);
   // The model options once more, before the network loads, so that a plasticity.* typo
   // costs no waiting (the delay cell rounds the plasticity period).
