@@ -46,5 +46,11 @@ TEST(PageFiles, LoadsEveryFileAndNamesAMissingOne) {
             "control.web-dir=" + dir.path("") + ": the live page's file page.css is missing");
 }
 
+TEST(PageFiles, ServeWithoutItsPageRefusesToStartNamingTheFolder) {
+  ScratchDir dir("flysim-web");
+  const CliResult r = run_flysim("serve --control.port=0 --control.web-dir=" + dir.path("none"), dir.path("out"), dir.path("err"));
+  expect_one_line_error(r, "control.web-dir=" + dir.path("none") + ": the live page's file index.html is missing");
+}
+
 }  // namespace
 }  // namespace flysim::test
