@@ -250,14 +250,14 @@ void ControlServer::install_routes() {
 // draws, each question forwarded to the control actor like a status request.
 void ControlServer::install_page_routes() {
   httplib::Server& s = *server_;
-  for (const std::string& path : page_paths(config_.page)) {
-    const PageFile& file = path == "/" ? config_.page.files.front() : *std::find_if(config_.page.files.begin(), config_.page.files.end(),
-                                                                                   [&](const PageFile& f) { return "/" + f.name == path; });
-    s.Get(path, [&file](const httplib::Request&, httplib::Response& res) {
+  for (const PageFile& file : config_.page.files) {
+    const auto send_file = [&file](const httplib::Request&, httplib::Response& res) {
       // Always asked again: an upgraded service serves its own page, not a cached one.
       res.set_header("Cache-Control", "no-cache");
       res.set_content(file.body, file.content_type);
-    });
+    };
+    s.Get("/" + file.name, send_file);
+    if (&file == &config_.page.files.front()) s.Get("/", send_file);  // the index
   }
   // A bad query never leaves the HTTP layer: 400 naming the parameter.
   const auto query = [](const httplib::Request& req, httplib::Response& res, const std::vector<QueryParameter>& takes) {
