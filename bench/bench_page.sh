@@ -14,6 +14,7 @@
 #   DURATION_MS=2000 ...  simulated per run (default 1000)
 #   SCENARIO=default ...  the canonical experiment (21 sugar GRNs at 150 Hz) instead
 #   THREADS=2 ...         CPU pool threads (default 2)
+#   PACE=0.2 WINDOW=20    the paced part: simulated s per wall s (default realtime), seconds measured
 set -euo pipefail
 flysim=${1:?usage: bench_page.sh PATH/TO/flysim}
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -82,3 +83,31 @@ if [[ $(sha256sum "$work"/*.csv | awk '{print $1}' | sort -u | wc -l) == 1 ]]; t
 else
   echo "spikes: DIFFER between runs" && sha256sum "$work"/*.csv && exit 1
 fi
+
+# Host cores of a paced service (the whole process, utime + stime of /proc/PID/stat) over
+# WINDOW seconds after a 3 s warm-up, without and with the page's polling: what the page
+# costs when the engine leaves cores free (PACE must be one the engine holds here).
+cpu_seconds() { awk -v hz="$(getconf CLK_TCK)" '{print ($14 + $15) / hz}' "/proc/$1/stat"; }
+echo "== host cores at pace=${PACE:-realtime} over ${WINDOW:-20} s, without and with the page polling"
+for polling in no yes; do
+  rm -f "$work/serve.out"
+  "$flysim" serve "${args[@]/--run.duration-ms=*/--run.duration-ms=forever}" --run.pace="${PACE:-realtime}" --control.port=0 \
+    --output.journal="$work/journal.jsonl" > "$work/serve.out" 2> "$work/serve.err" &
+  serve_pid=$!
+  until port=$(sed -n 's|.*control API on http://[^:]*:\([0-9]*\).*|\1|p' "$work/serve.out" 2> /dev/null) && [[ -n $port ]]; do
+    sleep 0.05
+  done
+  [[ $polling == yes ]] && python3 "$here/bench/page_poller.py" "$port" > "$work/poller.out" &
+  sleep 3
+  before=$(cpu_seconds "$serve_pid") start=$(date +%s.%N)
+  sleep "${WINDOW:-20}"
+  after=$(cpu_seconds "$serve_pid") end=$(date +%s.%N)
+  lag=$(curl -s "localhost:$port/status" | sed -n 's/.*"lag_ms":\([0-9.]*\).*/\1/p')
+  curl -s -X POST "localhost:$port/stop" -d '' > /dev/null
+  wait "$serve_pid"
+  serve_pid=
+  wait
+  awk -v a="$before" -v b="$after" -v s="$start" -v e="$end" -v p="$polling" -v lag="$lag" \
+    'BEGIN {printf "  page polling %-3s %.3f host cores (%.2f cpu s over %.1f wall s), lag %.1f ms\n", p, (b - a) / (e - s), b - a, e - s, lag}'
+  [[ $polling == yes ]] && echo "  $(cat "$work/poller.out")"
+done
