@@ -526,6 +526,7 @@ int run_or_serve(const std::vector<std::string>& args, RunMode mode) {
     control = std::make_unique<ControlServer>(system, control_handle, control_config);
     // stdout carries the address (a script reads the chosen port from it); logs go to stderr.
     std::cout << "flysim serve: control API on http://" << control->address() << std::endl;
+    spdlog::info("live page: http://{}/ (files from {})", control->address(), control_config.page.dir);
   }
 
   // A watcher thread turns a stop signal into a stop request (the epochs in flight
