@@ -37,10 +37,10 @@ struct control_state {
 };
 
 // Forwards to `sim` (the sim loop) and `activity` (the recorder). A status request, or
-// a question for the page, fails with caf::sec::request_timeout when it is not
-// answered within `status_timeout`. A command waits, with no timeout here, for `sim` to answer once it
-// took effect at the boundary it chose (a pause or a swap may wait for the epochs in
-// flight); the caller decides how long it waits. Ends when `sim` ends, with its exit
+// a question for the page, fails with caf::sec::request_timeout when it is not answered
+// within `status_timeout`. A command waits, with no timeout here, for `sim` to answer
+// once it took effect at the boundary it chose (a pause or a swap may wait for the
+// epochs in flight); the caller decides how long it waits. Ends when `sim` ends, with its exit
 // reason: the commands still waiting, and every later request, fail with
 // caf::sec::request_receiver_down.
 control_actor::behavior_type control_behavior(control_actor::stateful_pointer<control_state> self, live_actor sim,
