@@ -322,7 +322,7 @@ async function command(action, body) {
   try {
     const {status, json} = await call('POST', '/' + action, body);
     if (status === 200) say('ok', `${action}: ${json.message} (trial ${json.trial} step ${json.step})`);
-    else say('refused', `${action} refused: ${json ? json.message || json.error : 'HTTP ' + status}`);
+    else say('refused', `${action}: ${json ? json.message || json.error : 'HTTP ' + status}`);  // says why
   } catch (e) {
     say('refused', `${action} failed: ${e.message}`);
   } finally {
