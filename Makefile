@@ -12,7 +12,7 @@ ifneq ($(NVCC),)
 endif
 CMAKE_ARGS ?=
 
-.PHONY: setup configure build run test bench bench-plasticity bench-service watch fuzz clean
+.PHONY: setup configure build run test bench bench-plasticity bench-service watch bench-page fuzz clean
 
 setup:
 	bash scripts/setup.sh
@@ -42,6 +42,9 @@ bench-service: build
 # changes; its replay must give the same spikes (bench/watch.sh; ENGINE=cuda on a GPU).
 watch: build
 	bash bench/watch.sh $(BUILD)/flysim $(DURATION)
+
+bench-page: build
+	bash bench/bench_page.sh $(BUILD)/flysim
 
 fuzz: build
 	bash bench/fuzz.sh $(BUILD)

@@ -25,6 +25,16 @@ void answer_command(control_pointer self, uint64_t number, caf::expected<LiveRep
   pending.erase(it);
 }
 
+// Asks `whom` (within the status timeout) and hands the answer, or the error, to the requester.
+template <class Report, class Handle, class... Ts>
+caf::typed_response_promise<Report> ask(control_pointer self, const Handle& whom, Ts... question) {
+  auto promise = self->make_response_promise<Report>();
+  self->request(whom, self->state.status_timeout, question...)
+      .then([=](Report& report) mutable { promise.deliver(std::move(report)); },
+            [=](caf::error& err) mutable { promise.deliver(std::move(err)); });
+  return promise;
+}
+
 void end_with(control_pointer self, const caf::error& reason) {
   for (auto& [number, promise] : self->state.pending)
     promise.deliver(caf::make_error(caf::sec::request_receiver_down, "the simulation ended before the command took effect"));
@@ -33,9 +43,10 @@ void end_with(control_pointer self, const caf::error& reason) {
 }
 }  // namespace
 
-control_actor::behavior_type control_behavior(control_actor::stateful_pointer<control_state> self, control_actor sim,
-                                              caf::timespan status_timeout) {
+control_actor::behavior_type control_behavior(control_actor::stateful_pointer<control_state> self, live_actor sim,
+                                              activity_actor activity, caf::timespan status_timeout) {
   self->state.sim = std::move(sim);
+  self->state.activity = std::move(activity);
   self->state.status_timeout = status_timeout;
   // The control actor serves the sim loop: once that is gone there is nothing to ask.
   self->monitor(self->state.sim);
@@ -46,13 +57,7 @@ control_actor::behavior_type control_behavior(control_actor::stateful_pointer<co
     if (msg.reason != caf::exit_reason::normal) end_with(self, msg.reason);
   });
   return {
-      [=](status_atom) -> caf::typed_response_promise<ServiceStatus> {
-        auto promise = self->make_response_promise<ServiceStatus>();
-        self->request(self->state.sim, self->state.status_timeout, status_atom::value)
-            .then([=](const ServiceStatus& status) mutable { promise.deliver(status); },
-                  [=](caf::error& err) mutable { promise.deliver(std::move(err)); });
-        return promise;
-      },
+      [=](status_atom) { return ask<ServiceStatus>(self, self->state.sim, status_atom::value); },
       [=](command_atom, LiveCommand& command) -> caf::result<LiveReply> {
         if (const std::string problem = command_problem(command); !problem.empty()) {
           spdlog::debug("control: refused {}: {}", command.action, problem);
@@ -69,6 +74,11 @@ control_actor::behavior_type control_behavior(control_actor::stateful_pointer<co
                   [=](caf::error& err) { answer_command(self, number, std::move(err)); });
         return promise;
       },
+      [=](raster_atom, int64_t since, uint32_t neurons) {
+        return ask<RasterReport>(self, self->state.activity, raster_atom::value, since, neurons);
+      },
+      [=](rates_atom, int64_t since) { return ask<RatesReport>(self, self->state.activity, rates_atom::value, since); },
+      [=](top_atom, uint32_t neurons) { return ask<TopReport>(self, self->state.activity, top_atom::value, neurons); },
   };
 }
 

@@ -2,7 +2,8 @@
 // The control actor: what the control API's HTTP handlers talk to (issue 10). It refuses
 // a live command that is wrong on its face and forwards the rest, and every status
 // request, to the actor that runs the simulation, which decides. So HTTP threads never
-// touch the simulation, and the sim loop never sees a malformed command.
+// touch the simulation, and the sim loop never sees a malformed command. The live page's
+// questions (issue 12) go to the activity window's owner, the recorder.
 #include <map>
 #include <optional>
 #include <string>
@@ -23,7 +24,8 @@ caf::error invalid_command(const std::string& problem);
 std::optional<std::string> invalid_command_problem(const caf::error& err);
 
 struct control_state {
-  control_actor sim;
+  live_actor sim;
+  activity_actor activity;
   caf::timespan status_timeout = kStatusTimeout;
   // Commands the sim loop has not answered yet, by a number of their own: failed when
   // the sim loop or this actor ends, since CAF 0.17 drops an undelivered promise
@@ -34,14 +36,14 @@ struct control_state {
   static inline const char* name = "control";
 };
 
-// Forwards to `sim`, an actor with control_actor's handlers (the sim loop). A status
-// request fails with caf::sec::request_timeout when `sim` does not answer within
-// `status_timeout`. A command waits, with no timeout here, for `sim` to answer once it
-// took effect at the boundary it chose (a pause or a swap may wait for the epochs in
-// flight); the caller decides how long it waits. Ends when `sim` ends, with its exit
+// Forwards to `sim` (the sim loop) and `activity` (the recorder). A status request, or
+// a question for the page, fails with caf::sec::request_timeout when it is not answered
+// within `status_timeout`. A command waits, with no timeout here, for `sim` to answer
+// once it took effect at the boundary it chose (a pause or a swap may wait for the
+// epochs in flight); the caller decides how long it waits. Ends when `sim` ends, with its exit
 // reason: the commands still waiting, and every later request, fail with
 // caf::sec::request_receiver_down.
-control_actor::behavior_type control_behavior(control_actor::stateful_pointer<control_state> self, control_actor sim,
-                                              caf::timespan status_timeout);
+control_actor::behavior_type control_behavior(control_actor::stateful_pointer<control_state> self, live_actor sim,
+                                              activity_actor activity, caf::timespan status_timeout);
 
 }  // namespace flysim

@@ -18,6 +18,11 @@ int decimals_for(double dt_ms) {
   return decimals;
 }
 
+// The answer of a recorder without an activity window (flysim run) to the page's questions.
+caf::error no_activity_window() {
+  return fail("this run keeps no activity window: the live page's figures come from flysim serve");
+}
+
 void write_rates(const std::string& path, const std::vector<Responder>& ranked) {
   AtomicFile out(path);
   std::string text = "neuron_id,index,spikes,rate_hz\n";
@@ -45,6 +50,10 @@ recorder_actor::behavior_type recorder_behavior(recorder_actor::stateful_pointer
   if (!st.config.start.counts.empty()) st.counts = st.config.start.counts;
   st.total = st.config.start.spikes;
   st.time_decimals = decimals_for(st.config.dt_ms);
+  if (st.config.activity) {
+    st.activity.emplace(st.config.network, *st.config.activity, st.config.readout_root_id);
+    st.activity->set_stimulated(st.config.stimulated);
+  }
   static constexpr char header[] = "trial,step,t_ms,neuron_id\n";
   if (!st.config.spikes_path.empty() && st.config.stream) {
     st.spikes_stream.emplace(st.config.spikes_path);
@@ -59,6 +68,7 @@ recorder_actor::behavior_type recorder_behavior(recorder_actor::stateful_pointer
       [=](record_atom, const EpochSpikes& epoch) {
         auto& st = self->state;
         st.total += epoch.spikes.size();
+        if (st.activity) st.activity->record(epoch.trial, epoch.first, epoch.steps, epoch.spikes);
         st.line_buffer.clear();
         for (const Spike& s : epoch.spikes) {
           ++st.counts[s.neuron];
@@ -90,6 +100,21 @@ recorder_actor::behavior_type recorder_behavior(recorder_actor::stateful_pointer
         }
       },
       [=](position_atom) { return RecorderPosition{self->state.total, self->state.counts}; },
+      [=](stimulus_atom, const std::vector<uint32_t>& neurons) {
+        if (self->state.activity) self->state.activity->set_stimulated(neurons);
+      },
+      [=](raster_atom, int64_t since, uint32_t neurons) -> caf::result<RasterReport> {
+        if (!self->state.activity) return no_activity_window();
+        return self->state.activity->raster(since, neurons);
+      },
+      [=](rates_atom, int64_t since) -> caf::result<RatesReport> {
+        if (!self->state.activity) return no_activity_window();
+        return self->state.activity->rates(since);
+      },
+      [=](top_atom, uint32_t neurons) -> caf::result<TopReport> {
+        if (!self->state.activity) return no_activity_window();
+        return self->state.activity->top(neurons);
+      },
       [=](finish_atom, double seconds) -> caf::result<RecorderSummary> {
         auto& st = self->state;
         try {

@@ -3,7 +3,9 @@
 // files appear under their names only when the run finishes (model/atomic_file.hpp): a
 // run that fails leaves nothing that looks complete. A streamed spike file (flysim
 // serve) grows as the run goes and is flushed at least every kStreamFlushEvery, in
-// whole lines (model/stream_file.hpp).
+// whole lines (model/stream_file.hpp). In flysim serve it also keeps the live page's
+// activity window (model/activity_window.hpp): the spikes are already here, in order,
+// so counting them into bins costs no copy and no other message.
 #include <chrono>
 #include <memory>
 #include <optional>
@@ -12,6 +14,7 @@
 
 #include "model/snapshot.hpp"
 #include "messages/interfaces.hpp"
+#include "model/activity_window.hpp"
 #include "model/atomic_file.hpp"
 #include "model/stream_file.hpp"
 #include "model/network.hpp"
@@ -29,6 +32,8 @@ struct RecorderConfig {
   int64_t readout_root_id = 0;  // reported on its own (MN9 in the canonical experiment); 0: none
   RecorderPosition start;  // a restored run continues the counts of its checkpoint
   bool stream = false;     // the spike file grows as the run goes
+  std::optional<ActivitySettings> activity;  // flysim serve: keep the live page's window
+  std::vector<uint32_t> stimulated;          // the neurons the stimulus drives at the start
 };
 
 inline constexpr std::chrono::milliseconds kStreamFlushEvery{200};
@@ -42,6 +47,7 @@ struct recorder_state {
   std::chrono::steady_clock::time_point last_flush;
   int time_decimals = 1;
   std::string line_buffer;
+  std::optional<ActivityWindow> activity;
   static inline const char* name = "recorder";
 };
 

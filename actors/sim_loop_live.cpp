@@ -11,6 +11,7 @@
 #include "messages/control_json.hpp"
 #include "model/errors.hpp"
 #include "model/lif_params.hpp"
+#include "model/stimulus.hpp"
 
 namespace flysim::sim_loop_steps {
 
@@ -184,6 +185,9 @@ void apply_stimulus(self_ptr self, const LiveCommand& command, uint64_t live_id)
   ++st.in_flight;
   self->request(st.engine, caf::infinite, stimulus_atom::value, next.stimulus, threshold).then([=](stimulus_atom) {
     --self->state.in_flight;
+    // The live page marks the stimulated neurons: the recorder's window learns the new set.
+    if (command.replace_ids || !command.kicks.empty())
+      self->send(self->state.recorder, stimulus_atom::value, stimulated_neurons(next.stimulus));
     spdlog::info("{}", summary);
     answer_live(self, live_id, {true, summary, at.trial, at.step, ""});
     issue(self);

@@ -2,6 +2,7 @@
 // Every typed actor interface of flysim (VAST's actors.hpp habit): one line per handler.
 #include <caf/all.hpp>
 
+#include "messages/activity.hpp"
 #include "messages/control.hpp"
 #include "messages/messages.hpp"
 
@@ -36,8 +37,18 @@ using shard_node_actor = caf::typed_actor<
     // Spawn a shard from its setup; the shard ends when the requester goes down.
     caf::replies_to<spawn_atom, ShardSetup>::with<plasticity_shard_actor>>;
 
+// The live page's figures (issue 12): an activity window's answers. The recorder has
+// these handlers; only flysim serve's recorder keeps a window (the others answer an error).
+using activity_actor = caf::typed_actor<
+    // The raster: the N most active neurons, their counts per bin since a position.
+    caf::replies_to<raster_atom, int64_t, uint32_t>::with<RasterReport>,
+    // Population and readout rates per bin since a position.
+    caf::replies_to<rates_atom, int64_t>::with<RatesReport>,
+    // The N top responders over the window.
+    caf::replies_to<top_atom, uint32_t>::with<TopReport>>;
+
 // The recorder: writes spikes and rates, counts per neuron.
-using recorder_actor = caf::typed_actor<
+using recorder_actor = activity_actor::extend<
     // Record one epoch's spikes (they arrive in order from the sim loop).
     caf::reacts_to<record_atom, EpochSpikes>,
     // Where the recorder stands (for a snapshot): spikes per neuron so far.
@@ -46,7 +57,9 @@ using recorder_actor = caf::typed_actor<
     caf::reacts_to<flush_atom>,
     // Close the files (commit them under their names); reply with the summary, rates
     // over the given simulated seconds (less than the plan's when the run stopped early).
-    caf::replies_to<finish_atom, double>::with<RecorderSummary>>;
+    caf::replies_to<finish_atom, double>::with<RecorderSummary>,
+    // The stimulus changed: these neurons (model indices) are driven now (the page marks them).
+    caf::reacts_to<stimulus_atom, std::vector<uint32_t>>>;
 
 // The checkpointer: writes snapshots to files atomically, keeps the newest few.
 using checkpointer_actor = caf::typed_actor<
@@ -67,10 +80,14 @@ using sim_loop_actor = caf::typed_actor<
     // Internal: the pace lets the next epoch go now.
     caf::reacts_to<tick_atom>>;
 
-// The control actor: what the HTTP handlers talk to (they never touch the simulation).
-// It forwards to the sim loop and answers; the same two handlers as the sim loop's.
-using control_actor = caf::typed_actor<
+// What the control actor asks the sim loop: the sim loop's status and command handlers.
+using live_actor = caf::typed_actor<
     caf::replies_to<status_atom>::with<ServiceStatus>,
     caf::replies_to<command_atom, LiveCommand>::with<LiveReply>>;
+
+// The control actor: what the HTTP handlers talk to (they never touch the simulation).
+// It forwards status and commands to the sim loop, the page's questions to the activity
+// window, and answers.
+using control_actor = live_actor::extend_with<activity_actor>;
 
 }  // namespace flysim

@@ -62,4 +62,12 @@ std::vector<Kick> load_kicks(const std::string& path, const Network& net) {
   return kicks;
 }
 
+std::vector<uint32_t> stimulated_neurons(const StimulusPlan& plan) {
+  std::vector<uint32_t> neurons = plan.poisson_neurons;
+  for (const Kick& k : plan.kicks) neurons.push_back(k.neuron);
+  std::sort(neurons.begin(), neurons.end());
+  neurons.erase(std::unique(neurons.begin(), neurons.end()), neurons.end());
+  return neurons;
+}
+
 }  // namespace flysim

@@ -35,6 +35,10 @@ decltype(auto) fields(StimulusPlan& x, F&& f) {
   return f(x.poisson_neurons, x.kicks, x.seed);
 }
 
+// The neurons a plan drives: the Poisson-driven ones and every neuron a kick names,
+// ascending, each once (the live page marks them).
+std::vector<uint32_t> stimulated_neurons(const StimulusPlan& plan);
+
 // One ID of an ID list file and the line it stands on.
 struct ListedId {
   int64_t id;

@@ -5,7 +5,8 @@
 set -euo pipefail
 packages=(build-essential cmake libcaf-dev libspdlog-dev libfmt-dev libcereal-dev
           libgtest-dev librandom123-dev libxxhash-dev libssl-dev libcpp-httplib-dev nlohmann-json3-dev python3
-          sysstat python3-matplotlib curl)
+          sysstat python3-matplotlib curl \
+          chromium chromium-driver python3-selenium)  # the last three: the live page's browser test
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -9,6 +9,7 @@
 #include "cli_support.hpp"
 #include "control_support.hpp"
 #include "model/errors.hpp"
+#include "test_support.hpp"
 
 namespace flysim::test {
 namespace {
@@ -25,17 +26,6 @@ void expect_same_command(const LiveCommand& a, const LiveCommand& b) {
     EXPECT_EQ(a.kicks[k].neuron_id, b.kicks[k].neuron_id);
     EXPECT_EQ(a.kicks[k].after_ms, b.kicks[k].after_ms);
   }
-}
-
-// The message of the input_error that `f` throws ("" when none).
-template <class F>
-std::string input_error_of(F f) {
-  try {
-    f();
-  } catch (const input_error& e) {
-    return e.what();
-  }
-  return "";
 }
 
 TEST(ControlJson, EveryCommandRoundTripsThroughItsBody) {

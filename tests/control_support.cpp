@@ -48,8 +48,7 @@ ServiceStatus fake_status() {
   return s;
 }
 
-control_actor::behavior_type fake_sim_behavior(control_actor::stateful_pointer<fake_sim_state> self,
-                                               std::shared_ptr<FakeSimLog> log) {
+live_actor::behavior_type fake_sim_behavior(live_actor::stateful_pointer<fake_sim_state> self, std::shared_ptr<FakeSimLog> log) {
   self->state.log = std::move(log);
   return {
       [=](status_atom) { return fake_status(); },
@@ -70,6 +69,43 @@ control_actor::behavior_type fake_sim_behavior(control_actor::stateful_pointer<f
   };
 }
 
+namespace {
+ActivitySpan fake_span() { return {40, 153, 20.0, 500}; }
+
+// MN9's root ID: beyond 2^53, where a JSON number read by JavaScript would lose digits.
+ActivityNeuron fake_neuron() { return {720575940660219265, 17, 42, 4.2, true, true}; }
+
+void note(FakeSimLog& log, const std::string& question) {
+  std::lock_guard<std::mutex> lock(log.mutex);
+  log.questions.push_back(question);
+}
+}  // namespace
+
+RasterReport fake_raster() { return {fake_span(), {fake_neuron(), {820475940600000023, 3, 7, 0.7, false, false}}, {{151, 3020.0, {2, 0}}, {152, 3040.0, {1, 3}}}}; }
+
+RatesReport fake_rates() { return {fake_span(), 2000, true, fake_neuron(), {{152, 3040.0, 1234, 321, 30.85, 50.0}}}; }
+
+TopReport fake_top() { return {fake_span(), 10000.0, {fake_neuron()}}; }
+
+activity_actor::behavior_type fake_activity_behavior(activity_actor::stateful_pointer<fake_activity_state> self,
+                                                     std::shared_ptr<FakeSimLog> log) {
+  self->state.log = std::move(log);
+  return {
+      [=](raster_atom, int64_t since, uint32_t neurons) {
+        note(*self->state.log, "raster " + std::to_string(since) + " " + std::to_string(neurons));
+        return fake_raster();
+      },
+      [=](rates_atom, int64_t since) {
+        note(*self->state.log, "rates " + std::to_string(since));
+        return fake_rates();
+      },
+      [=](top_atom, uint32_t neurons) {
+        note(*self->state.log, "top " + std::to_string(neurons));
+        return fake_top();
+      },
+  };
+}
+
 ControlFixture::ControlFixture() {
   register_message_types(config_);
   system_ = std::make_unique<caf::actor_system>(config_);
@@ -80,13 +116,15 @@ ControlFixture::~ControlFixture() {
   // the actor system waits for every actor before it ends.
   server_.reset();
   if (sim_) caf::anon_send_exit(sim_, caf::exit_reason::user_shutdown);
+  if (activity_) caf::anon_send_exit(activity_, caf::exit_reason::user_shutdown);
   if (control_) caf::anon_send_exit(control_, caf::exit_reason::user_shutdown);
   system_.reset();
 }
 
 void ControlFixture::start(app::ControlServerConfig config) {
   sim_ = system_->spawn(fake_sim_behavior, log_);
-  control_ = system_->spawn(control_behavior, sim_, kStatusTimeout);
+  activity_ = system_->spawn(fake_activity_behavior, log_);
+  control_ = system_->spawn(control_behavior, sim_, activity_, kStatusTimeout);
   server_ = std::make_unique<app::ControlServer>(*system_, control_, std::move(config));
 }
 

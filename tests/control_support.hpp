@@ -21,6 +21,7 @@ struct FakeSimLog {
   std::mutex mutex;
   std::condition_variable arrived;
   std::vector<LiveCommand> commands;
+  std::vector<std::string> questions;  // of the page, as "raster since neurons", "rates since", "top neurons"
   bool answer_commands = true;  // false: hold every command unanswered (a boundary that never comes)
   std::vector<LiveCommand> received() {
     std::lock_guard<std::mutex> lock(mutex);
@@ -44,8 +45,21 @@ struct fake_sim_state {
 
 // Answers status with fake_status(); records each command and applies it at "trial 1
 // step 360", except a swap to cuda, refused as on a machine without a GPU.
-control_actor::behavior_type fake_sim_behavior(control_actor::stateful_pointer<fake_sim_state> self,
-                                               std::shared_ptr<FakeSimLog> log);
+live_actor::behavior_type fake_sim_behavior(live_actor::stateful_pointer<fake_sim_state> self, std::shared_ptr<FakeSimLog> log);
+
+// The reports the stand-in for the activity window answers: every field set.
+RasterReport fake_raster();
+RatesReport fake_rates();
+TopReport fake_top();
+
+struct fake_activity_state {
+  std::shared_ptr<FakeSimLog> log;
+  static inline const char* name = "fake_activity";
+};
+
+// Records each question of the page in the log and answers with the fake reports.
+activity_actor::behavior_type fake_activity_behavior(activity_actor::stateful_pointer<fake_activity_state> self,
+                                                     std::shared_ptr<FakeSimLog> log);
 
 class ControlFixture : public ::testing::Test {
  protected:
@@ -60,7 +74,8 @@ class ControlFixture : public ::testing::Test {
   caf::actor_system_config config_;
   std::unique_ptr<caf::actor_system> system_;
   std::shared_ptr<FakeSimLog> log_ = std::make_shared<FakeSimLog>();
-  control_actor sim_;
+  live_actor sim_;
+  activity_actor activity_;
   control_actor control_;
   std::unique_ptr<app::ControlServer> server_;
 };

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "kernels/engine.hpp"
+#include "model/errors.hpp"
 #include "model/lif_params.hpp"
 
 namespace flysim::test {
@@ -15,6 +16,17 @@ namespace flysim::test {
 inline std::string data_path(const std::string& relative) {
   const char* dir = std::getenv("FLYSIM_TEST_DATA_DIR");
   return std::string(dir && *dir ? dir : FLYSIM_TEST_DATA) + "/" + relative;
+}
+
+// The message of the input_error that `f` throws ("" when none).
+template <class F>
+std::string input_error_of(F f) {
+  try {
+    f();
+  } catch (const input_error& e) {
+    return e.what();
+  }
+  return "";
 }
 
 // A network of `n` neurons with IDs 1000+i and the given (pre, post, signed synapses).

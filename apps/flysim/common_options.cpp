@@ -146,7 +146,8 @@ std::vector<OptionSpec> run_options() {
 
 std::vector<OptionSpec> serve_options() {
   std::vector<OptionSpec> specs = run_options();
-  const auto control = control_options(kDefaultControlPort);
+  auto control = control_options(kDefaultControlPort);
+  control.push_back(web_dir_option());
   specs.insert(specs.end() - static_cast<std::ptrdiff_t>(log_options().size()), control.begin(), control.end());
   for (OptionSpec& spec : specs) {
     if (spec.key == "run.duration-ms") spec.default_value = "forever";

@@ -22,6 +22,12 @@ std::vector<OptionSpec> control_options(int default_port) {
   };
 }
 
+OptionSpec web_dir_option() {
+  return {"control.web-dir", OptionType::path, "",
+          "folder of the live page's files (index.html, page.js, page.css), served at / on the control address; empty: "
+          "web/ next to the binary, ../share/flysim/web beside it, the source tree, then the install prefix"};
+}
+
 std::string control_token(const Options& o) {
   const std::string& path = o.text("control.token-file");
   if (path.empty()) return "";
@@ -68,6 +74,10 @@ ControlServerConfig control_server_config(const Options& o) {
   if (!config.token.empty() && !is_loopback_address(config.bind))
     spdlog::warn("control API on {}: plain HTTP, so the token and the commands cross the network unencrypted", config.bind);
   return config;
+}
+
+PageFiles page_files_from_options(const Options& o) {
+  return load_page_files(find_web_dir(o.text("control.web-dir"), web_dir_candidates(running_executable())));
 }
 
 std::string ControlEndpoint::where() const { return host_and_port(host, port); }

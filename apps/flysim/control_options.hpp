@@ -15,6 +15,9 @@ inline constexpr int kDefaultControlPort = 7460;
 // control.port (default `default_port`), control.bind, control.token-file.
 std::vector<OptionSpec> control_options(int default_port);
 
+// control.web-dir: where flysim serve finds the live page (issue 12).
+OptionSpec web_dir_option();
+
 // The token of control.token-file: its first line, without surrounding blanks; "" when
 // the option is not set. Refuses an empty token or one with characters an HTTP header
 // cannot carry; warns when the file is readable by other users.
@@ -24,6 +27,10 @@ std::string control_token(const Options& o);
 // the token read, and an address other than loopback refused without a token (naming
 // control.bind). Throws input_error.
 ControlServerConfig control_server_config(const Options& o);
+
+// The live page's files, from control.web-dir or the places web_dir_candidates() names
+// (flysim serve only). Throws input_error naming where it looked.
+PageFiles page_files_from_options(const Options& o);
 
 // Where `flysim ctl` finds the service: the host control.bind, control.port (1..65535:
 // a client cannot connect to "any port") and the token. Throws input_error.

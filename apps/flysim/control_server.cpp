@@ -7,9 +7,13 @@
 #include <spdlog/spdlog.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <optional>
 
+#include "apps/flysim/activity_json.hpp"
+#include "apps/flysim/browser_guard.hpp"
 #include "apps/flysim/control_json.hpp"
 #include "messages/messages.hpp"
 #include "model/errors.hpp"
@@ -28,15 +32,28 @@ struct Endpoint {
   std::string method;
 };
 
-std::vector<Endpoint> endpoints() {
+// The JSON the live page draws (and any script may read).
+const std::vector<std::string> kActivityPaths = {"/spikes", "/rates", "/top"};
+
+// The page's files: "/" is its index.
+std::vector<std::string> page_paths(const PageFiles& page) {
+  std::vector<std::string> paths;
+  if (!page.files.empty()) paths.push_back("/");
+  for (const PageFile& f : page.files) paths.push_back("/" + f.name);
+  return paths;
+}
+
+std::vector<Endpoint> endpoints(const PageFiles& page) {
   std::vector<Endpoint> list = {{"/status", "GET"}};
   for (const std::string& action : kLiveActions) list.push_back({"/" + action, "POST"});
+  for (const std::string& path : kActivityPaths) list.push_back({path, "GET"});
+  for (const std::string& path : page_paths(page)) list.push_back({path, "GET"});
   return list;
 }
 
-std::string endpoint_list() {
+std::string endpoint_list(const PageFiles& page) {
   std::vector<std::string> names;
-  for (const Endpoint& e : endpoints()) names.push_back(e.method + " " + e.path);
+  for (const Endpoint& e : endpoints(page)) names.push_back(e.method + " " + e.path);
   return fmt::format("{}", fmt::join(names, ", "));
 }
 
@@ -73,6 +90,16 @@ void answer_failure(httplib::Response& res, const caf::error& err, std::chrono::
     return answer_error(res, 503, err.context().match_elements<std::string>() ? err.context().get_as<std::string>(0)
                                                                               : "the simulation is not running (it has ended)");
   answer_error(res, 500, describe_error(err));
+}
+
+// Asks the control actor one question and answers with its report as JSON, or the error.
+template <class Report, class... Ts>
+void answer_question(caf::actor_system& system, const control_actor& control, std::chrono::milliseconds timeout,
+                     httplib::Response& res, std::string (*to_json)(const Report&), Ts... question) {
+  caf::scoped_actor self{system};
+  self->request(control, timeout, question...)
+      .receive([&](const Report& report) { answer_json(res, 200, to_json(report)); },
+               [&](const caf::error& err) { answer_failure(res, err, timeout, false); });
 }
 
 // httplib's reason phrases are not in Debian's header-only part; these are the codes it sends itself.
@@ -151,16 +178,25 @@ void ControlServer::install_routes() {
   s.set_socket_options(control_socket_options);
   s.set_keep_alive_max_count(1);
   s.set_payload_max_length(kMaxBodyBytes);
-  // Before routing and before the body is read: the token, then the path, then the method.
+  // Before routing and before the body is read: another site's request, the token, then
+  // the path, then the method.
   s.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
-    if (!config_.token.empty() && !same_secret(req.get_header_value("Authorization"), "Bearer " + config_.token)) {
+    if (const std::string problem = cross_site_problem(req.get_header_value("Host"), req.get_header_value("Origin"),
+                                                       config_.token.empty() && is_loopback_address(config_.bind));
+        !problem.empty()) {
+      answer_error(res, 403, problem);
+      return httplib::Server::HandlerResponse::Handled;
+    }
+    const std::vector<std::string> page = page_paths(config_.page);
+    const bool page_file = std::find(page.begin(), page.end(), req.path) != page.end();
+    if (!config_.token.empty() && !page_file && !same_secret(req.get_header_value("Authorization"), "Bearer " + config_.token)) {
       res.set_header("WWW-Authenticate", "Bearer realm=\"flysim\"");
       answer_error(res, 401, req.has_header("Authorization")
                                  ? "the token is wrong: send the one in the service's control.token-file"
                                  : "this service needs a token: send 'Authorization: Bearer TOKEN' (control.token-file)");
       return httplib::Server::HandlerResponse::Handled;
     }
-    for (const Endpoint& e : endpoints()) {
+    for (const Endpoint& e : endpoints(config_.page)) {
       if (e.path != req.path) continue;
       // `curl -X POST .../stop` sends neither a length nor chunks; httplib 0.11 would wait
       // for the connection to close to find the body's end. Such a POST has no body.
@@ -174,16 +210,14 @@ void ControlServer::install_routes() {
       answer_error(res, 405, fmt::format("{} takes {}, not {}", e.path, e.method, req.method));
       return httplib::Server::HandlerResponse::Handled;
     }
-    answer_error(res, 404, fmt::format("no endpoint {}; the endpoints are {}", req.path, endpoint_list()));
+    answer_error(res, 404, fmt::format("no endpoint {}; the endpoints are {}", req.path, endpoint_list(config_.page)));
     return httplib::Server::HandlerResponse::Handled;
   });
 
   s.Get("/status", [this](const httplib::Request&, httplib::Response& res) {
-    caf::scoped_actor self{system_};
-    self->request(control_, config_.status_timeout, status_atom::value)
-        .receive([&](const ServiceStatus& status) { answer_json(res, 200, status_to_json(status)); },
-                 [&](const caf::error& err) { answer_failure(res, err, config_.status_timeout, false); });
+    answer_question(system_, control_, config_.status_timeout, res, status_to_json, status_atom::value);
   });
+  install_page_routes();
   for (const std::string& action : kLiveActions)
     s.Post("/" + action, [this, action](const httplib::Request& req, httplib::Response& res) {
       answer_command(action, req.body, res);
@@ -224,6 +258,44 @@ void ControlServer::answer_command(const std::string& action, const std::string&
   self->request(control_, config_.command_timeout, command_atom::value, std::move(command))
       .receive([&](const LiveReply& reply) { answer_json(res, reply.ok ? 200 : 409, reply_to_json(reply)); },
                [&](const caf::error& err) { answer_failure(res, err, config_.command_timeout, true); });
+}
+
+// The live page (issue 12): its files, read when the service started, and the JSON it
+// draws, each question forwarded to the control actor like a status request.
+void ControlServer::install_page_routes() {
+  httplib::Server& s = *server_;
+  for (const PageFile& file : config_.page.files) {
+    const auto send_file = [&file](const httplib::Request&, httplib::Response& res) {
+      // Always asked again: an upgraded service serves its own page, not a cached one.
+      res.set_header("Cache-Control", "no-cache");
+      res.set_content(file.body, file.content_type);
+    };
+    s.Get("/" + file.name, send_file);
+    if (&file == &config_.page.files.front()) s.Get("/", send_file);  // the index
+  }
+  // A bad query never leaves the HTTP layer: 400 naming the parameter.
+  const auto query = [](const httplib::Request& req, httplib::Response& res, const std::vector<QueryParameter>& takes) {
+    try {
+      return std::optional(read_query(req.path, req.params, takes));
+    } catch (const bad_request& e) {
+      answer_error(res, 400, e.what());
+      return std::optional<std::map<std::string, int64_t>>();
+    }
+  };
+  s.Get("/spikes", [this, query](const httplib::Request& req, httplib::Response& res) {
+    if (const auto q = query(req, res, spikes_parameters()))
+      answer_question(system_, control_, config_.status_timeout, res, raster_to_json, raster_atom::value, q->at("since"),
+                      static_cast<uint32_t>(q->at("neurons")));
+  });
+  s.Get("/rates", [this, query](const httplib::Request& req, httplib::Response& res) {
+    if (const auto q = query(req, res, rates_parameters()))
+      answer_question(system_, control_, config_.status_timeout, res, rates_to_json, rates_atom::value, q->at("since"));
+  });
+  s.Get("/top", [this, query](const httplib::Request& req, httplib::Response& res) {
+    if (const auto q = query(req, res, top_parameters()))
+      answer_question(system_, control_, config_.status_timeout, res, top_to_json, top_atom::value,
+                      static_cast<uint32_t>(q->at("neurons")));
+  });
 }
 
 }  // namespace flysim::app

@@ -1,7 +1,8 @@
 #pragma once
 // The control API's HTTP server (issue 10): cpp-httplib on threads of its own. Its
 // handlers only turn HTTP into messages to the control actor and its answers back into
-// HTTP; they never touch the simulation. Endpoints, bodies and status codes: README.md.
+// HTTP; they never touch the simulation. It also serves the live page (issue 12): its
+// static files and the JSON it draws. Endpoints, bodies and status codes: README.md.
 #include <caf/all.hpp>
 
 #include <atomic>
@@ -11,6 +12,7 @@
 #include <thread>
 
 #include "actors/control.hpp"
+#include "apps/flysim/page_files.hpp"
 #include "messages/interfaces.hpp"
 
 namespace httplib {
@@ -29,6 +31,9 @@ struct ControlServerConfig {
   std::chrono::milliseconds command_timeout = std::chrono::seconds(60);
   std::chrono::milliseconds status_timeout =
       std::chrono::duration_cast<std::chrono::milliseconds>(kStatusTimeout) + std::chrono::seconds(1);
+  // The live page at / (none when empty). Its files need no token: they hold no secret,
+  // and the page asks for the token before it reads or changes anything.
+  PageFiles page;
 };
 
 // "HOST:PORT", or "[HOST]:PORT" for an IPv6 address, as messages and URLs show it.
@@ -59,6 +64,7 @@ class ControlServer {
   void install_routes();
   // Forwards a live command (`action`, its JSON body) to the control actor and answers.
   void answer_command(const std::string& action, const std::string& body, httplib::Response& res);
+  void install_page_routes();
   caf::actor_system& system_;
   control_actor control_;
   ControlServerConfig config_;

@@ -46,6 +46,10 @@ namespace flysim::app {
 
 namespace {
 
+// The live page's window (model/ACTIVITY.md): 20 ms bins, the newest 10 s of them.
+constexpr double kActivityBinMs = 20.0;
+constexpr std::size_t kActivityBins = 500;
+
 StimulusPlan stimulus_plan(const Options& o, const Network& net) {
   StimulusPlan plan;
   const bool ids_apply = o.given("stimulus.ids") || !o.given("stimulus.kicks");
@@ -387,7 +391,11 @@ int run_or_serve(const std::vector<std::string>& args, RunMode mode) {
     spdlog::warn("engine.threads={} on {} CPUs of cpus.engine={}: the pool's threads will share CPUs", checks.threads,
                  realtime.cpus.engine.size(), o.text("cpus.engine"));
   if (serving && o.text("output.journal").empty()) o.reject("output.journal", "must name a file: a service always keeps its journal");
-  const ControlServerConfig control_config = serving ? control_server_config(o) : ControlServerConfig{};
+  ControlServerConfig control_config;
+  if (serving) {  // before the network loads: a missing page costs no waiting
+    control_config = control_server_config(o);
+    control_config.page = page_files_from_options(o);
+  }
   const std::vector<SwapRequest> swaps = swap_requests(o);
   // The model options once more, before the network loads, so that a plasticity.* typo
   // costs no waiting (the delay cell rounds the plasticity period).
@@ -517,6 +525,10 @@ int run_or_serve(const std::vector<std::string>& args, RunMode mode) {
   rc.readout_root_id = kMn9RootId;
   rc.stream = plan.pace > 0 || o.text("run.duration-ms") == "forever";
   if (in.restored) rc.start = in.restored->recorder;
+  if (serving) {  // the live page's window: only a service has a page to feed
+    rc.activity = ActivitySettings{std::max(1, duration_to_steps(kActivityBinMs, plan.dt_ms)), kActivityBins, plan.dt_ms, plan.steps_per_trial};
+    rc.stimulated = stimulated_neurons(in.record.stimulus);
+  }
   auto recorder = spawn_recorder(system, rc);
   checkpointer_actor checkpointer;
   if (checks.checkpointing || serving)
@@ -548,10 +560,11 @@ int run_or_serve(const std::vector<std::string>& args, RunMode mode) {
   // sim loop. Stopped (below) before the actor system goes.
   std::unique_ptr<ControlServer> control;
   if (serving) {
-    auto control_handle = system.spawn(control_behavior, caf::actor_cast<control_actor>(sim), kStatusTimeout);
+    auto control_handle = system.spawn(control_behavior, live_actor{sim}, activity_actor{recorder}, kStatusTimeout);
     control = std::make_unique<ControlServer>(system, control_handle, control_config);
     // stdout carries the address (a script reads the chosen port from it); logs go to stderr.
     std::cout << "flysim serve: control API on http://" << control->address() << std::endl;
+    spdlog::info("live page: http://{}/ (files from {})", control->address(), control_config.page.dir);
   }
 
   // A watcher thread turns a stop signal into a stop request (the epochs in flight

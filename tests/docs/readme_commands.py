@@ -146,7 +146,8 @@ def main():
             if wants_gpu and not gpu:
                 errors = [l for l in result.stderr.splitlines() if l.startswith("flysim: error:")]
                 ok = (args[0] == "doctor" and result.returncode == 1) or (result.returncode == 2 and len(errors) == 1) or \
-                     (args[0] == "ctl" and result.returncode == 1 and "cannot run here" in result.stderr)
+                     (args[0] == "ctl" and result.returncode == 1 and
+                      ("cannot run here" in result.stderr or "built without CUDA" in result.stderr))
             if args[:2] == ["ctl", "stop"] and serve:
                 ok = ok and serve.wait(timeout=60) == 0
                 serve = None
