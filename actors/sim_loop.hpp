@@ -16,6 +16,7 @@
 #include "checkpoint/snapshot.hpp"
 #include "kernels/engine_factory.hpp"
 #include "messages/interfaces.hpp"
+#include "model/cost_diagnosis.hpp"
 #include "model/cost_sampler.hpp"
 #include "model/gpu_processes.hpp"
 #include "model/journal.hpp"
@@ -161,7 +162,8 @@ struct sim_loop_state {
   // engine (model/lag_watch.hpp, model/cost_diagnosis.hpp).
   std::optional<LagWindow> lag;
   std::optional<LagWatch> lag_watch;
-  double lag_cause_checked_s = 0.0, engine_judged_s = 0.0;
+  double lag_cause_checked_s = -1e9, engine_judged_s = 0.0;
+  LagCause lag_cause;  // as last looked at (at most once a second while behind)
   std::vector<std::string> engine_warnings_logged;  // the kinds, as last logged
   static inline const char* name = "sim_loop";
 };
