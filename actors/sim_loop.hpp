@@ -168,13 +168,18 @@ struct sim_loop_state {
   static inline const char* name = "sim_loop";
 };
 
-// Runs on a thread of its own (fs-simloop): spawn it with spawn_sim_loop.
+// Spawn it with spawn_sim_loop.
 sim_loop_actor::behavior_type sim_loop_behavior(sim_loop_actor::stateful_pointer<sim_loop_state> self, RunPlan plan,
                                                 engine_actor engine, recorder_actor recorder,
                                                 checkpointer_actor checkpointer);
-// Detached: the sim loop is a role of its own, whose cost and CPUs are its own.
+// Where the sim loop runs. `own`: a thread of its own (fs-simloop), so that its cost and
+// CPUs are its own role's. `pool`: CAF's scheduler (fs-caf-N), for a run whose shards
+// live on other nodes: CAF 0.17's ~actor_system waits, without limit, for a detached
+// actor's object to be destroyed, and a local actor that has sent to a remote node is
+// kept alive by the network layer (CAF-0.17.md; a run with remote shards hung at exit).
+enum class SimLoopThread { own, pool };
 sim_loop_actor spawn_sim_loop(caf::actor_system& system, RunPlan plan, engine_actor engine, recorder_actor recorder,
-                              checkpointer_actor checkpointer);
+                              checkpointer_actor checkpointer, SimLoopThread thread);
 
 // Process CPU time (user + system) in seconds, from getrusage.
 double process_cpu_seconds();

@@ -63,7 +63,7 @@ TEST(LagWatch, LogsOnceWhenBehindAgainWhenTheCauseChangesAndOnceWhenCaughtUp) {
   EXPECT_FALSE(watch.observe(t += 4.0, 20.0, "", ""));
   EXPECT_FALSE(watch.observe(t += 0.1, 120.0, "simloop thread", "simloop is saturated"));  // still behind: no news
   EXPECT_FALSE(watch.observe(t += 0.1, 20.0, "", ""));
-  const auto caught_up = watch.observe(t += LagWatch::kCaughtUpAfterS, 20.0, "", "");
+  const auto caught_up = watch.observe(t += LagWatch::kCaughtUpAfterS + 0.1, 20.0, "", "");
   ASSERT_TRUE(caught_up);
   EXPECT_FALSE(caught_up->warning);
   EXPECT_NE(caught_up->text.find("at worst 400.0 ms"), std::string::npos) << caught_up->text;
