@@ -262,7 +262,6 @@ using namespace sim_loop_steps;
 sim_loop_actor::behavior_type sim_loop_behavior(sim_loop_actor::stateful_pointer<sim_loop_state> self, RunPlan plan,
                                                 engine_actor engine, recorder_actor recorder,
                                                 checkpointer_actor checkpointer) {
-  enter_role(ThreadRole::sim_loop);
   auto& st = self->state;
   st.plan = std::move(plan);
   st.engine = std::move(engine);
@@ -318,9 +317,17 @@ sim_loop_actor::behavior_type sim_loop_behavior(sim_loop_actor::stateful_pointer
 }
 
 sim_loop_actor spawn_sim_loop(caf::actor_system& system, RunPlan plan, engine_actor engine, recorder_actor recorder,
-                              checkpointer_actor checkpointer) {
-  return system.spawn<caf::detached>(sim_loop_behavior, std::move(plan), std::move(engine), std::move(recorder),
-                                     std::move(checkpointer));
+                              checkpointer_actor checkpointer, SimLoopThread thread) {
+  if (thread == SimLoopThread::pool)
+    return system.spawn(sim_loop_behavior, std::move(plan), std::move(engine), std::move(recorder), std::move(checkpointer));
+  // The thread names itself before the behavior runs (which CAF does on that thread).
+  return system.spawn<caf::detached>(
+      [](sim_loop_actor::stateful_pointer<sim_loop_state> self, RunPlan plan, engine_actor engine, recorder_actor recorder,
+         checkpointer_actor checkpointer) {
+        enter_role(ThreadRole::sim_loop);
+        return sim_loop_behavior(self, std::move(plan), std::move(engine), std::move(recorder), std::move(checkpointer));
+      },
+      std::move(plan), std::move(engine), std::move(recorder), std::move(checkpointer));
 }
 
 }  // namespace flysim

@@ -16,6 +16,7 @@
 #include "model/snapshot.hpp"
 #include "kernels/engine_factory.hpp"
 #include "messages/interfaces.hpp"
+#include "model/cost_diagnosis.hpp"
 #include "model/cost_sampler.hpp"
 #include "model/gpu_processes.hpp"
 #include "model/journal.hpp"
@@ -161,18 +162,24 @@ struct sim_loop_state {
   // engine (model/lag_watch.hpp, model/cost_diagnosis.hpp).
   std::optional<LagWindow> lag;
   std::optional<LagWatch> lag_watch;
-  double lag_cause_checked_s = 0.0, engine_judged_s = 0.0;
+  double lag_cause_checked_s = -1e9, engine_judged_s = 0.0;
+  LagCause lag_cause;  // as last looked at (at most once a second while behind)
   std::vector<std::string> engine_warnings_logged;  // the kinds, as last logged
   static inline const char* name = "sim_loop";
 };
 
-// Runs on a thread of its own (fs-simloop): spawn it with spawn_sim_loop.
+// Spawn it with spawn_sim_loop.
 sim_loop_actor::behavior_type sim_loop_behavior(sim_loop_actor::stateful_pointer<sim_loop_state> self, RunPlan plan,
                                                 engine_actor engine, recorder_actor recorder,
                                                 checkpointer_actor checkpointer);
-// Detached: the sim loop is a role of its own, whose cost and CPUs are its own.
+// Where the sim loop runs. `own`: a thread of its own (fs-simloop), so that its cost and
+// CPUs are its own role's. `pool`: CAF's scheduler (fs-caf-N), for a run whose shards
+// live on other nodes: CAF 0.17's ~actor_system waits, without limit, for a detached
+// actor's object to be destroyed, and a local actor that has sent to a remote node is
+// kept alive by the network layer (CAF-0.17.md; a run with remote shards hung at exit).
+enum class SimLoopThread { own, pool };
 sim_loop_actor spawn_sim_loop(caf::actor_system& system, RunPlan plan, engine_actor engine, recorder_actor recorder,
-                              checkpointer_actor checkpointer);
+                              checkpointer_actor checkpointer, SimLoopThread thread);
 
 // Process CPU time (user + system) in seconds, from getrusage.
 double process_cpu_seconds();

@@ -44,13 +44,15 @@ void record_lag(self_ptr self) {
   const double now = elapsed_s(st);
   const double lag = st.schedule->lag_ms(st.done, now);
   st.lag->record(now, lag);
-  // The cause costs a reading of /proc: only when the watch may have something to say.
+  // The watch sees every epoch while it matters; the cause costs a reading of /proc, so
+  // it is looked at again at most once a second.
   const bool over = lag > st.plan.max_lag_ms;
-  if (!over && (!st.lag_watch->behind() || lag > st.plan.max_lag_ms / 2)) return;
-  if (over && st.lag_watch->behind() && now - st.lag_cause_checked_s < kCauseEveryS) return;
-  st.lag_cause_checked_s = now;
-  const LagCause cause = over ? lag_cause(st, st.plan.cost ? st.plan.cost->report() : CostReport{}) : LagCause{};
-  if (const auto line = st.lag_watch->observe(lag, cause.kind, cause.text)) {
+  if (!over && !st.lag_watch->behind()) return;
+  if (over && now - st.lag_cause_checked_s >= kCauseEveryS) {
+    st.lag_cause_checked_s = now;
+    st.lag_cause = lag_cause(st, st.plan.cost ? st.plan.cost->report() : CostReport{});
+  }
+  if (const auto line = st.lag_watch->observe(now, lag, st.lag_cause.kind, st.lag_cause.text)) {
     if (line->warning) spdlog::warn("{}", line->text);
     else spdlog::info("{}", line->text);
   }

@@ -31,7 +31,7 @@ network=(${NETWORK:-})
   --output.spikes="$out/live.csv" --output.journal="$out/journal.jsonl" --checkpoint.dir="$out/ckpt" \
   --checkpoint.every-ms="${CHECKPOINT_MS:-30000}" > "$out/serve.out" 2> "$out/serve.err" &
 serve_pid=$!
-until port=$(sed -n 's|.*control API on http://[^:]*:\([0-9]*\).*|\1|p' "$out/serve.out") && [[ -n $port ]]; do
+until port=$(sed -n 's|.*control API on http://[^:]*:\([0-9]*\).*|\1|p' "$out/serve.out" 2> /dev/null) && [[ -n $port ]]; do
   kill -0 "$serve_pid" 2> /dev/null || { echo "watch: flysim serve ended before its control API was up:" >&2; cat "$out/serve.err" >&2; exit 1; }
   sleep 0.2
 done
@@ -49,7 +49,7 @@ actions=("0.15:stimulus --rate=200" "0.25:${swaps[0]}" "0.40:stimulus --rate=120
          "0.60:stimulus --rate=150" "0.70:${swaps[2]}" "0.85:${swaps[3]}")
 
 roles="simloop engine gpu plasticity recorder checkpointer http caf main other"
-echo "t_s,rss_mib,lag_ms,lag_p99_ms,lag_max_ms,spikes_per_s,process_cores,$(tr ' ' , <<< "$roles"),engine" > "$out/watch.csv"
+echo "t_s,rss_mib,lag_ms,lag_p99_ms,lag_max_ms,spikes_per_s,process_cores,$(tr ' ' , <<< "$roles"),running_engine" > "$out/watch.csv"
 # One CSV row from the status JSON on stdin, with resident memory $1 (MiB) and time $2.
 sample_row() {
   python3 -c '
@@ -88,7 +88,11 @@ if cmp -s "$out/live.csv" "$out/replay.csv"; then
 else
   verdict="DIFFERENT"
 fi
-python3 "$here/bench/plot_watch.py" "$out/watch.csv" "$out/watch.png" "flysim watch, engine $engine, $duration s"
+# The python that has Debian's python3-matplotlib (a python3 earlier in PATH may lack it).
+plot_python=python3
+python3 -c 'import matplotlib' 2> /dev/null || plot_python=/usr/bin/python3
+"$plot_python" "$here/bench/plot_watch.py" "$out/watch.csv" "$out/watch.png" "flysim watch, engine $engine, $duration s" ||
+  echo "watch: no picture (python3-matplotlib missing? scripts/setup.sh installs it)" >&2
 python3 - "$out/watch.csv" "$verdict" "$(wc -l < "$out/live.csv")" << 'EOF_PY' | tee -a "$out/watch.txt"
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))

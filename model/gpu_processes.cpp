@@ -1,5 +1,7 @@
 #include "model/gpu_processes.hpp"
 
+#include "model/nvml_abi.hpp"
+
 #include <dlfcn.h>
 #include <fmt/format.h>
 
@@ -9,22 +11,13 @@
 namespace flysim {
 
 namespace {
-// The few NVML types and calls used, as nvml.h declares them (a stable C ABI).
-using nvml_return = int;
+using nvml_return = nvml::Return;
 using nvml_device = struct nvml_device_st*;
-constexpr nvml_return kNvmlSuccess = 0;
-constexpr nvml_return kNvmlInsufficientSize = 7;
-constexpr unsigned long long kNvmlValueNotAvailable = ~0ull;
-// nvmlProcessInfo_t of the _v2/_v3 calls.
-struct nvml_process_info {
-  unsigned int pid;
-  unsigned long long used_gpu_memory;
-  unsigned int gpu_instance_id;
-  unsigned int compute_instance_id;
-};
-struct nvml_memory {
-  unsigned long long total, free, used;
-};
+using nvml_process_info = nvml::ProcessInfo;
+using nvml_memory = nvml::Memory;
+constexpr nvml_return kNvmlSuccess = nvml::kSuccess;
+constexpr nvml_return kNvmlInsufficientSize = nvml::kInsufficientSize;
+constexpr unsigned long long kNvmlValueNotAvailable = nvml::kValueNotAvailable;
 using processes_fn = nvml_return (*)(nvml_device, unsigned int*, nvml_process_info*);
 
 template <class F>

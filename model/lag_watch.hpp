@@ -2,8 +2,9 @@
 // Decides when falling behind the pace is worth a log line (model/THREADS.md, "Lag"):
 // once when the lag first exceeds run.max-lag-ms, with the figure and the likely cause;
 // again only when the cause changes while behind, and once when the run has caught up,
-// that is, when the lag is back to half the limit (so a lag that hovers at the limit
-// is not logged at every epoch). A plain class: the sim loop logs what it returns.
+// that is, when the lag has stayed at or below half the limit for kCaughtUpAfterS (so
+// a lag that hovers at the limit, or a run starved now and then by other work, is not
+// logged at every epoch). A plain class: the sim loop logs what it returns.
 #include <optional>
 #include <string>
 
@@ -20,9 +21,11 @@ class LagWatch {
   // The lag now and what the cost figures say is saturated (cause_of_lag(): its kind,
   // which is compared, and its text, which is logged); a line to log when something
   // changed, else nothing.
-  std::optional<Line> observe(double lag_ms, const std::string& cause_kind, const std::string& cause_text);
+  // `now_s`: wall time (seconds, any origin, never decreasing).
+  std::optional<Line> observe(double now_s, double lag_ms, const std::string& cause_kind, const std::string& cause_text);
 
   bool behind() const { return behind_; }
+  static constexpr double kCaughtUpAfterS = 5.0;
   double max_lag_ms() const { return max_lag_ms_; }
 
  private:
@@ -30,6 +33,7 @@ class LagWatch {
   bool behind_ = false;
   std::string cause_kind_;
   double worst_ms_ = 0.0;  // while behind
+  double low_since_s_ = -1.0;  // while behind: since when the lag has been at most half the limit (-1: it is not)
 };
 
 }  // namespace flysim

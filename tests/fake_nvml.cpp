@@ -7,27 +7,21 @@
 
 #include <cstring>
 
+#include "model/nvml_abi.hpp"
+
 namespace {
-struct nvml_process_info {
-  unsigned int pid;
-  unsigned long long used_gpu_memory;
-  unsigned int gpu_instance_id;
-  unsigned int compute_instance_id;
-};
-struct nvml_memory {
-  unsigned long long total, free, used;
-};
+using flysim::nvml::ProcessInfo;
 constexpr unsigned long long kGiB = 1ull << 30;
 int device_tag = 0;
 
-int list(unsigned int* count, nvml_process_info* infos, const nvml_process_info* have, unsigned int n) {
+int list(unsigned int* count, ProcessInfo* infos, const ProcessInfo* have, unsigned int n) {
   if (*count < n) {
     *count = n;
-    return 7;  // NVML_ERROR_INSUFFICIENT_SIZE
+    return flysim::nvml::kInsufficientSize;
   }
   for (unsigned int k = 0; k < n; ++k) infos[k] = have[k];
   *count = n;
-  return 0;
+  return flysim::nvml::kSuccess;
 }
 }  // namespace
 
@@ -47,7 +41,7 @@ int nvmlDeviceGetName(void*, char* name, unsigned int length) {
   std::strncpy(name, "Fake GPU", length);
   return 0;
 }
-int nvmlDeviceGetMemoryInfo(void*, nvml_memory* memory) {
+int nvmlDeviceGetMemoryInfo(void*, flysim::nvml::Memory* memory) {
   *memory = {80 * kGiB, 77 * kGiB, 3 * kGiB};
   return 0;
 }
@@ -55,12 +49,12 @@ int nvmlSystemGetProcessName(unsigned int pid, char* name, unsigned int length) 
   std::strncpy(name, pid == 4242 ? "neighbour" : "other", length);
   return 0;
 }
-int nvmlDeviceGetComputeRunningProcesses_v3(void*, unsigned int* count, nvml_process_info* infos) {
-  const nvml_process_info have[] = {{static_cast<unsigned int>(::getpid()), 1 * kGiB, 0, 0}, {4242, 2 * kGiB, 0, 0}};
+int nvmlDeviceGetComputeRunningProcesses_v3(void*, unsigned int* count, ProcessInfo* infos) {
+  const ProcessInfo have[] = {{static_cast<unsigned int>(::getpid()), 1 * kGiB, 0, 0}, {4242, 2 * kGiB, 0, 0}};
   return list(count, infos, have, 2);
 }
-int nvmlDeviceGetGraphicsRunningProcesses_v3(void*, unsigned int* count, nvml_process_info* infos) {
-  const nvml_process_info have[] = {{4243, ~0ull, 0, 0}};
+int nvmlDeviceGetGraphicsRunningProcesses_v3(void*, unsigned int* count, ProcessInfo* infos) {
+  const ProcessInfo have[] = {{4243, flysim::nvml::kValueNotAvailable, 0, 0}};
   return list(count, infos, have, 1);
 }
 }

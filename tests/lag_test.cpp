@@ -45,25 +45,30 @@ TEST(LagWindow, TheWindowForgetsOldSecondsAndTheRunDoesNot) {
 
 TEST(LagWatch, LogsOnceWhenBehindAgainWhenTheCauseChangesAndOnceWhenCaughtUp) {
   LagWatch watch(100.0);
-  EXPECT_FALSE(watch.observe(50.0, "", ""));
-  const auto first = watch.observe(150.0, "engine pool", "the engine pool is saturated: 1.96 cores");
+  double t = 0.0;
+  EXPECT_FALSE(watch.observe(t += 0.1, 50.0, "", ""));
+  const auto first = watch.observe(t += 0.1, 150.0, "engine pool", "the engine pool is saturated: 1.96 cores");
   ASSERT_TRUE(first);
   EXPECT_TRUE(first->warning);
   EXPECT_NE(first->text.find("150.0 ms behind"), std::string::npos) << first->text;
   EXPECT_NE(first->text.find("the engine pool is saturated"), std::string::npos);
   // The same cause with other figures is not news.
-  EXPECT_FALSE(watch.observe(180.0, "engine pool", "the engine pool is saturated: 1.97 cores"));
-  EXPECT_FALSE(watch.observe(400.0, "engine pool", "the engine pool is saturated: 1.99 cores"));
-  const auto changed = watch.observe(300.0, "simloop thread", "simloop is saturated");
+  EXPECT_FALSE(watch.observe(t += 0.1, 180.0, "engine pool", "the engine pool is saturated: 1.97 cores"));
+  EXPECT_FALSE(watch.observe(t += 0.1, 400.0, "engine pool", "the engine pool is saturated: 1.99 cores"));
+  const auto changed = watch.observe(t += 0.1, 300.0, "simloop thread", "simloop is saturated");
   ASSERT_TRUE(changed);
   EXPECT_NE(changed->text.find("the cause changed"), std::string::npos);
-  EXPECT_FALSE(watch.observe(90.0, "", ""));  // below the limit, not yet caught up
-  const auto caught_up = watch.observe(20.0, "", "");
+  EXPECT_FALSE(watch.observe(t += 0.1, 90.0, "", ""));  // below the limit, not yet caught up
+  EXPECT_FALSE(watch.observe(t += 0.1, 20.0, "", ""));  // low, but not for long yet
+  EXPECT_FALSE(watch.observe(t += 4.0, 20.0, "", ""));
+  EXPECT_FALSE(watch.observe(t += 0.1, 120.0, "simloop thread", "simloop is saturated"));  // still behind: no news
+  EXPECT_FALSE(watch.observe(t += 0.1, 20.0, "", ""));
+  const auto caught_up = watch.observe(t += LagWatch::kCaughtUpAfterS + 0.1, 20.0, "", "");
   ASSERT_TRUE(caught_up);
   EXPECT_FALSE(caught_up->warning);
   EXPECT_NE(caught_up->text.find("at worst 400.0 ms"), std::string::npos) << caught_up->text;
-  EXPECT_FALSE(watch.observe(10.0, "", ""));
-  EXPECT_TRUE(watch.observe(101.0, "engine pool", "the engine pool is saturated"));
+  EXPECT_FALSE(watch.observe(t += 0.1, 10.0, "", ""));
+  EXPECT_TRUE(watch.observe(t += 0.1, 101.0, "engine pool", "the engine pool is saturated"));
 }
 
 }  // namespace

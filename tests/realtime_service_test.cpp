@@ -50,6 +50,15 @@ class RealtimeService : public ::testing::Test {
   std::unique_ptr<ScratchDir> dir_;
 };
 
+// A status condition: the CPU pool has `threads` live threads (a swap's old pool is gone).
+auto engine_threads_are(int threads) {
+  return [threads](const nlohmann::json& j) {
+    for (const auto& r : j["cost"]["roles"])
+      if (r["role"] == "engine") return r["threads"] == threads;
+    return false;
+  };
+}
+
 const nlohmann::json& role(const nlohmann::json& status, const std::string& name) {
   for (const auto& r : status["cost"]["roles"])
     if (r["role"] == name) return r;
@@ -115,11 +124,7 @@ TEST_F(RealtimeService, StatusCostAndTheSummaryReportEveryRoleOnItsCpus) {
 
   // The pool is rebuilt with one thread and the old one's threads are gone.
   ASSERT_EQ(run_flysim("ctl swap cpu --threads=1 --control.port=" + port, path("ctl.out"), path("ctl.err")).code, 0);
-  const nlohmann::json after = status_when(port, [](const nlohmann::json& j) {
-    for (const auto& r : j["cost"]["roles"])
-      if (r["role"] == "engine") return r["threads"] == 1;
-    return false;
-  });
+  const nlohmann::json after = status_when(port, engine_threads_are(1));
   EXPECT_EQ(thread_cpus(tid_named(after, "fs-engine-0")), CpuList{engine_cpu});
 
   const CliResult cost = run_flysim("cost --url=http://127.0.0.1:" + port + " --window=1 --threads=true", path("cost.out"),
@@ -159,11 +164,7 @@ TEST_F(RealtimeService, OnCudaTheEngineCpusAreFreedAndASwapBackPinsANewPoolToThe
   EXPECT_EQ(thread_cpus(tid_named(s, "fs-gpu")), CpuList{other_cpu});
 
   ASSERT_EQ(run_flysim("ctl swap cpu --threads=2 --control.port=" + port, path("ctl.out"), path("ctl.err")).code, 0);
-  const nlohmann::json cpu = status_when(port, [](const nlohmann::json& j) {
-    for (const auto& r : j["cost"]["roles"])
-      if (r["role"] == "engine") return r["threads"] == 2;
-    return false;
-  });
+  const nlohmann::json cpu = status_when(port, engine_threads_are(2));
   EXPECT_EQ(cpu["cpus_freed"], "");
   EXPECT_EQ(thread_cpus(tid_named(cpu, "fs-engine-1")), CpuList{engine_cpu});
   ASSERT_EQ(run_flysim("ctl stop --control.port=" + port, path("ctl.out"), path("ctl.err")).code, 0);

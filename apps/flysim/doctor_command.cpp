@@ -32,6 +32,7 @@ std::vector<std::string> nvidia_device_files() {
   std::sort(found.begin(), found.end());
   return found;
 }
+std::string cpu_list_or_none(const CpuList& cpus) { return cpus.empty() ? "-" : format_cpu_list(cpus); }
 }  // namespace
 
 int doctor_command(const std::vector<std::string>& args) {
@@ -44,6 +45,7 @@ int doctor_command(const std::vector<std::string>& args) {
                                specs))
     return 0;
   const Options o = Options::parse(specs, args);
+  const RealtimeSettings realtime = realtime_settings(o);  // refuses a CPU list this process may not use
   const EngineKind kind = engine_kind(o);
   const CudaProbe probe = probe_cuda_backend();
   const auto devices = nvidia_device_files();
@@ -74,12 +76,11 @@ int doctor_command(const std::vector<std::string>& args) {
   for (const GpuProcess& p : neighbours.processes)
     std::cout << fmt::format("                     GPU {}: pid {} {} {}\n", p.gpu, p.pid, p.name.empty() ? "(name unknown)" : p.name,
                              p.used_MiB >= 0 ? fmt::format("{:.0f} MiB", p.used_MiB) : "(memory not reported)");
-  const RealtimeSettings realtime = realtime_settings(o);  // refuses a CPU list this process may not use
   std::cout << fmt::format("  cpus               {} (engine.threads = {}), this process may use {}\n",
                            std::thread::hardware_concurrency(), o.text("engine.threads"), format_cpu_list(realtime.cpus.allowed));
   if (realtime.cpus.pins_anything())
-    std::cout << fmt::format("  cpu partition      engine {}, plasticity {}, other {}\n", o.text("cpus.engine"),
-                             o.text("cpus.plasticity"), o.text("cpus.other"));
+    std::cout << fmt::format("  cpu partition      engine {}, plasticity {}, other {}\n", cpu_list_or_none(realtime.cpus.engine),
+                             cpu_list_or_none(realtime.cpus.plasticity), cpu_list_or_none(realtime.cpus.other));
   std::cout << fmt::format("  engine asked for   {}{}\n", to_string(kind),
                            std::getenv("FLY_LIF_CUDA") ? " (from FLY_LIF_CUDA)" : " (engine.kind)");
   std::cout << fmt::format("  kernel             {}\n", kKernelVersion);

@@ -555,7 +555,8 @@ int run_or_serve(const std::vector<std::string>& args, RunMode mode) {
   }
   // The sim loop holds the only handle of the engine: a swap's old engine (its thread and
   // its pool's) ends once the sim loop lets it go.
-  auto sim = spawn_sim_loop(system, std::move(plan), spawn_engine(system, std::move(engine), first_kind), recorder, checkpointer);
+  auto sim = spawn_sim_loop(system, std::move(plan), spawn_engine(system, std::move(engine), first_kind), recorder, checkpointer,
+                            remote ? SimLoopThread::pool : SimLoopThread::own);
   // The control API: its HTTP threads only talk to the control actor, which asks the
   // sim loop. Stopped (below) before the actor system goes.
   std::unique_ptr<ControlServer> control;
