@@ -31,7 +31,7 @@ engine_actor::behavior_type engine_behavior(engine_actor::stateful_pointer<engin
   return {
       [=](advance_atom, const EpochRequest& r) -> caf::result<EpochSpikes> {
         return guarded([&] {
-          return EpochSpikes{r.trial, r.first, r.steps, self->state.engine->advance({r.first, r.steps})};
+          return EpochSpikes{r.trial, r.first, r.steps, self->state.engine->advance_cells({r.first, r.steps})};
         });
       },
       [=](export_atom) -> caf::result<EngineState> { return guarded([&] { return self->state.engine->export_state(); }); },

@@ -47,6 +47,33 @@ bool Schedule::at_checkpoint_boundary(RunPosition p) const {
   return p.step > 0 && p.step % g_.checkpoint_granularity == 0;
 }
 
+double Schedule::allowed_at_s(RunPosition p) const {
+  const double ahead_ms = static_cast<double>(steps_to(p, g_) - anchor_steps_) * g_.dt_ms - kPaceSlackMs;
+  return anchor_s_ + ahead_ms / (pace_ * 1e3);
+}
+
+bool Schedule::boundary_is_busy(RunPosition p) const {
+  return !live_.empty() || (next_checkpoint_ < checkpoints_.size() && !(p < checkpoints_[next_checkpoint_])) ||
+         (!placed_.empty() && !(p < placed_.front().at));
+}
+
+int32_t Schedule::epoch_end(RunPosition issued, double now_s) const {
+  const auto cell_end = [&](int32_t step) {
+    return std::min(step - step % g_.delay_steps + g_.delay_steps, g_.steps_per_trial);
+  };
+  int32_t end = cell_end(issued.step);
+  if (pace_ <= 0.0 || !g_.paced_epochs_cross_cells) return end;
+  // However far behind the pace is, a batch holds at most kPaceBatchMs (and at least a
+  // cell), so a slow engine still reports, and takes commands, that often.
+  const auto batch_steps = static_cast<int32_t>(std::ceil(kPaceBatchMs / g_.dt_ms - 1e-9));
+  while (end < g_.steps_per_trial && cell_end(end) - issued.step <= batch_steps) {
+    const RunPosition next{issued.trial, end};
+    if (boundary_is_busy(next) || allowed_at_s(next) > now_s) break;
+    end = cell_end(end);
+  }
+  return end;
+}
+
 void Schedule::receive(LiveCommand command, uint64_t id) { live_.push_back({std::move(command), id}); }
 
 void Schedule::resume(RunPosition done, double now_s) {
@@ -104,17 +131,15 @@ Schedule::Action Schedule::next(RunPosition issued, double now_s) {
     return a;
   }
   if (pace_ > 0.0) {
-    const double ahead_ms = static_cast<double>(steps_to(issued, g_) - anchor_steps_) * g_.dt_ms - kPaceSlackMs;
-    const double allowed_at_s = anchor_s_ + ahead_ms / (pace_ * 1e3);
-    if (allowed_at_s > now_s) {
+    const double allowed_s = allowed_at_s(issued);
+    if (allowed_s > now_s) {
       a.kind = Action::Kind::wait;
-      a.until_s = allowed_at_s + kPaceBatchMs / (pace_ * 1e3);
+      a.until_s = allowed_s + kPaceBatchMs / (pace_ * 1e3);
       return a;
     }
   }
-  const int32_t cell_end = issued.step - issued.step % g_.delay_steps + g_.delay_steps;
   a.kind = Action::Kind::epoch;
-  a.steps = std::min(cell_end, g_.steps_per_trial) - issued.step;
+  a.steps = epoch_end(issued, now_s) - issued.step;
   // The trial whose last epoch this is ends here: the next one starts from rest.
   if (issued.step + a.steps == g_.steps_per_trial) trial_started_ = false;
   return a;

@@ -38,6 +38,9 @@ struct ScheduleGeometry {
   double dt_ms = 0.1;
   RunPosition start;                // (0, 0) or a restored checkpoint's position
   int32_t checkpoint_granularity = 18;  // a delay cell, or a plasticity period
+  // A paced epoch may cross delay cells, up to kPaceBatchMs of simulation, when nothing
+  // needs the spikes cell by cell (false with plasticity: the shards learn per epoch).
+  bool paced_epochs_cross_cells = false;
 };
 
 // Converts simulated time since the start of the run (all trials in a row) to the first
@@ -60,7 +63,9 @@ class Schedule {
       start_trial,  // import the resting state of the trial at `at`
       checkpoint,   // a scripted checkpoint at `at`
       command,      // apply `command` at `at` (its id: `live_id`, 0 for scripted/replayed)
-      epoch,        // advance through [at.step, at.step + steps)
+      epoch,        // advance through [at.step, at.step + steps): one delay cell, or in a
+                    // paced run up to kPaceBatchMs of them, stopping at any boundary
+                    // where something else happens
       wait,         // nothing before wall time `until_s` (the pace)
       idle,         // paused, or stopped: nothing until something changes
       done,         // the plan is complete
@@ -101,11 +106,21 @@ class Schedule {
   // run wakes about every 10 ms for a batch of epochs, not once per 1.8 ms epoch: fewer
   // wake-ups are what keeps the host cost of a paced CUDA run low. A woken batch still
   // starts kPaceSlackMs - kPaceBatchMs ahead of the wall clock, so waiting adds no lag.
+  // Without plasticity the batch goes to the engine as one epoch across its cells
+  // (ScheduleGeometry::paced_epochs_cross_cells): one request, one reply, one recorder
+  // message per batch.
   static constexpr double kPaceSlackMs = 20.0;
   static constexpr double kPaceBatchMs = 10.0;
 
  private:
   bool at_checkpoint_boundary(RunPosition p) const;
+  // The wall time at which the pace lets an epoch start at p.
+  double allowed_at_s(RunPosition p) const;
+  // The end step of the epoch that starts at `issued` (see Action::Kind::epoch).
+  int32_t epoch_end(RunPosition issued, double now_s) const;
+  // True when something other than an epoch may happen at or before p: a checkpoint, a
+  // placed command, or a live command still waiting (for a period boundary).
+  bool boundary_is_busy(RunPosition p) const;
   ScheduleGeometry g_;
   std::vector<RunPosition> checkpoints_;
   std::size_t next_checkpoint_ = 0;

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "actors/engine_actor.hpp"
@@ -25,7 +26,8 @@ double peak_memory_MiB() {
 }
 
 ScheduleGeometry geometry_of(const RunPlan& plan) {
-  return {plan.trials, plan.steps_per_trial, plan.delay_steps, plan.dt_ms, plan.start, plan.checkpoint_granularity};
+  return {plan.trials,          plan.steps_per_trial,          plan.delay_steps, plan.dt_ms, plan.start,
+          plan.checkpoint_granularity, plan.plasticity.shards.empty()};
 }
 
 RunPosition weights_apply_position(int32_t trial, int32_t end, const RunPlan& plan) {
@@ -129,6 +131,15 @@ void on_epoch(self_ptr self, EpochSpikes& epoch) {
     issue(self);
     finish_if_done(self);
     return;
+  }
+  if (epoch.trial == st.recorded_until.trial && epoch.first < st.recorded_until.step) {
+    // A recomputed epoch that crosses cells can end past what was recorded: only its
+    // new steps are (the spikes are sorted by step).
+    const int32_t from = st.recorded_until.step;
+    epoch.spikes.erase(epoch.spikes.begin(), std::find_if(epoch.spikes.begin(), epoch.spikes.end(),
+                                                          [&](const Spike& s) { return s.step >= from; }));
+    epoch.steps = end - from;
+    epoch.first = from;
   }
   st.spikes += epoch.spikes.size();
   st.done = {epoch.trial, end};

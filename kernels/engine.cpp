@@ -46,4 +46,8 @@ std::vector<Spike> run_until(Engine& engine, int32_t next_step, int32_t end_step
   return all;
 }
 
+std::vector<Spike> Engine::advance_cells(kernels::EpochSpan span) {
+  return run_until(*this, span.first, span.first + span.steps, cell_steps());
+}
+
 }  // namespace flysim

@@ -52,6 +52,13 @@ class Engine {
   // Advances through span (it must start at the state's next step and stay inside one
   // delay cell); returns the epoch's spikes sorted by (step, neuron).
   virtual std::vector<Spike> advance(kernels::EpochSpan span) = 0;
+  // Advances through span, which may cross delay cells (a paced service asks for about
+  // 10 ms at once, so the host wakes once per batch, not once per cell); the spikes are
+  // those of advance() cell by cell, concatenated. The default does exactly that; an
+  // engine whose device can run several cells before the host looks overrides it.
+  virtual std::vector<Spike> advance_cells(kernels::EpochSpan span);
+  // The delay cell's length in steps: an advance() never crosses one.
+  virtual int32_t cell_steps() const = 0;
   // The state includes the plastic connections' weights; an imported state whose
   // plastic_weights is empty keeps the engine's (a new trial keeps what was learned).
   virtual EngineState export_state() const = 0;

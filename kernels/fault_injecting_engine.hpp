@@ -29,6 +29,7 @@ class FaultInjectingEngine final : public Engine {
   // The inner engine's, plus " (fault after N epochs)".
   std::string describe() const override;
   std::vector<Spike> advance(kernels::EpochSpan span) override;
+  int32_t cell_steps() const override { return inner_->cell_steps(); }
   EngineState export_state() const override;
   void import_state(const EngineState& state) override;
   void apply_weights(const std::vector<WeightChange>& changes) override;

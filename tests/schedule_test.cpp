@@ -148,6 +148,48 @@ TEST(Schedule, PaceLetsEpochsGoAsTheWallClockAllowsAndMeasuresLag) {
   EXPECT_EQ(s.next({0, 9000}, 5.0).kind, Kind::epoch);
 }
 
+// The steps of the epoch the schedule issues at p, at wall time now_s; 0 when it is no epoch.
+int32_t epoch_steps(Schedule& s, RunPosition p, double now_s) {
+  const Schedule::Action a = s.next(p, now_s);
+  return a.kind == Kind::epoch ? a.steps : 0;
+}
+
+TEST(Schedule, APacedEpochCrossesCellsUpToABatchAndStopsWhereSomethingHappens) {
+  ScheduleGeometry g = geometry(2, 1000);
+  g.paced_epochs_cross_cells = true;
+  Schedule s(g, {{0, 180}}, {{{0, 252}, command("swap")}}, 1.0);
+  EXPECT_EQ(s.next({0, 0}, 0.0).kind, Kind::start_trial);
+  // At the start 20 ms are allowed, but one request holds at most 10 ms: five cells.
+  EXPECT_EQ(epoch_steps(s, {0, 0}, 0.0), 90);
+  // From step 90 the pace allows up to 20 ms (step 200) at wall 0: five cells, to the
+  // checkpoint at 180.
+  EXPECT_EQ(epoch_steps(s, {0, 90}, 0.0), 90);
+  EXPECT_EQ(s.next({0, 180}, 0.0).kind, Kind::checkpoint);
+  // Only as far as the wall clock allows: at 1 ms, cells starting up to step 210.
+  EXPECT_EQ(epoch_steps(s, {0, 180}, 0.001), 36);
+  // Up to the placed swap at 252.
+  EXPECT_EQ(epoch_steps(s, {0, 216}, 0.010), 36);
+  EXPECT_EQ(s.next({0, 252}, 0.010).kind, Kind::command);
+  // A live command waiting for its boundary ends the batch at the next cell.
+  Schedule live(g, {}, {}, 1.0);
+  live.next({0, 0}, 0.0);
+  live.receive(command("stimulus"), 1);
+  EXPECT_EQ(live.next({0, 0}, 0.0).kind, Kind::command);
+  live.receive(command("checkpoint"), 2);  // not a checkpoint boundary: it waits
+  EXPECT_EQ(epoch_steps(live, {0, 9}, 0.0), 9);
+  // A trial's last epoch ends at the trial's end; a slow engine far behind the pace still
+  // gets at most 10 ms a request.
+  Schedule late(g, {}, {}, 1.0);
+  late.next({0, 0}, 0.0);
+  EXPECT_EQ(epoch_steps(late, {0, 972}, 5.0), 28);
+  EXPECT_EQ(late.next({1, 0}, 5.0).kind, Kind::start_trial);
+  EXPECT_EQ(epoch_steps(late, {1, 0}, 5.0), 90);
+  // Unpaced, epochs stay one cell.
+  Schedule unpaced(g, {}, {}, 0.0);
+  unpaced.next({0, 0}, 0.0);
+  EXPECT_EQ(epoch_steps(unpaced, {0, 0}, 0.0), 18);
+}
+
 TEST(Schedule, PositionsOfTimesAndIntervals) {
   ScheduleGeometry g = geometry(2, 1000, 18, 180);
   EXPECT_EQ(position_at_ms(10.0, g, 18), (RunPosition{0, 108}));

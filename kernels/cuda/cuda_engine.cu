@@ -27,6 +27,7 @@ class CudaEngine final : public Engine {
   CudaEngine(EngineSetup setup, int device, std::string device_name);
   std::string describe() const override;
   std::vector<Spike> advance(kernels::EpochSpan span) override;
+  int32_t cell_steps() const override { return setup_.constants.delay_steps; }
   EngineState export_state() const override;
   void import_state(const EngineState& state) override;
   void apply_weights(const std::vector<WeightChange>& changes) override;
