@@ -66,7 +66,9 @@ start_service --run.pace=realtime --run.duration-ms=forever
 sleep 5
 before=$(cpu_seconds "$serve_pid")
 start=$(date +%s.%N)
-sleep "${WINDOW:-20}"
+# The window itself: flysim cost reads the service's per-thread counters at its two ends
+# (two status requests) and prints the cores per role.
+"$flysim" cost --url="http://127.0.0.1:$port" --window="${WINDOW:-20}"
 after=$(cpu_seconds "$serve_pid")
 end=$(date +%s.%N)
 status=$(curl -s "localhost:$port/status")

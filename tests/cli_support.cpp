@@ -176,4 +176,11 @@ int BackgroundFlysim::wait_for(double timeout_s) {
   }
 }
 
+long resident_kib(int pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  for (std::string line; std::getline(status, line);)
+    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
+  return -1;
+}
+
 }  // namespace flysim::test

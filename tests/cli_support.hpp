@@ -81,4 +81,7 @@ class BackgroundFlysim {
   std::string out_path_, err_path_;
 };
 
+// Resident memory of a process, in KiB (/proc/PID/status VmRSS); -1 when unreadable.
+long resident_kib(int pid);
+
 }  // namespace flysim::test

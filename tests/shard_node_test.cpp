@@ -176,14 +176,6 @@ TEST_F(ShardNode, TokenAuthenticatesRunsAndRefusesOthers) {
   EXPECT_EQ(terminate(node).first, 0) << slurp(path("node.err"));
 }
 
-// Resident memory of a process, in KiB (/proc/PID/status VmRSS).
-long resident_kib(int pid) {
-  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
-  for (std::string line; std::getline(status, line);)
-    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
-  return -1;
-}
-
 // Sends `bytes` to 127.0.0.1:port and keeps the connection open a moment.
 void poke(unsigned port, const std::string& bytes) {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);

@@ -1,5 +1,7 @@
 // flysim: the command-line program. Dispatches to a subcommand; turns a user error
 // into one line on stderr and exit code 2, and anything else into exit code 3.
+#include <malloc.h>
+
 #include <exception>
 #include <iostream>
 #include <string>
@@ -45,6 +47,13 @@ constexpr const char* kUsage =
 }  // namespace
 
 int main(int argc, char** argv) {
+  // glibc raises its mmap threshold each time a large mmapped block is freed, so after the
+  // first engine swap the next engine's delay ring and state (tens of MiB) come from the
+  // heap, and freeing them at the following swap leaves them there: resident memory grew
+  // about 6 MiB a swap (8 CPU swaps of the FlyWire-scale network: 182 -> 232 MiB). A fixed
+  // threshold keeps every block of 1 MiB or more mmapped, returned to the system when
+  // freed (the same 8 swaps: 174 -> 178 MiB, docs/WATCH.md).
+  mallopt(M_MMAP_THRESHOLD, 1 << 20);
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty() || args[0] == "help" || args[0] == "--help" || args[0] == "-h") {
     std::cout << kUsage;
