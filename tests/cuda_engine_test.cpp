@@ -233,11 +233,11 @@ TEST(CudaEngine, FlyWireScaleSugarStimulusMatchesCpu) {
   EXPECT_GT(spikes.size(), 1000u);
 }
 
-// A paced run's engine sleeps while the GPU works (HostWait::sleep): the same spikes.
-TEST(CudaEngine, SleepingWhileTheDeviceWorksMatchesCpu) {
+// A paced run's engine naps while the GPU works (HostWait::nap): the same spikes.
+TEST(CudaEngine, NappingWhileTheDeviceWorksMatchesCpu) {
   SKIP_WITHOUT_CUDA();
   EngineSetup setup = sugar_setup(150.0);
-  setup.host_wait = HostWait::sleep;
+  setup.host_wait = HostWait::nap;
   CpuEngine cpu(setup, 2);
   const std::unique_ptr<Engine> cuda = make_cuda_engine(setup);
   const auto spikes = lockstep({&cpu, cuda.get()}, 0, 2000, setup.constants.delay_steps);

@@ -426,8 +426,8 @@ int run_or_serve(const std::vector<std::string>& args, RunMode mode) {
   throw_if_stopped("preparing the run");
   const auto net = in.network;
   const auto stimulus = std::make_shared<const StimulusPlan>(in.record.stimulus);
-  // A paced run spends most of its time waiting: its engine sleeps while the GPU works.
-  const EngineSetup setup{net, stimulus, in.constants, plastic_edges, checks.pace > 0 ? HostWait::sleep : HostWait::poll};
+  // A paced run spends most of its time waiting: its engine naps while the GPU works.
+  const EngineSetup setup{net, stimulus, in.constants, plastic_edges, checks.pace > 0 ? HostWait::nap : HostWait::poll};
   const auto default_threads = static_cast<unsigned>(checks.threads);
   const double dt_ms = in.params.dt_ms;
   // An engine for the stimulus as it is now (a live command may have changed it).

@@ -48,7 +48,7 @@ class CudaEngine final : public Engine {
   int device_;
   std::string device_name_;
   cuda::Stream stream_;
-  cuda::Event epoch_done_;  // sleeps or polls, as setup_.host_wait says
+  cuda::Event epoch_done_;  // naps or polls, as setup_.host_wait says
   cuda::DeviceBuffer<uint64_t> out_offsets_;
   cuda::DeviceBuffer<uint32_t> out_targets_;
   cuda::DeviceBuffer<int32_t> out_weights_;
@@ -88,7 +88,7 @@ CudaEngine::CudaEngine(EngineSetup setup, int device, std::string device_name)
       device_(device),
       device_name_(std::move(device_name)),
       stream_(device),
-      epoch_done_(setup_.host_wait == HostWait::sleep),
+      epoch_done_(setup_.host_wait == HostWait::nap),
       plastic_(setup_.plastic_edges, setup_.network->out_weights) {
   const Network& net = *setup_.network;
   const LifConstants& c = setup_.constants;

@@ -1,6 +1,9 @@
 #pragma once
 // RAII owners and error checks for the CUDA runtime; included by the .cu files only.
 #include <cuda_runtime.h>
+#include <time.h>
+
+#include <chrono>
 
 #include <cstddef>
 #include <string>
@@ -102,14 +105,17 @@ class Stream {
   cudaStream_t stream_ = nullptr;
 };
 
-// An event for the host to wait on: `sleep` makes cudaEventSynchronize put the thread
-// to sleep until the device signals (cudaEventBlockingSync) instead of polling, which
-// costs a few microseconds of wake-up but no host CPU while the device works.
+// An event for the host to wait on. Polling (cudaEventSynchronize on a spinning event)
+// answers within a microsecond and holds a core. Napping asks cudaEventQuery, then sleeps
+// kNap between asks: a paced service's engine thread holds almost no CPU while the
+// device works, and no driver thread is woken for it. (cudaEventBlockingSync was tried
+// first: on the H200 its wake-ups cost the driver's event thread another 0.013 host
+// cores at real time, docs/BENCHMARKS.md.) A nap of 100 us (about 150 with the kernel's
+// timer slack) is well inside the 1.8 ms of simulation a delay cell stands for.
 class Event {
  public:
-  explicit Event(bool sleep) {
-    const unsigned flags = cudaEventDisableTiming | (sleep ? cudaEventBlockingSync : 0u);
-    check(cudaEventCreateWithFlags(&event_, flags), "cudaEventCreate");
+  explicit Event(bool nap) : nap_(nap) {
+    check(cudaEventCreateWithFlags(&event_, cudaEventDisableTiming), "cudaEventCreate");
   }
   Event(const Event&) = delete;
   Event& operator=(const Event&) = delete;
@@ -117,10 +123,20 @@ class Event {
   // Waits until everything queued on `stream` so far has run.
   void wait_for(cudaStream_t stream, const char* what) {
     check(cudaEventRecord(event_, stream), what);
-    check(cudaEventSynchronize(event_), what);
+    if (!nap_) {
+      check(cudaEventSynchronize(event_), what);
+      return;
+    }
+    for (cudaError_t state = cudaEventQuery(event_); state != cudaSuccess; state = cudaEventQuery(event_)) {
+      if (state != cudaErrorNotReady) check(state, what);
+      const timespec nap{0, kNap.count()};
+      nanosleep(&nap, nullptr);
+    }
   }
 
  private:
+  static constexpr std::chrono::nanoseconds kNap{100'000};
+  bool nap_;
   cudaEvent_t event_ = nullptr;
 };
 
