@@ -26,8 +26,8 @@ TEST(GenerateCli, WrittenNetworkLoadsAsTheGeneratedOne) {
 
   // The same network in this process, as `flysim generate` makes it.
   NetworkSource source;
-  source.neurons = app::data_dir() + "/Completeness_783.csv";
-  source.sugar_ids = app::data_dir() + "/sugar_grn_783.txt";
+  source.neurons = data_path("../../data/Completeness_783.csv");
+  source.sugar_ids = data_path("../../data/sugar_grn_783.txt");
   source.readout_id = app::kMn9RootId;
   source.generator_seed = 3;
   GeneratorParams params = generator_params(source);

@@ -29,20 +29,17 @@ class HotSwap : public ::testing::Test {
   // Shared by every test (and test process) of the build: the uninterrupted run, and one
   // run that wrote checkpoints. The folders of the tests are this process's.
   static void SetUpTestSuite() {
-    suite_ = fs::temp_directory_path() / ("flysim-hotswap-" + std::to_string(::getpid()));
-    fs::remove_all(suite_);
-    fs::create_directories(suite_);
+    suite_ = empty_process_folder("flysim-hotswap");
     shared_ = with_shared_runs("hotswap", [](const fs::path& shared) {
       fs::create_directories(shared / "ckpt");
-      const auto kept = [&](const std::string& tag, const std::string& extra) {
-        return run_flysim_kept("run " + run_args(shared, extra), (shared / (tag + ".out")).string(),
-                               (shared / (tag + ".err")).string());
-      };
-      baseline_ = kept("baseline", "--output.spikes=" + (shared / "spikes.csv").string() + " --output.rates=" +
-                                       (shared / "rates.csv").string() + " --output.summary=" + (shared / "summary.json").string());
-      checkpointed_ = kept("checkpointed", "--checkpoint.every-ms=90 --checkpoint.dir=" + (shared / "ckpt").string() +
-                                               " --checkpoint.keep=2 --output.spikes=" + (shared / "ck_spikes.csv").string() +
-                                               " --output.rates=" + (shared / "ck_rates.csv").string());
+      const auto file = [&](const char* name) { return (shared / name).string(); };
+      baseline_ = run_flysim_kept("run " + run_args(shared, "--output.spikes=" + file("spikes.csv") + " --output.rates=" +
+                                                                file("rates.csv") + " --output.summary=" + file("summary.json")),
+                                  shared, "baseline");
+      checkpointed_ = run_flysim_kept(
+          "run " + run_args(shared, "--checkpoint.every-ms=90 --checkpoint.dir=" + file("ckpt") + " --checkpoint.keep=2 " +
+                                        "--output.spikes=" + file("ck_spikes.csv") + " --output.rates=" + file("ck_rates.csv")),
+          shared, "checkpointed");
     });
   }
   static void TearDownTestSuite() { fs::remove_all(suite_); }

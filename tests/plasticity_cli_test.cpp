@@ -27,19 +27,17 @@ class Plasticity : public ::testing::Test {
   // Shared by every test (and test process) of the build: the baseline, and a run that
   // wrote checkpoints. The folders of the tests are this process's.
   static void SetUpTestSuite() {
-    suite_ = fs::temp_directory_path() / ("flysim-plasticity-" + std::to_string(::getpid()));
-    fs::remove_all(suite_);
-    fs::create_directories(suite_);
+    suite_ = empty_process_folder("flysim-plasticity");
     shared_ = with_shared_runs("plasticity", [](const fs::path& shared) {
       fs::create_directories(shared / "ckpt");
-      const auto kept = [&](const std::string& tag, const std::string& extra) {
-        return run_flysim_kept("run " + run_args(shared, extra), (shared / (tag + ".out")).string(),
-                               (shared / (tag + ".err")).string());
-      };
-      baseline_ = kept("baseline", "--plasticity.shards=1 " + outputs(shared) + " --output.summary=" +
-                                       (shared / "summary.json").string());
-      checkpointed_ = kept("checkpointed", "--plasticity.shards=4 --checkpoint.every-ms=100 --checkpoint.keep=10 --checkpoint.dir=" +
-                                               (shared / "ckpt").string());
+      baseline_ = run_flysim_kept(
+          "run " + run_args(shared, "--plasticity.shards=1 " + outputs(shared) + " --output.summary=" +
+                                        (shared / "summary.json").string()),
+          shared, "baseline");
+      checkpointed_ = run_flysim_kept("run " + run_args(shared, "--plasticity.shards=4 --checkpoint.every-ms=100 "
+                                                                "--checkpoint.keep=10 --checkpoint.dir=" +
+                                                                    (shared / "ckpt").string()),
+                                      shared, "checkpointed");
     });
   }
   static void TearDownTestSuite() { fs::remove_all(suite_); }

@@ -14,7 +14,7 @@ namespace {
 // The binaries' sizes and modification times: what changes when either is rebuilt.
 std::string binaries_stamp() {
   std::string stamp;
-  for (const fs::path binary : {fs::path(FLYSIM_BINARY), fs::read_symlink("/proc/self/exe")})
+  for (const fs::path& binary : {fs::path(FLYSIM_BINARY), fs::read_symlink("/proc/self/exe")})
     stamp += std::to_string(fs::file_size(binary)) + "-" +
              std::to_string(fs::last_write_time(binary).time_since_epoch().count()) + ";";
   return std::to_string(std::hash<std::string>{}(stamp));
@@ -49,17 +49,25 @@ fs::path with_shared_runs(const std::string& name, const std::function<void(cons
   return folder;
 }
 
-CliResult run_flysim_kept(const std::string& args, const std::string& out_path, const std::string& err_path) {
-  const std::string code_path = out_path + ".code";
+CliResult run_flysim_kept(const std::string& args, const fs::path& folder, const std::string& tag) {
+  const std::string out = (folder / (tag + ".out")).string(), err = (folder / (tag + ".err")).string();
+  const fs::path code_path = folder / (tag + ".code");
   if (fs::exists(code_path)) {
     int code = -1;
     std::ifstream(code_path) >> code;
-    return {code, slurp(out_path), slurp(err_path)};
+    return {code, slurp(out), slurp(err)};
   }
-  const CliResult r = run_flysim(args, out_path, err_path);
-  spit(code_path + ".tmp", std::to_string(r.code));
-  fs::rename(code_path + ".tmp", code_path);
+  const CliResult r = run_flysim(args, out, err);
+  spit(code_path.string() + ".tmp", std::to_string(r.code));
+  fs::rename(code_path.string() + ".tmp", code_path);
   return r;
+}
+
+fs::path empty_process_folder(const std::string& prefix) {
+  const fs::path folder = fs::temp_directory_path() / (prefix + "-" + std::to_string(::getpid()));
+  fs::remove_all(folder);
+  fs::create_directories(folder);
+  return folder;
 }
 
 }  // namespace flysim::test

@@ -16,8 +16,13 @@ namespace flysim::test {
 // return what an earlier process kept.
 std::filesystem::path with_shared_runs(const std::string& name, const std::function<void(const std::filesystem::path&)>& fill);
 
-// run_flysim, its exit code kept in out_path + ".code" (written last, by rename): when
-// that file exists the run is not made again and the kept result is returned.
-CliResult run_flysim_kept(const std::string& args, const std::string& out_path, const std::string& err_path);
+// run_flysim with stdout and stderr in folder/TAG.out and folder/TAG.err, its exit code
+// kept in folder/TAG.code (written last, by rename): when that file exists the run is not
+// made again and the kept result is returned.
+CliResult run_flysim_kept(const std::string& args, const std::filesystem::path& folder, const std::string& tag);
+
+// An empty folder of this test process under the system's temporary one:
+// PREFIX-PID (the folders of the tests, beside the shared runs).
+std::filesystem::path empty_process_folder(const std::string& prefix);
 
 }  // namespace flysim::test
