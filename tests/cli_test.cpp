@@ -60,8 +60,8 @@ TEST_F(Cli, HelpExplainsCommandsAndOptions) {
   const CliResult run = flysim("run --help");
   EXPECT_EQ(run.code, 0);
   for (const char* key : {"network.neurons", "network.connectivity", "stimulus.ids", "stimulus.rate", "stimulus.kicks",
-                          "run.duration-ms", "run.trials", "run.seed", "engine.kind", "engine.threads", "output.spikes",
-                          "output.rates"})
+                          "run.duration-ms", "run.trials", "run.seed", "engine.kind", "engine.threads", "engine.cuda-device",
+                          "output.spikes", "output.rates", "output.summary", "output.readouts"})
     EXPECT_NE(run.out.find(std::string("--") + key + "="), std::string::npos) << key;
 }
 

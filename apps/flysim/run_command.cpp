@@ -551,7 +551,8 @@ int run_or_serve(const std::vector<std::string>& args, RunMode mode) {
                    // A file that cannot be written ends the run with its error, once the
                    // actors are stopped (below).
                    try {
-                     SummaryContext context{*net, *stimulus, in.trial_plan.stimulus_rate_Hz, in.compatibility, checks.pace > 0};
+                     SummaryContext context{*net, *stimulus, in.trial_plan.stimulus_rate_Hz, in.compatibility, checks.pace > 0,
+                                            {}, 0};
                      if (!plasticity.weights_out.empty()) {
                        write_plastic_weights_csv(plasticity.weights_out, *net, *plastic_edges, summary.final_weights);
                        context.weights_path = plasticity.weights_out;
