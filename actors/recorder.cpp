@@ -23,6 +23,9 @@ caf::error no_activity_window() {
   return fail("this run keeps no activity window: the live page's figures come from flysim serve");
 }
 
+// Spikes per second of recorded time (0 before any time was recorded).
+double rate_of(uint64_t spikes, double seconds) { return seconds > 0 ? static_cast<double>(spikes) / seconds : 0.0; }
+
 void write_rates(const std::string& path, const std::vector<Responder>& ranked) {
   AtomicFile out(path);
   std::string text = "neuron_id,index,spikes,rate_hz\n";
@@ -36,7 +39,7 @@ std::vector<Responder> rank_responders(const Network& net, const std::vector<uin
   std::vector<Responder> ranked;
   for (uint32_t i = 0; i < counts.size(); ++i)
     if (counts[i] > 0)
-      ranked.push_back({net.root_ids[i], i, counts[i], seconds > 0 ? static_cast<double>(counts[i]) / seconds : 0.0});
+      ranked.push_back({net.root_ids[i], i, counts[i], rate_of(counts[i], seconds)});
   std::stable_sort(ranked.begin(), ranked.end(), [](const Responder& a, const Responder& b) { return a.spikes > b.spikes; });
   return ranked;
 }
@@ -51,7 +54,8 @@ recorder_actor::behavior_type recorder_behavior(recorder_actor::stateful_pointer
   st.total = st.config.start.spikes;
   st.time_decimals = decimals_for(st.config.dt_ms);
   if (st.config.activity) {
-    st.activity.emplace(st.config.network, *st.config.activity, st.config.readout_root_id);
+    const auto& readouts = st.config.readout_root_ids;
+    st.activity.emplace(st.config.network, *st.config.activity, readouts.empty() ? 0 : readouts.front());
     st.activity->set_stimulated(st.config.stimulated);
   }
   static constexpr char header[] = "trial,step,t_ms,neuron_id\n";
@@ -128,12 +132,11 @@ recorder_actor::behavior_type recorder_behavior(recorder_actor::stateful_pointer
           summary.spikes = st.total;
           summary.active_neurons = static_cast<uint32_t>(ranked.size());
           const auto& ids = st.config.network->root_ids;
-          if (const auto it = std::find(ids.begin(), ids.end(), st.config.readout_root_id);
-              st.config.readout_root_id != 0 && it != ids.end()) {
-            const auto index = static_cast<uint32_t>(it - ids.begin());
-            summary.readouts.push_back({st.config.readout_root_id, index, st.counts[index],
-                                        seconds > 0 ? static_cast<double>(st.counts[index]) / seconds : 0.0});
-          }
+          for (const int64_t readout : st.config.readout_root_ids)
+            if (const auto it = std::find(ids.begin(), ids.end(), readout); it != ids.end()) {
+              const auto index = static_cast<uint32_t>(it - ids.begin());
+              summary.readouts.push_back({readout, index, st.counts[index], rate_of(st.counts[index], seconds)});
+            }
           ranked.resize(std::min(ranked.size(), st.config.top_count));
           summary.top = std::move(ranked);
           return summary;

@@ -29,7 +29,8 @@ struct RecorderConfig {
   int32_t steps_per_trial = 0;
   double dt_ms = 0.1;
   std::size_t top_count = 10;
-  int64_t readout_root_id = 0;  // reported on its own (MN9 in the canonical experiment); 0: none
+  // Reported on their own (output.readouts, MN9 by default); the live page shows the first.
+  std::vector<int64_t> readout_root_ids;
   RecorderPosition start;  // a restored run continues the counts of its checkpoint
   bool stream = false;     // the spike file grows as the run goes
   std::optional<ActivitySettings> activity;  // flysim serve: keep the live page's window

@@ -1,5 +1,5 @@
 # Shared by the benchmark scripts (sourced, not run): the dense stimulus, the header
-# line, and timed runs that parse flysim's summary.
+# line, and timed runs that read flysim's JSON summary (output.summary).
 
 # The dense stimulus: every 10th root ID of the neuron list (13,864 neurons), into $2.
 write_dense_ids() {  # write_dense_ids DATA_DIR FILE
@@ -11,21 +11,36 @@ machine_line() {
   echo "$(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
 }
 
-# Runs `FLYSIM ${COMMAND:-run} ARGS...` ${REPEAT:-1} times. Sets `out` to the last run's
-# summary and `wall` to the median wall s per simulated s ("median [fastest]" when repeated).
+# A field of the JSON on stdin ("a.b" for a nested one), printed with a Python format
+# ("{:.4f}"; default "{}").
+json_field() {  # json_field KEY [FORMAT] < JSON
+  python3 -c 'import json, sys
+value = json.load(sys.stdin)
+for key in sys.argv[1].split("."): value = value[key]
+print((sys.argv[2] or "{}").format(value))' "$1" "${2:-}"
+}
+
+# Where the runs write their JSON summary (output.summary): in the caller's $work.
+summary_file() { echo "${work:?bench_lib.sh needs a work folder in $work}/summary.json"; }
+# A field of the last run's summary.
+summary_field() { json_field "$1" "${2:-}" < "$(summary_file)"; }  # summary_field KEY [FORMAT]
+
+# Runs `FLYSIM ${COMMAND:-run} ARGS...` ${REPEAT:-1} times. Leaves the last run's summary
+# in $(summary_file) and sets `wall` to the median wall s per simulated s ("median
+# [fastest]" when repeated).
 timed_runs() {  # timed_runs FLYSIM ARGS...
   local flysim=$1 walls=() r
   shift
   for ((r = 0; r < ${REPEAT:-1}; ++r)); do
-    out=$("$flysim" "${COMMAND:-run}" "$@")
-    walls+=("$(sed -n 's/.*s, \([0-9.]*\) wall s per simulated s.*/\1/p' <<< "$out")")
+    "$flysim" "${COMMAND:-run}" "$@" --output.summary="$(summary_file)" > /dev/null
+    walls+=("$(summary_field wall_s_per_simulated_s '{:.4f}')")
   done
   wall=$(printf '%s\n' "${walls[@]}" | sort -g | awk '{a[NR] = $1} END {m = a[int((NR + 1) / 2)]; print (NR > 1 ? m " [" a[1] "]" : m)}')
 }
 
-# Fields of the summary in `out`.
-cpu_per_sim() { sed -n 's/.*s, \([0-9.]*\) cpu s per simulated s.*/\1/p' <<< "$out"; }
-peak_mib() { sed -n 's/.*memory *\([0-9]*\) MiB peak.*/\1/p' <<< "$out"; }
+# Fields of the last run's summary, as the text summary prints them.
+cpu_per_sim() { summary_field cpu_s_per_simulated_s '{:.4f}'; }
+peak_mib() { summary_field peak_memory_mib '{:.0f}'; }
 
 # Median of the numbers on stdin.
 median() { sort -g | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }

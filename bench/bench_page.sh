@@ -30,7 +30,7 @@ if [[ ${SCENARIO:-dense} == dense ]]; then
 fi
 serve_args=(--run.pace=off --control.port=0 --output.journal="$work/journal.jsonl")
 
-# flysim serve ARGS... with the page's polling for as long as it runs; its summary in `out`.
+# flysim serve ARGS... with the page's polling for as long as it runs.
 serve_with_page() {
   rm -f "$work/serve.out"  # the last round's port must not be read for this one's
   "$flysim" serve "$@" > "$work/serve.out" &
@@ -44,14 +44,13 @@ serve_with_page() {
   wait "$serve_pid"
   serve_pid=
   wait "$poller"
-  out=$(cat "$work/serve.out")
 }
 
-# Appends the summary in `out` to the figures of `way` (run, serve, page).
+# Appends the last run's summary to the figures of `way` (run, serve, page).
 declare -A walls cpus
 note() {  # note WAY
   local wall cpu
-  wall=$(sed -n 's/.*s, \([0-9.]*\) wall s per simulated s.*/\1/p' <<< "$out")
+  wall=$(summary_field wall_s_per_simulated_s '{:.4f}')
   cpu=$(cpu_per_sim)
   walls[$1]+="$wall " cpus[$1]+="$cpu "
   line+=" $1 $wall ($cpu cpu),"
@@ -61,9 +60,10 @@ echo "# flysim page benchmark, scenario ${SCENARIO:-dense}, ${THREADS:-2} thread
 "$flysim" run --run.duration-ms=1 --log.level=warn > /dev/null  # the network, generated and cached once
 for ((r = 0; r < ${REPEAT:-3}; ++r)); do
   line="round $((r + 1)):"
-  out=$("$flysim" run "${args[@]}" --output.spikes="$work/run-$r.csv") && note run
-  out=$("$flysim" serve "${args[@]}" "${serve_args[@]}" --output.spikes="$work/serve-$r.csv") && note serve
-  serve_with_page "${args[@]}" "${serve_args[@]}" --output.spikes="$work/page-$r.csv" && note page
+  "$flysim" run "${args[@]}" --output.spikes="$work/run-$r.csv" --output.summary="$(summary_file)" > /dev/null && note run
+  "$flysim" serve "${args[@]}" "${serve_args[@]}" --output.spikes="$work/serve-$r.csv" --output.summary="$(summary_file)" \
+    > /dev/null && note serve
+  serve_with_page "${args[@]}" "${serve_args[@]}" --output.spikes="$work/page-$r.csv" --output.summary="$(summary_file)" && note page
   echo "$line wall s (cpu s) per simulated s; $(cat "$work/poller.out")"
 done
 echo "load average (1, 5, 15 min) at the end: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
@@ -102,7 +102,7 @@ for polling in no yes; do
   before=$(cpu_seconds "$serve_pid") start=$(date +%s.%N)
   sleep "${WINDOW:-20}"
   after=$(cpu_seconds "$serve_pid") end=$(date +%s.%N)
-  lag=$(curl -s "localhost:$port/status" | sed -n 's/.*"lag_ms":\([0-9.]*\).*/\1/p')
+  lag=$(curl -s "localhost:$port/status" | json_field lag_ms)
   curl -s -X POST "localhost:$port/stop" -d '' > /dev/null
   wait "$serve_pid"
   serve_pid=

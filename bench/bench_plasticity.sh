@@ -35,8 +35,9 @@ for engine in "${engines[@]}"; do
     timed_runs "$flysim" "${args[@]}"
     cpu=$(cpu_per_sim)
     mem=$(peak_mib)
-    spikes=$(sed -n 's/.*spikes *\([0-9]*\) from.*/\1/p' <<< "$out")
-    changes=$(sed -n 's/.*shard(s), \([0-9]*\) weight changes.*/\1/p' <<< "$out")
-    printf "%-6s %-7s %18s %12s %10s %9s %16s\n" "$engine" "$s" "$wall" "$cpu" "$mem" "$spikes" "${changes:--}"
+    spikes=$(summary_field spikes)
+    changes=-
+    [[ $s != off ]] && changes=$(summary_field plasticity.weight_changes)
+    printf "%-6s %-7s %18s %12s %10s %9s %16s\n" "$engine" "$s" "$wall" "$cpu" "$mem" "$spikes" "$changes"
   done
 done

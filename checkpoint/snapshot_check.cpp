@@ -43,7 +43,7 @@ void validate_snapshot(const Snapshot& s, std::size_t neurons, int32_t delay_ste
         "the recorder counts " + std::to_string(s.recorder.counts.size()) + " neurons; the network has " + n);
   check(all_finite(e.v) && all_finite(e.g), "a membrane potential or conductance is not a finite number");
 
-  const PlanRecord& plan = s.plan;
+  const TrialPlan& plan = s.plan;
   check(plan.trials >= 1 && plan.steps_per_trial >= 1,
         "a plan of " + std::to_string(plan.trials) + " trials of " + std::to_string(plan.steps_per_trial) + " steps");
   check(e.trial >= 0 && e.trial < plan.trials && e.next_step >= 0 && e.next_step < plan.steps_per_trial &&

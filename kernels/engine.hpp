@@ -32,6 +32,7 @@ struct EngineSetup {
   // empty when plasticity is off.
   std::shared_ptr<const std::vector<uint64_t>> plastic_edges;
   HostWait host_wait = HostWait::poll;
+  int cuda_device = 0;  // the device a CUDA engine runs on (engine.cuda-device)
 };
 
 // The engine (its device) failed and its state is lost: advance, export, import, a

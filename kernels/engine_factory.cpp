@@ -12,11 +12,12 @@ std::string to_string(EngineKind kind) { return kind == EngineKind::cpu ? "cpu" 
 
 bool cuda_compiled_in() { return FLYSIM_HAVE_CUDA != 0; }
 
-CudaProbe probe_cuda_backend() {
+CudaProbe probe_cuda_backend(int device) {
 #if FLYSIM_HAVE_CUDA
-  return probe_cuda();
+  return probe_cuda(device);
 #else
   CudaProbe probe;
+  probe.device = device;
   probe.problem = "this flysim was built without CUDA: rebuild with -DFLYSIM_CUDA=ON (make does so when nvcc is installed)";
   return probe;
 #endif

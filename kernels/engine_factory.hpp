@@ -16,9 +16,9 @@ std::string to_string(EngineKind kind);
 // True when this binary was built with FLYSIM_CUDA=ON.
 bool cuda_compiled_in();
 
-// What the CUDA backend finds on this machine; without CUDA compiled in, a probe whose
-// problem says so.
-CudaProbe probe_cuda_backend();
+// What the CUDA backend finds on this machine for `device`; without CUDA compiled in, a
+// probe whose problem says so.
+CudaProbe probe_cuda_backend(int device);
 
 // Builds an engine holding the resting state of trial 0. `threads` sizes the CPU pool.
 // Throws input_error when cuda is asked for and cannot be had, saying why and what to do.

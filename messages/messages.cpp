@@ -16,7 +16,7 @@ void register_message_types(caf::actor_system_config& cfg) {
   cfg.add_message_type<RunSummary>("flysim.run_summary");
   cfg.add_message_type<Kick>("flysim.kick");
   cfg.add_message_type<StimulusPlan>("flysim.stimulus_plan");
-  cfg.add_message_type<PlanRecord>("flysim.plan_record");
+  cfg.add_message_type<TrialPlan>("flysim.trial_plan");
   cfg.add_message_type<RecorderPosition>("flysim.recorder_position");
   cfg.add_message_type<Snapshot>("flysim.snapshot");
   cfg.add_message_type<WeightChange>("flysim.weight_change");

@@ -69,7 +69,7 @@ struct RecorderSummary {
   uint64_t spikes = 0;
   uint32_t active_neurons = 0;   // neurons with at least one spike
   std::vector<Responder> top;    // highest rates first
-  std::vector<Responder> readouts;  // the readout neuron, when the network has it
+  std::vector<Responder> readouts;  // the readout neurons (output.readouts) the network has
 };
 
 // ---- sim_loop -> caller: the whole run
@@ -183,8 +183,8 @@ typename Inspector::result_type inspect(Inspector& f, StimulusPlan& x) {
   return inspect_fields(f, "flysim.stimulus_plan", x);
 }
 template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, PlanRecord& x) {
-  return inspect_fields(f, "flysim.plan_record", x);
+typename Inspector::result_type inspect(Inspector& f, TrialPlan& x) {
+  return inspect_fields(f, "flysim.trial_plan", x);
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, RecorderPosition& x) {

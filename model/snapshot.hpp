@@ -12,19 +12,25 @@
 
 namespace flysim {
 
-// The run plan as it was when the run started (a restored run continues this plan).
-struct PlanRecord {
+// What a run simulates: its trials, their length and their stimulus. Every checkpoint
+// holds it (a restored run continues it) and live stimulus changes update it; the rest
+// of a run's plan (actors/sim_loop.hpp RunPlan) says how the run is carried out.
+struct TrialPlan {
   int32_t trials = 1;
   int32_t steps_per_trial = 0;
   double stimulus_rate_Hz = 0.0;
   StimulusPlan stimulus;  // Poisson neurons, kicks, seed
-  friend bool operator==(const PlanRecord&, const PlanRecord&) = default;
+  friend bool operator==(const TrialPlan&, const TrialPlan&) = default;
 };
 
 template <class F>
-decltype(auto) fields(PlanRecord& x, F&& f) {
+decltype(auto) fields(TrialPlan& x, F&& f) {
   return f(x.trials, x.steps_per_trial, x.stimulus_rate_Hz, x.stimulus);
 }
+
+// The former name, which the sim loop's files (being changed on another branch) still
+// use; remove it when they move to TrialPlan.
+using PlanRecord = TrialPlan;
 
 // Where the recorder stood: spikes per neuron over all trials so far.
 struct RecorderPosition {
@@ -40,7 +46,7 @@ decltype(auto) fields(RecorderPosition& x, F&& f) {
 
 struct Snapshot {
   EngineState engine;  // trial, next step, v, g, last spike, the delay ring's spikes
-  PlanRecord plan;
+  TrialPlan plan;
   RecorderPosition recorder;
   // What the plasticity observers learned (weights, traces); settings empty when off.
   PlasticityState plasticity;

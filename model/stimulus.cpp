@@ -19,7 +19,7 @@ std::vector<ListedId> read_id_list(const std::string& path) {
   return ids;
 }
 
-std::vector<uint32_t> load_stimulus_ids(const std::string& path, const Network& net) {
+std::vector<uint32_t> load_id_list_as_indices(const std::string& path, const Network& net) {
   const auto index = index_of_ids(net.root_ids, "network");
   std::vector<uint32_t> neurons;
   std::unordered_set<uint32_t> seen;

@@ -95,21 +95,33 @@ namespace flysim::test {
 struct FifoUnblocker::State {
   std::string fifo;
   std::atomic<bool> done{false};
+  std::atomic<bool> released{false};
   std::thread opener;
 };
 
-FifoUnblocker::FifoUnblocker(std::string fifo, double timeout_s) : state_(new State{std::move(fifo), {}, {}}) {
+FifoUnblocker::FifoUnblocker(std::string fifo, double timeout_s) : state_(new State{std::move(fifo), {}, {}, {}}) {
   state_->opener = std::thread([s = state_.get(), timeout_s] {
     const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
     while (!s->done && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(20));
     // Opening for writing without blocking succeeds only while a reader waits on it.
-    if (const int fd = ::open(s->fifo.c_str(), O_WRONLY | O_NONBLOCK); fd >= 0) ::close(fd);
+    if (const int fd = ::open(s->fifo.c_str(), O_WRONLY | O_NONBLOCK); fd >= 0) {
+      s->released = true;
+      ::close(fd);
+    }
   });
+}
+
+bool FifoUnblocker::released_a_reader() {
+  if (state_->opener.joinable()) {
+    state_->done = true;
+    state_->opener.join();
+  }
+  return state_->released;
 }
 
 FifoUnblocker::~FifoUnblocker() {
   state_->done = true;
-  state_->opener.join();
+  if (state_->opener.joinable()) state_->opener.join();
 }
 
 }  // namespace flysim::test

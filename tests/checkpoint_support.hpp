@@ -48,6 +48,8 @@ class FifoUnblocker {
   ~FifoUnblocker();
   FifoUnblocker(const FifoUnblocker&) = delete;
   FifoUnblocker& operator=(const FifoUnblocker&) = delete;
+  // Stops waiting; true when a reader was blocked on the FIFO and had to be released.
+  bool released_a_reader();
 
  private:
   struct State;

@@ -15,6 +15,8 @@
 #include <sstream>
 #include <vector>
 
+#include "file_events.hpp"
+
 namespace flysim::test {
 
 std::string slurp(const std::string& path) {
@@ -54,6 +56,13 @@ CliResult run_flysim(const std::string& args, const std::string& out_path, const
   const std::string cmd = std::string(FLYSIM_BINARY) + " " + args + " > " + out_path + " 2> " + err_path;
   const int status = std::system(cmd.c_str());
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out_path), slurp(err_path)};
+}
+
+nlohmann::json read_summary(const std::string& path) {
+  const std::string text = slurp(path);
+  const nlohmann::json summary = nlohmann::json::parse(text, nullptr, false);
+  EXPECT_TRUE(summary.is_object()) << path << " holds no JSON summary: '" << text.substr(0, 200) << "'";
+  return summary.is_object() ? summary : nlohmann::json::object();
 }
 
 void expect_one_line_error(const CliResult& r, const std::string& where) {
@@ -125,14 +134,16 @@ BackgroundFlysim::~BackgroundFlysim() {
 
 namespace {
 std::string wait_for_line(const std::string& path, const std::string& what, double timeout_s) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
-  while (std::chrono::steady_clock::now() < deadline) {
+  std::string found;
+  const auto has_line = [&] {
     std::istringstream lines(slurp(path));
     for (std::string line; std::getline(lines, line);)
-      if (line.find(what) != std::string::npos) return line;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return "";
+      if (line.find(what) != std::string::npos) return found = line, true;
+    return false;
+  };
+  const std::string folder = std::filesystem::path(path).parent_path().string();
+  wait_in_folder(folder.empty() ? "." : folder, has_line, timeout_s);
+  return found;
 }
 }  // namespace
 

@@ -2,6 +2,7 @@
 // Helpers for the tests that run the real flysim binary (FLYSIM_BINARY).
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
 #include <string>
 
 namespace flysim::test {
@@ -32,6 +33,9 @@ class ScratchDir {
 
 // Runs `flysim ARGS` with stdout and stderr sent to the given files, and reads them back.
 CliResult run_flysim(const std::string& args, const std::string& out_path, const std::string& err_path);
+
+// The JSON summary a run wrote (output.summary); a failed test when it is missing or not JSON.
+nlohmann::json read_summary(const std::string& path);
 
 // Exactly one error line on stderr (progress lines may precede it) that contains
 // "flysim: error: " + where, and exit code 2.

@@ -5,12 +5,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <thread>
 
 #include "cli_support.hpp"
 #include "test_support.hpp"
@@ -62,8 +60,8 @@ TEST_F(Cli, HelpExplainsCommandsAndOptions) {
   const CliResult run = flysim("run --help");
   EXPECT_EQ(run.code, 0);
   for (const char* key : {"network.neurons", "network.connectivity", "stimulus.ids", "stimulus.rate", "stimulus.kicks",
-                          "run.duration-ms", "run.trials", "run.seed", "engine.kind", "engine.threads", "output.spikes",
-                          "output.rates"})
+                          "run.duration-ms", "run.trials", "run.seed", "engine.kind", "engine.threads", "engine.cuda-device",
+                          "output.spikes", "output.rates", "output.summary", "output.readouts"})
     EXPECT_NE(run.out.find(std::string("--") + key + "="), std::string::npos) << key;
 }
 
@@ -131,9 +129,12 @@ TEST_F(Cli, UnknownStimulusIdNamesFileAndLine) {
 
 TEST_F(Cli, MatchesTheReferenceThroughTheActors) {
   const CliResult r = flysim(net2000("--stimulus.kicks=" + data_path("net2000/kicks.csv") + " --output.spikes=" +
-                                  path("spikes.csv") + " --output.rates=" + path("rates.csv") + " --engine.threads=2"));
+                                  path("spikes.csv") + " --output.rates=" + path("rates.csv") + " --engine.threads=2" +
+                                  " --output.summary=" + path("summary.json")));
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_NE(r.out.find("spikes      7755 from 72 active neurons"), std::string::npos) << r.out;
+  const nlohmann::json summary = read_summary(path("summary.json"));
+  EXPECT_EQ(summary.value("spikes", 0u), 7755u);
+  EXPECT_EQ(summary.value("active_neurons", 0u), 72u);
   // Same spikes as Brian2's, in the output format trial,step,t_ms,neuron_id.
   std::ifstream ours(path("spikes.csv")), reference(data_path("net2000/brian_kicks.csv"));
   std::string a, b;
@@ -162,25 +163,13 @@ TEST_F(Cli, BadOutputFolderIsAnErrorBeforeAnythingRuns) {
 // Ctrl-C finishes the epochs in flight and keeps what was recorded (RELIABILITY.md):
 // a well-formed spike file under its name, no temporary file, exit code 130.
 TEST_F(Cli, InterruptStopsCleanlyAndKeepsWhatWasRecorded) {
-  const std::string cmd = std::string(FLYSIM_BINARY) + " " +
-                          net2000("--stimulus.ids=" + data_path("net2000/stimulated.txt") +
-                                  " --run.duration-ms=10000000 --output.spikes=" + path("spikes.csv")) +
-                          " --network.cache-dir=" + path("cache") + " 2> " + path("stderr");
-  const pid_t pid = ::fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    ::execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
-  // Wait until the run is under way (its progress lines appear), then Ctrl-C.
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (slurp(path("stderr")).find("simulated") == std::string::npos && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  ::kill(pid, SIGINT);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  ASSERT_TRUE(WIFEXITED(status)) << slurp(path("stderr"));
-  EXPECT_EQ(WEXITSTATUS(status), 130) << slurp(path("stderr"));
+  BackgroundFlysim run(net2000("--stimulus.ids=" + data_path("net2000/stimulated.txt") +
+                               " --run.duration-ms=10000000 --output.spikes=" + path("spikes.csv")) +
+                           " --network.cache-dir=" + path("cache"),
+                       path("stdout"), path("stderr"));
+  // Ctrl-C once the run is under way: its first progress line says so.
+  ASSERT_FALSE(run.wait_for_log("ms simulated", 60).empty()) << slurp(path("stderr"));
+  EXPECT_EQ(run.stop(SIGINT), 130) << slurp(path("stderr"));
   const std::string spikes = slurp(path("spikes.csv"));
   ASSERT_EQ(spikes.rfind("trial,step,t_ms,neuron_id\n", 0), 0u);
   EXPECT_EQ(spikes.back(), '\n');

@@ -30,7 +30,7 @@ constexpr int64_t kMn9RootId = 720575940660219265;
 // Empty when the CUDA engine can run here, else why not.
 const std::string& cuda_unusable() {
   static const std::string why = [] {
-    const CudaProbe probe = probe_cuda();
+    const CudaProbe probe = probe_cuda(0);
     return probe.problem.empty() ? std::string() : "no usable CUDA device: " + probe.problem;
   }();
   return why;
@@ -178,7 +178,7 @@ std::vector<Spike> cpu_and_cuda_lockstep(const EngineSetup& setup, int32_t steps
 }
 
 TEST(CudaEngine, ProbeAndFactoryAgree) {
-  const CudaProbe probe = probe_cuda();
+  const CudaProbe probe = probe_cuda(0);
   EXPECT_FALSE(probe.binary_archs.empty());
   EXPECT_GE(probe.runtime_version, 13000);
   std::printf("probe: driver %s, runtime %s, %d device(s), device 0 '%s' sm_%d%d, code for %s (%s); problem: '%s'\n",
@@ -218,7 +218,7 @@ TEST(CudaEngine, Net2000KicksMatchCpuEveryEpoch) {
 TEST(CudaEngine, Net2000PoissonAndKicksInIrregularEpochsMatchCpu) {
   SKIP_WITHOUT_CUDA();
   StimulusPlan plan;
-  plan.poisson_neurons = load_stimulus_ids(data_path("net2000/stimulated.txt"), *net2000());
+  plan.poisson_neurons = load_id_list_as_indices(data_path("net2000/stimulated.txt"), *net2000());
   plan.kicks = load_kicks(data_path("net2000/kicks.csv"), *net2000());
   plan.seed = 0x1234'5678'9abc'def0ull;
   const auto spikes = cpu_and_cuda_lockstep(setup_for(net2000(), plan), 10000, Epochs::irregular);
@@ -362,7 +362,7 @@ void expect_handoffs_match(const EngineSetup& setup, int32_t a, int32_t b, int32
 TEST(CudaEngine, Net2000HandoffsInsideDelayCellsMatchUninterruptedCpu) {
   SKIP_WITHOUT_CUDA();
   StimulusPlan plan;
-  plan.poisson_neurons = load_stimulus_ids(data_path("net2000/stimulated.txt"), *net2000());
+  plan.poisson_neurons = load_id_list_as_indices(data_path("net2000/stimulated.txt"), *net2000());
   plan.kicks = load_kicks(data_path("net2000/kicks.csv"), *net2000());
   // 2007 = 111 x 18 + 9 and 5011 = 278 x 18 + 7: inside cells; 7002 = 389 x 18: a boundary.
   expect_handoffs_match(setup_for(net2000(), plan), 2007, 5011, 7002, 10000);
@@ -412,7 +412,7 @@ TEST(CudaEngine, Net2000StimulusChangesMatchCpu) {
 TEST(CudaEngine, ReimportReplaysIdentically) {
   SKIP_WITHOUT_CUDA();
   StimulusPlan plan;
-  plan.poisson_neurons = load_stimulus_ids(data_path("net2000/stimulated.txt"), *net2000());
+  plan.poisson_neurons = load_id_list_as_indices(data_path("net2000/stimulated.txt"), *net2000());
   plan.kicks = load_kicks(data_path("net2000/kicks.csv"), *net2000());
   const auto setup = setup_for(net2000(), plan);
   const int32_t d = setup.constants.delay_steps;

@@ -49,7 +49,7 @@ TEST(FieldLists, EveryFieldOfEveryCarriedTypeIsListed) {
   expect_every_field_listed<Traces>("Traces");
   expect_every_field_listed<PlasticityState>("PlasticityState");
   expect_every_field_listed<StimulusPlan>("StimulusPlan");
-  expect_every_field_listed<PlanRecord>("PlanRecord");
+  expect_every_field_listed<TrialPlan>("TrialPlan");
   expect_every_field_listed<RecorderPosition>("RecorderPosition");
   expect_every_field_listed<Snapshot>("Snapshot");
 }

@@ -2,7 +2,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdlib>
 
 #include "model/errors.hpp"
@@ -124,13 +123,12 @@ TEST(Generator, RefusesImpossibleParameters) {
 }
 
 // The product's network, at full size: exact published counts, caps reached, not exceeded.
+// (How long it takes is measured by bench/bench.sh.)
 TEST(Generator, FullSizeMatchesFlyWireV783) {
   GeneratorParams p;
   p.root_ids = load_flywire_neurons(data_path("../../data/Completeness_783.csv"));
   for (uint32_t i = 0; i < 21; ++i) p.sensory.push_back(1000 + i);
-  const auto t0 = std::chrono::steady_clock::now();
   const Network net = generate_network(p);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const Statistics s = statistics_of(net);
   EXPECT_EQ(net.neuron_count(), 138'639u);
   EXPECT_EQ(net.connection_count(), 15'091'983u);
@@ -139,7 +137,6 @@ TEST(Generator, FullSizeMatchesFlyWireV783) {
   EXPECT_EQ(s.max_out, 9'783u);
   EXPECT_EQ(s.max_in, 10'356u);
   EXPECT_EQ(s.max_w, 2'405u);
-  EXPECT_LT(seconds, 30.0);
 }
 
 }  // namespace

@@ -10,13 +10,13 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <sstream>
 
 #include "checkpoint/checkpoint_file.hpp"
 #include "kernels/engine_factory.hpp"
 #include "checkpoint_support.hpp"
 #include "cli_support.hpp"
+#include "shared_runs.hpp"
 #include "test_support.hpp"
 
 namespace flysim::test {
@@ -26,17 +26,21 @@ namespace fs = std::filesystem;
 
 class HotSwap : public ::testing::Test {
  protected:
-  // Shared by every test: the uninterrupted run, and one run that wrote checkpoints.
+  // Shared by every test (and test process) of the build: the uninterrupted run, and one
+  // run that wrote checkpoints. The folders of the tests are this process's.
   static void SetUpTestSuite() {
-    suite_ = fs::temp_directory_path() / ("flysim-hotswap-" + std::to_string(::getpid()));
-    fs::remove_all(suite_);
-    fs::create_directories(suite_ / "ckpt");
-    baseline_ = run_in(suite_, "baseline", "--output.spikes=" + (suite_ / "spikes.csv").string() +
-                                               " --output.rates=" + (suite_ / "rates.csv").string());
-    checkpointed_ = run_in(suite_, "checkpointed",
-                           "--checkpoint.every-ms=90 --checkpoint.dir=" + (suite_ / "ckpt").string() +
-                               " --checkpoint.keep=2 --output.spikes=" + (suite_ / "ck_spikes.csv").string() +
-                               " --output.rates=" + (suite_ / "ck_rates.csv").string());
+    suite_ = empty_process_folder("flysim-hotswap");
+    shared_ = with_shared_runs("hotswap", [](const fs::path& shared) {
+      fs::create_directories(shared / "ckpt");
+      const auto file = [&](const char* name) { return (shared / name).string(); };
+      baseline_ = run_flysim_kept("run " + run_args(shared, "--output.spikes=" + file("spikes.csv") + " --output.rates=" +
+                                                                file("rates.csv") + " --output.summary=" + file("summary.json")),
+                                  shared, "baseline");
+      checkpointed_ = run_flysim_kept(
+          "run " + run_args(shared, "--checkpoint.every-ms=90 --checkpoint.dir=" + file("ckpt") + " --checkpoint.keep=2 " +
+                                        "--output.spikes=" + file("ck_spikes.csv") + " --output.rates=" + file("ck_rates.csv")),
+          shared, "checkpointed");
+    });
   }
   static void TearDownTestSuite() { fs::remove_all(suite_); }
 
@@ -57,9 +61,12 @@ class HotSwap : public ::testing::Test {
   static CliResult flysim_in(const fs::path& where, const std::string& tag, const std::string& args) {
     return run_flysim(args, (where / (tag + ".out")).string(), (where / (tag + ".err")).string());
   }
+  // The options of a run on the suite's network cache (in `shared`), `extra` overriding.
+  static std::string run_args(const fs::path& shared, const std::string& extra) {
+    return with_overrides(data_args() + " " + plan_args() + " --network.cache-dir=" + (shared / "cache").string(), extra);
+  }
   static CliResult run_in(const fs::path& where, const std::string& tag, const std::string& extra) {
-    return flysim_in(where, tag, "run " + with_overrides(data_args() + " " + plan_args() + " --network.cache-dir=" +
-                                                           (suite_ / "cache").string(), extra));
+    return flysim_in(where, tag, "run " + run_args(shared_, extra));
   }
   CliResult run(const std::string& tag, const std::string& extra) const { return run_in(dir_, tag, extra); }
   // A restore: the network, the model and the engine come from the options; the plan
@@ -67,7 +74,7 @@ class HotSwap : public ::testing::Test {
   CliResult restore(const std::string& tag, const std::string& file, const std::string& extra,
                  const std::string& connectivity = data_path("net2000/connectivity.csv")) const {
     return flysim_in(dir_, tag, "run --network.neurons=" + data_path("net2000/neurons.csv") + " --network.connectivity=" +
-                                    connectivity + " --network.cache-dir=" + (suite_ / "cache").string() +
+                                    connectivity + " --network.cache-dir=" + (shared_ / "cache").string() +
                                     " --restore=" + file + " " + extra);
   }
   CliResult inspect(const std::string& tag, const std::string& file) const {
@@ -78,10 +85,10 @@ class HotSwap : public ::testing::Test {
   static std::string checkpoint(int trial, int step) {
     char name[64];
     std::snprintf(name, sizeof name, "flysim-trial%04d-step%09d.ckpt", trial, step);
-    return (suite_ / "ckpt" / name).string();
+    return (shared_ / "ckpt" / name).string();
   }
-  static std::string baseline_spikes() { return slurp((suite_ / "spikes.csv").string()); }
-  static std::string baseline_rates() { return slurp((suite_ / "rates.csv").string()); }
+  static std::string baseline_spikes() { return slurp((shared_ / "spikes.csv").string()); }
+  static std::string baseline_rates() { return slurp((shared_ / "rates.csv").string()); }
 
   // Files in this test's folder other than the logs of the runs.
   std::vector<std::string> outputs() const {
@@ -94,7 +101,7 @@ class HotSwap : public ::testing::Test {
     return names;
   }
 
-  static inline fs::path suite_;
+  static inline fs::path suite_, shared_;
   static inline CliResult baseline_, checkpointed_;
   fs::path dir_;
 };
@@ -103,22 +110,26 @@ TEST_F(HotSwap, BaselineHasSpikesInBothTrials) {
   const std::string spikes = baseline_spikes();
   EXPECT_GT(count_of(spikes, "\n0,"), 1000u);
   EXPECT_GT(count_of(spikes, "\n1,"), 1000u);
-  EXPECT_NE(baseline_.out.find("simulated   2 trial(s) x 300.0 ms"), std::string::npos) << baseline_.out;
+  const nlohmann::json summary = read_summary((shared_ / "summary.json").string());
+  EXPECT_EQ(summary.value("trials", 0), 2);
+  EXPECT_EQ(summary.value("ms_per_trial", 0.0), 300.0);
+  EXPECT_EQ(summary.value("spikes", 0u), count_of(spikes, "\n") - 1);
 }
 
 // (a) Three swaps to fresh CPU engines (one in the second trial): the same bytes.
 TEST_F(HotSwap, SwapsToFreshCpuEnginesChangeNothing) {
   const CliResult r = run("swapped", "--run.swap-at=100:cpu,250:cpu,450:cpu --output.spikes=" + path("spikes.csv") +
-                                      " --output.rates=" + path("rates.csv"));
+                                      " --output.rates=" + path("rates.csv") + " --output.summary=" + path("summary.json"));
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_TRUE(same_text(baseline_spikes(), slurp(path("spikes.csv"))));
   EXPECT_TRUE(same_text(baseline_rates(), slurp(path("rates.csv"))));
-  // The summary (stdout) lists the swaps, at the delay-cell boundaries at or after
-  // 100 ms (step 1008), 250 ms (2502) and 450 ms (trial 1, 150 ms: step 1512).
-  EXPECT_EQ(count_of(r.out, "swapped to cpu pool"), 3u) << r.out;
-  EXPECT_NE(r.out.find("trial 0 step 1008: swapped to"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("trial 0 step 2502: swapped to"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("trial 1 step 1512: swapped to"), std::string::npos) << r.out;
+  // The summary lists the swaps, at the delay-cell boundaries at or after 100 ms (step
+  // 1008), 250 ms (2502) and 450 ms (trial 1, 150 ms: step 1512).
+  const std::vector<std::string> swaps = read_summary(path("summary.json")).value("swaps", std::vector<std::string>{});
+  ASSERT_EQ(swaps.size(), 3u) << r.out;
+  const char* const at[] = {"trial 0 step 1008: swapped to cpu pool", "trial 0 step 2502: swapped to cpu pool",
+                            "trial 1 step 1512: swapped to cpu pool"};
+  for (std::size_t k = 0; k < swaps.size(); ++k) EXPECT_EQ(swaps[k].rfind(at[k], 0), 0u) << swaps[k];
 }
 
 TEST_F(HotSwap, SwapWithOtherThreadCountChangesNothing) {
@@ -132,13 +143,13 @@ TEST_F(HotSwap, SwapWithOtherThreadCountChangesNothing) {
 TEST_F(HotSwap, CheckpointsAreWrittenAndOnlyTheNewestKept) {
   ASSERT_EQ(checkpointed_.code, 0) << checkpointed_.err;
   std::vector<std::string> files;
-  for (const auto& entry : fs::directory_iterator(suite_ / "ckpt")) files.push_back(entry.path().string());
+  for (const auto& entry : fs::directory_iterator(shared_ / "ckpt")) files.push_back(entry.path().string());
   std::sort(files.begin(), files.end());
   EXPECT_EQ(files, (std::vector<std::string>{checkpoint(1, 1512), checkpoint(1, 2412)}));
   EXPECT_EQ(count_of(checkpointed_.err, "checkpoint written: "), 6u) << checkpointed_.err;
   EXPECT_NE(checkpointed_.err.find("checkpoint written: " + checkpoint(0, 900)), std::string::npos) << checkpointed_.err;
-  EXPECT_TRUE(same_text(baseline_spikes(), slurp((suite_ / "ck_spikes.csv").string())));
-  EXPECT_TRUE(same_text(baseline_rates(), slurp((suite_ / "ck_rates.csv").string())));
+  EXPECT_TRUE(same_text(baseline_spikes(), slurp((shared_ / "ck_spikes.csv").string())));
+  EXPECT_TRUE(same_text(baseline_rates(), slurp((shared_ / "ck_rates.csv").string())));
 }
 
 // (b) A restored run writes the spikes from its checkpoint on, and the rates of the
@@ -146,18 +157,18 @@ TEST_F(HotSwap, CheckpointsAreWrittenAndOnlyTheNewestKept) {
 TEST_F(HotSwap, RestoredRunContinuesTheUninterruptedRun) {
   ASSERT_EQ(checkpointed_.code, 0) << checkpointed_.err;
   const CliResult r = restore("restored", checkpoint(1, 1512),
-                           "--engine.threads=2 --output.spikes=" + path("spikes.csv") + " --output.rates=" + path("rates.csv"));
+                           "--engine.threads=2 --output.spikes=" + path("spikes.csv") + " --output.rates=" + path("rates.csv") +
+                               " --output.summary=" + path("summary.json"));
   ASSERT_EQ(r.code, 0) << r.err;
   const std::string tail = spikes_from(baseline_spikes(), 1, 1512);
   EXPECT_GT(count_of(tail, "\n"), 100u);
   EXPECT_TRUE(same_text(tail, slurp(path("spikes.csv"))));
   EXPECT_TRUE(same_text(baseline_rates(), slurp(path("rates.csv"))));
   // The summary counts the whole run's spikes, as the uninterrupted run's does.
-  const std::regex spikes_line("spikes +[0-9]+ from [0-9]+ active neurons");
-  std::smatch a, b;
-  ASSERT_TRUE(std::regex_search(baseline_.out, a, spikes_line)) << baseline_.out;
-  ASSERT_TRUE(std::regex_search(r.out, b, spikes_line)) << r.out;
-  EXPECT_EQ(a.str(), b.str());
+  const nlohmann::json whole = read_summary((shared_ / "summary.json").string()), restored = read_summary(path("summary.json"));
+  EXPECT_GT(whole.value("spikes", 0u), 0u);
+  EXPECT_EQ(restored.value("spikes", 0u), whole.value("spikes", 0u));
+  EXPECT_EQ(restored.value("active_neurons", 0u), whole.value("active_neurons", 0u));
 }
 
 // Restore, other thread count, a swap after the restore point, and plan options that a
@@ -166,13 +177,16 @@ TEST_F(HotSwap, RestoreThenSwapContinuesTheUninterruptedRun) {
   ASSERT_EQ(checkpointed_.code, 0) << checkpointed_.err;
   const CliResult r = restore("restored", checkpoint(1, 2412),
                            "--engine.threads=1 --run.swap-at=100:cpu,560:cpu --run.duration-ms=50 --output.spikes=" +
-                               path("spikes.csv") + " --output.rates=" + path("rates.csv"));
+                               path("spikes.csv") + " --output.rates=" + path("rates.csv") + " --output.summary=" +
+                               path("summary.json"));
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.err.find("run.duration-ms is ignored"), std::string::npos) << r.err;
   EXPECT_TRUE(same_text(spikes_from(baseline_spikes(), 1, 2412), slurp(path("spikes.csv"))));
   EXPECT_TRUE(same_text(baseline_rates(), slurp(path("rates.csv"))));
-  EXPECT_NE((r.out + r.err).find("trial 1 step 2610: swapped to"), std::string::npos) << r.out << r.err;
-  EXPECT_EQ((r.out + r.err).find("trial 0 step 1008: swapped to"), std::string::npos) << r.out << r.err;
+  // Only the swap after the restore point happens.
+  const std::vector<std::string> swaps = read_summary(path("summary.json")).value("swaps", std::vector<std::string>{});
+  ASSERT_EQ(swaps.size(), 1u) << r.out;
+  EXPECT_EQ(swaps[0].rfind("trial 1 step 2610: swapped to", 0), 0u) << swaps[0];
 }
 
 // A restored run that writes checkpoints into the folder of the one it started from
@@ -317,7 +331,7 @@ TEST_F(HotSwap, InspectShowsTheCheckpointAndRefusesDamage) {
 TEST_F(HotSwap, SwapToCuda) {
   const CliResult r = run("cuda", "--run.swap-at=100:cuda --output.spikes=" + path("spikes.csv") + " --output.rates=" +
                                    path("rates.csv"));
-  const CudaProbe probe = probe_cuda_backend();
+  const CudaProbe probe = probe_cuda_backend(0);
   if (cuda_compiled_in() && probe.problem.empty()) {
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_TRUE(same_text(baseline_spikes(), slurp(path("spikes.csv"))));

@@ -99,17 +99,21 @@ TEST(ModelRules, InputToARefractoryNeuronIsDiscarded) {
   EXPECT_EQ(engine.export_state().g[1], 0.0);
 }
 
+// Neuron 1 gets synaptic input first (neuron 0 spikes at 1, its input lands at 19), then
+// a kick at 19 that fires it at 20: the reset must clear the g it had.
 TEST(ModelRules, ResetSetsVToResetAndGToZero) {
   LifParams params;
   params.v_reset_mV = -60.0;
-  const auto setup = setup_for(tiny_network(2, {{0, 1, 50}}), kicks_at({{0, 1}, {3, 0}}), params);
+  const auto setup = setup_for(tiny_network(2, {{0, 1, 50}}), kicks_at({{0, 0}, {19, 1}}), params);
   CpuEngine engine(setup, 1);
-  // Neuron 1 spikes at step 1; neuron 0 at step 4.
-  engine.advance({0, 2});
-  EngineState s = engine.export_state();
+  const auto before = run_until(engine, 0, 20, setup.constants.delay_steps);
+  EXPECT_TRUE(steps_of(before, 1).empty());
+  ASSERT_GT(engine.export_state().g[1], 0.0) << "the input has not arrived";
+  EXPECT_EQ(steps_of(run_until(engine, 20, 21, setup.constants.delay_steps), 1), (std::vector<int32_t>{20}));
+  const EngineState s = engine.export_state();
   EXPECT_EQ(s.v[1], -60.0);
   EXPECT_EQ(s.g[1], 0.0);
-  EXPECT_EQ(s.last_spike[1], 1);
+  EXPECT_EQ(s.last_spike[1], 20);
 }
 
 TEST(ModelRules, QuietBoundIsConservative) {

@@ -218,7 +218,7 @@ TEST_F(ParserFuzz, IdListsAndKicks) {
     ids += std::to_string(net.root_ids[k]) + "\n";
     kicks += std::to_string(k * 7) + "," + std::to_string(net.root_ids[k]) + "\n";
   }
-  fuzz("ids.txt", {ids}, [&] { load_stimulus_ids(path("ids.txt"), net); }, 5);
+  fuzz("ids.txt", {ids}, [&] { load_id_list_as_indices(path("ids.txt"), net); }, 5);
   fuzz("kicks.csv", {kicks}, [&] { load_kicks(path("kicks.csv"), net); }, 6);
 }
 

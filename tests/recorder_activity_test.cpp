@@ -23,7 +23,7 @@ class RecorderActivity : public ::testing::Test {
     RecorderConfig config;
     config.network = tiny_network(4, {});
     config.steps_per_trial = 1000;
-    config.readout_root_id = 1002;
+    config.readout_root_ids = {1002};
     config.stimulated = {1};
     if (window) config.activity = ActivitySettings{10, 8, 0.1, 1000};
     recorder_ = system_->spawn(recorder_behavior, config);

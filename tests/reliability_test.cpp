@@ -222,10 +222,10 @@ TEST_F(Reliability, TablesRefuseExtraFieldsEmptyBodiesAndBadFlags) {
 TEST_F(Reliability, IdAndKickFilesRefuseRowsWithMoreThanTheirFields) {
   const auto net = std::make_shared<Network>(load_flywire(data_path("net2000/neurons.csv"), data_path("net2000/connectivity.csv")));
   const std::string a = std::to_string(net->root_ids[1]), b = std::to_string(net->root_ids[2]);
-  EXPECT_NE(error_of([&] { load_stimulus_ids(write("one_line.txt", a + "," + b + "\n"), *net); })
+  EXPECT_NE(error_of([&] { load_id_list_as_indices(write("one_line.txt", a + "," + b + "\n"), *net); })
                 .find("one_line.txt:1: expected 1 field (one root ID per line), got 2"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { load_stimulus_ids(write("junk.txt", a + ",junk\n"), *net); }).find("junk.txt:1: expected 1 field"),
+  EXPECT_NE(error_of([&] { load_id_list_as_indices(write("junk.txt", a + ",junk\n"), *net); }).find("junk.txt:1: expected 1 field"),
             std::string::npos);
   EXPECT_NE(error_of([&] { load_kicks(write("k3.csv", "step,neuron_id\n5," + a + ",7\n"), *net); })
                 .find("k3.csv:2: expected 2 fields"),
@@ -233,7 +233,7 @@ TEST_F(Reliability, IdAndKickFilesRefuseRowsWithMoreThanTheirFields) {
   EXPECT_NE(error_of([&] { load_kicks(write("k0.csv", "step,neuron_id\n"), *net); }).find("no kicks after the header"),
             std::string::npos);
   // Unprintable bytes are shown, not passed through (a NUL would cut the message).
-  const std::string nul = error_of([&] { load_stimulus_ids(write("nul.txt", std::string("12\0" "3\n", 4)), *net); });
+  const std::string nul = error_of([&] { load_id_list_as_indices(write("nul.txt", std::string("12\0" "3\n", 4)), *net); });
   EXPECT_NE(nul.find("'12\\x003'"), std::string::npos) << nul;
 }
 

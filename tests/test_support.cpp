@@ -22,7 +22,7 @@ EngineSetup net2000_setup() {
       load_flywire(data_path("net2000/neurons.csv"), data_path("net2000/connectivity.csv")));
   StimulusPlan plan;
   plan.kicks = load_kicks(data_path("net2000/kicks.csv"), *net);
-  plan.poisson_neurons = load_stimulus_ids(data_path("net2000/stimulated.txt"), *net);
+  plan.poisson_neurons = load_id_list_as_indices(data_path("net2000/stimulated.txt"), *net);
   plan.seed = 7;
   return setup_for(net, plan);
 }

@@ -41,7 +41,7 @@ void print_header(const std::string& path, std::size_t file_bytes, const Checkpo
 
 void print_snapshot(const Snapshot& s, double dt_ms) {
   const EngineState& e = s.engine;
-  const PlanRecord& p = s.plan;
+  const TrialPlan& p = s.plan;
   const auto active = std::count_if(s.recorder.counts.begin(), s.recorder.counts.end(), [](uint64_t c) { return c > 0; });
   const double done_ms = (static_cast<double>(e.trial) * p.steps_per_trial + e.next_step) * dt_ms;
   std::cout << fmt::format(

@@ -114,6 +114,8 @@ std::vector<OptionSpec> run_options() {
       {"checkpoint.keep", OptionType::integer, "3", "how many of the newest checkpoints to keep"},
       {"engine.kind", OptionType::choice, "cpu", "the engine; the environment variable FLY_LIF_CUDA=1 (or 0) overrides it",
        {"cpu", "cuda"}},
+      {"engine.cuda-device", OptionType::integer, "0",
+       "the CUDA device the cuda engine runs on (0..count-1, as CUDA_VISIBLE_DEVICES presents them)"},
       {"engine.threads", OptionType::integer, std::to_string(std::max(1u, std::thread::hardware_concurrency())),
        "threads of the CPU pool engine (a swap to the CPU may ask for another count)"},
       {"engine.fallback-every-ms", OptionType::number, "1000",
@@ -123,6 +125,11 @@ std::vector<OptionSpec> run_options() {
        "for tests of the fallback: the first engine fails after this many epochs, as a lost GPU does (0: never)"},
       {"output.spikes", OptionType::path, "", "spike CSV 'trial,step,t_ms,neuron_id', sorted; empty: not written"},
       {"output.rates", OptionType::path, "", "per-neuron rates CSV 'neuron_id,index,spikes,rate_hz', highest first"},
+      {"output.summary", OptionType::path, "",
+       "the run's summary as JSON (the figures of the text summary on stdout; fields in README.md); empty: not written"},
+      {"output.readouts", OptionType::text, std::to_string(kMn9RootId),
+       "root IDs reported on their own in the summary, 'ID,ID,...' (MN9 by default; the live page shows the first); "
+       "empty for none. A given ID must be in the network"},
       {"model.dt-ms", OptionType::number, num(d.dt_ms), "time step, ms"},
       {"model.v-rest-mV", OptionType::number, num(d.v0_mV), "resting potential v_0, mV"},
       {"model.v-reset-mV", OptionType::number, num(d.v_reset_mV), "reset potential, mV"},
@@ -183,6 +190,12 @@ LifConstants constants_from_options(const LifParams& params) {
   } catch (const input_error& e) {
     throw input_error(std::string("options model.* / stimulus.rate: ") + e.what());
   }
+}
+
+int cuda_device(const Options& o) {
+  const int64_t device = o.integer("engine.cuda-device");
+  if (device < 0 || device > 1023) o.reject("engine.cuda-device", "must be 0..1023 (a CUDA device number)");
+  return static_cast<int>(device);
 }
 
 EngineKind engine_kind(const Options& o) {

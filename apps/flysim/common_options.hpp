@@ -35,11 +35,15 @@ LifParams model_params(const Options& o);
 LifConstants constants_from_options(const LifParams& params);
 // engine.kind, overridden by FLY_LIF_CUDA=1|0 (any other value is an error).
 EngineKind engine_kind(const Options& o);
+// engine.cuda-device, checked to be a device number (whether it exists, the CUDA probe
+// says: kernels/cuda/cuda_probe.hpp).
+int cuda_device(const Options& o);
 
 // Throws input_error unless a file can be created at path (its folder exists and is writable).
 void require_writable(const Options& o, const std::string& key);
 
-// The MN9 root ID (MODEL.md's readout neuron), used by the generator and the summary.
+// The MN9 root ID (MODEL.md's readout neuron): wired by the generator, the default of
+// output.readouts.
 inline constexpr int64_t kMn9RootId = 720575940660219265;
 
 }  // namespace flysim::app

@@ -47,7 +47,7 @@ int doctor_command(const std::vector<std::string>& args) {
   const Options o = Options::parse(specs, args);
   const RealtimeSettings realtime = realtime_settings(o);  // refuses a CPU list this process may not use
   const EngineKind kind = engine_kind(o);
-  const CudaProbe probe = probe_cuda_backend();
+  const CudaProbe probe = probe_cuda_backend(cuda_device(o));
   const auto devices = nvidia_device_files();
 
   std::cout << "flysim doctor\n";
@@ -62,8 +62,8 @@ int doctor_command(const std::vector<std::string>& args) {
                                  ? "  (the driver is older than the runtime: upgrade the NVIDIA driver)"
                                  : "");
     if (probe.device_present)
-      std::cout << fmt::format("  device             {} (sm_{}{}), {} device(s); binary has code for it: {}\n",
-                               probe.device_name, probe.cc_major, probe.cc_minor, probe.device_count,
+      std::cout << fmt::format("  device             {}: {} (sm_{}{}), {} device(s); binary has code for it: {}\n",
+                               probe.device, probe.device_name, probe.cc_major, probe.cc_minor, probe.device_count,
                                probe.binary_runs_on_device ? "yes" : "no");
     else
       std::cout << "  device             none usable\n";

@@ -124,8 +124,8 @@ PlasticityRequest plasticity_request(const Options& o, double dt_ms, int32_t del
 std::vector<uint64_t> plastic_edges_from_options(const Options& o, const Network& net) {
   PlasticSelection selection;
   selection.excitatory_only = o.text("plasticity.connections") == "excitatory";
-  if (!o.text("plasticity.pre-ids").empty()) selection.pre = load_stimulus_ids(o.text("plasticity.pre-ids"), net);
-  if (!o.text("plasticity.post-ids").empty()) selection.post = load_stimulus_ids(o.text("plasticity.post-ids"), net);
+  if (!o.text("plasticity.pre-ids").empty()) selection.pre = load_id_list_as_indices(o.text("plasticity.pre-ids"), net);
+  if (!o.text("plasticity.post-ids").empty()) selection.post = load_id_list_as_indices(o.text("plasticity.post-ids"), net);
   std::vector<uint64_t> edges = select_plastic_edges(net, selection);
   if (edges.size() >= (uint64_t{1} << 32)) o.reject("plasticity.connections", "selects 2^32 or more connections");
   return edges;

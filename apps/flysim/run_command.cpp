@@ -29,7 +29,9 @@
 #include "apps/flysim/file_roles.hpp"
 #include "apps/flysim/network_layer.hpp"
 #include "apps/flysim/plasticity_options.hpp"
+#include "apps/flysim/readout_option.hpp"
 #include "apps/flysim/realtime_options.hpp"
+#include "apps/flysim/run_summary.hpp"
 #include "apps/flysim/shard_placement.hpp"
 #include "apps/flysim/stop_signal.hpp"
 #include "kernels/engine_factory.hpp"
@@ -53,66 +55,19 @@ constexpr std::size_t kActivityBins = 500;
 StimulusPlan stimulus_plan(const Options& o, const Network& net) {
   StimulusPlan plan;
   const bool ids_apply = o.given("stimulus.ids") || !o.given("stimulus.kicks");
-  if (ids_apply && !o.text("stimulus.ids").empty()) plan.poisson_neurons = load_stimulus_ids(o.text("stimulus.ids"), net);
+  if (ids_apply && !o.text("stimulus.ids").empty()) plan.poisson_neurons = load_id_list_as_indices(o.text("stimulus.ids"), net);
   if (!o.text("stimulus.kicks").empty()) plan.kicks = load_kicks(o.text("stimulus.kicks"), net);
   plan.seed = static_cast<uint64_t>(o.integer("run.seed"));
   return plan;
 }
 
 
-// Lag (paced runs) and host cores per role over the whole run.
-void print_realtime_summary(const RunSummary& s, bool paced) {
-  if (paced)
-    std::cout << "  lag         " << lag_text(s.lag.now_ms, s.lag.p99_ms, s.lag.max_ms, s.max_lag_ms) << ", over the whole run\n";
-  if (!s.cost.roles.empty()) std::cout << "  host cores per role, over the whole run:\n" << cost_table(s.cost, "    ");
-}
-
-void print_summary(const RunSummary& s, const Network& net, const StimulusPlan& plan, double rate_Hz,
-                   const std::string& compatibility, bool paced) {
-  const double simulated_total = s.simulated_this_run_s;
-  std::cout << fmt::format(
-      "flysim run: {}\n"
-      "  network     {} ({} neurons, {} connections, {} synapses)\n"
-      "  stimulus    {} Poisson neurons at {} Hz, {} timed kicks, seed {}\n"
-      "  simulated   {} trial(s) x {:.1f} ms ({:.1f} ms in this run)\n"
-      "  spikes      {} from {} active neurons\n",
-      s.stopped_early ? "stopped" : "done", net.description, net.neuron_count(), net.connection_count(), net.synapse_count(), plan.poisson_neurons.size(), rate_Hz,
-      plan.kicks.size(), plan.seed, s.trials, s.simulated_s * 1e3, simulated_total * 1e3, s.recorded.spikes, s.recorded.active_neurons);
-  if (!s.recorded.top.empty()) std::cout << "  top responders (mean rate over trials):\n";
-  for (std::size_t k = 0; k < s.recorded.top.size(); ++k) {
-    const Responder& r = s.recorded.top[k];
-    std::cout << fmt::format("    {:2}. {:>18}  index {:>6}  {:8.1f} Hz{}\n", k + 1, r.root_id, r.index, r.rate_Hz,
-                             r.root_id == kMn9RootId ? "  (MN9)" : "");
-  }
-  for (const Responder& r : s.recorded.readouts)
-    std::cout << fmt::format("  readout     {} (MN9, index {}): {:.1f} Hz\n", r.root_id, r.index, r.rate_Hz);
-  for (const std::string& swap : s.swaps) std::cout << fmt::format("  swap        {}\n", swap);
-  if (s.stopped_early)
-    std::cout << fmt::format("  stopped     early, by a stop signal, at trial {} step {}: the outputs hold everything up to there\n",
-                             s.stopped_trial, s.stopped_step);
-  if (s.plasticity_shards > 0)
-    std::cout << fmt::format("  plasticity  {} shard(s), {} weight changes applied\n", s.plasticity_shards, s.weight_changes);
-  if (!s.checkpoints.empty())
-    std::cout << fmt::format("  checkpoints {} written, the last {}\n", s.checkpoints.size(), s.checkpoints.back());
-  print_realtime_summary(s, paced);
-  const double per_sim = simulated_total > 0 ? s.wall_s / simulated_total : 0.0;
-  std::cout << fmt::format(
-      "  wall time   {:.3f} s, {:.4f} wall s per simulated s ({:.1f}x faster than real time)\n"
-      "  host cpu    {:.3f} s, {:.4f} cpu s per simulated s\n"
-      "  memory      {:.0f} MiB peak\n"
-      "  engine      {}\n"
-      "  compat      {}\n"
-      "  kernel      {}\n",
-      s.wall_s, per_sim, per_sim > 0 ? 1.0 / per_sim : 0.0, s.cpu_s, simulated_total > 0 ? s.cpu_s / simulated_total : 0.0,
-      s.peak_memory_MiB, s.engine, compatibility, kKernelVersion);
-}
-
 // Everything a run is made from, whether it starts from rest or from a checkpoint.
 struct RunInputs {
   LifParams params;
   LifConstants constants;
   std::shared_ptr<const Network> network;
-  PlanRecord record;
+  TrialPlan trial_plan;
   std::optional<Snapshot> restored;
   std::string compatibility;
 };
@@ -158,8 +113,8 @@ RunInputs fresh_inputs(const Options& o) {
   in.constants = constants_from_options(in.params);
   const int32_t steps = trial_steps(o, in.params.dt_ms);
   in.network = load_network(o);
-  in.record = PlanRecord{static_cast<int32_t>(trials), static_cast<int32_t>(steps), in.params.r_poi_Hz, stimulus_plan(o, *in.network)};
-  const auto& kicks = in.record.stimulus.kicks;
+  in.trial_plan = TrialPlan{static_cast<int32_t>(trials), static_cast<int32_t>(steps), in.params.r_poi_Hz, stimulus_plan(o, *in.network)};
+  const auto& kicks = in.trial_plan.stimulus.kicks;
   if (const auto late = std::count_if(kicks.begin(), kicks.end(), [&](const Kick& k) { return k.step >= steps; }); late > 0)
     spdlog::warn("{}: {} kicks at step {} or later fall after the end of a trial ({} steps) and do nothing",
                  o.text("stimulus.kicks"), late, steps, steps);
@@ -183,9 +138,9 @@ RunInputs restored_inputs(const Options& o) {
   in.compatibility = compatibility_string(in.constants, in.network->content_hash());
   verify_identity(path, header, {in.compatibility, kKernelVersion, in.network->content_hash()});
   validate_snapshot(snapshot, in.network->neuron_count(), in.constants.delay_steps, path);
-  in.record = snapshot.plan;
+  in.trial_plan = snapshot.plan;
   spdlog::info("restoring {}: trial {} step {} of {} trial(s) x {} steps", path, snapshot.engine.trial,
-               snapshot.engine.next_step, in.record.trials, in.record.steps_per_trial);
+               snapshot.engine.next_step, in.trial_plan.trials, in.trial_plan.steps_per_trial);
   in.restored = std::move(snapshot);
   return in;
 }
@@ -213,7 +168,7 @@ std::vector<SwapRequest> swap_requests(const Options& o) {
         (kind != "cpu" && kind != "cuda"))
       o.reject("run.swap-at", "has '" + item + "'; expected MS:cpu or MS:cuda items separated by commas, MS > 0");
     if (kind == "cuda") {
-      const CudaProbe probe = probe_cuda_backend();
+      const CudaProbe probe = probe_cuda_backend(cuda_device(o));
       if (!probe.problem.empty()) o.reject("run.swap-at", "asks for the cuda engine, which cannot run here: " + probe.problem);
     }
     requests.push_back({ms, kind == "cuda" ? EngineKind::cuda : EngineKind::cpu});
@@ -335,6 +290,8 @@ struct RunChecks {
   bool checkpointing = false;
   double pace = 0.0;
   int64_t fault_after_epochs = 0;
+  int cuda_device = 0;
+  std::vector<int64_t> readouts;  // output.readouts as given; checked against the network later
 };
 
 RunChecks check_run_options(const Options& o) {
@@ -343,6 +300,7 @@ RunChecks check_run_options(const Options& o) {
   if (c.threads < 1 || c.threads > 1024) o.reject("engine.threads", "must be 1..1024");
   require_writable(o, "output.spikes");
   require_writable(o, "output.rates");
+  require_writable(o, "output.summary");
   require_writable(o, "output.journal");
   c.keep = o.integer("checkpoint.keep");
   if (c.keep < 1) o.reject("checkpoint.keep", "must be at least 1");
@@ -353,6 +311,8 @@ RunChecks check_run_options(const Options& o) {
   if (o.number("engine.fallback-every-ms") < 0) o.reject("engine.fallback-every-ms", "must not be negative (0: no fallback)");
   c.fault_after_epochs = o.integer("engine.fault-after-epochs");
   if (c.fault_after_epochs < 0) o.reject("engine.fault-after-epochs", "must not be negative (0: never)");
+  c.cuda_device = cuda_device(o);
+  c.readouts = readout_ids(o);
   return c;
 }
 
@@ -377,7 +337,7 @@ int run_or_serve(const std::vector<std::string>& args, RunMode mode) {
   configure_logging(o);
   FileRoles files{{"network.neurons", "network.connectivity", "stimulus.ids", "stimulus.kicks", "restore", "replay",
                    "plasticity.pre-ids", "plasticity.post-ids"},
-                  {"output.spikes", "output.rates", "output.journal", "plasticity.weights-out"},
+                  {"output.spikes", "output.rates", "output.summary", "output.journal", "plasticity.weights-out"},
                   {}};
   if (o.number("checkpoint.every-ms") != 0) files.folder_keys.push_back("checkpoint.dir");
   refuse_clashing_files(o, files);
@@ -405,6 +365,7 @@ int run_or_serve(const std::vector<std::string>& args, RunMode mode) {
   if (!plasticity.weights_out.empty()) require_writable(o, "plasticity.weights-out");
 
   RunInputs in = o.text("restore").empty() ? fresh_inputs(o) : restored_inputs(o);
+  const std::vector<int64_t> readouts = readouts_in(o, checks.readouts, *in.network);
   if (in.restored && !plasticity.enabled && !in.restored->plasticity.settings.empty())
     throw input_error(o.text("restore") + ": the checkpoint was written with plasticity (" + in.restored->plasticity.settings +
                       "); restore it with plasticity.enabled=true and the same plasticity.* options");
@@ -425,20 +386,21 @@ int run_or_serve(const std::vector<std::string>& args, RunMode mode) {
   clean_up_leftovers(o, files);
   throw_if_stopped("preparing the run");
   const auto net = in.network;
-  const auto stimulus = std::make_shared<const StimulusPlan>(in.record.stimulus);
+  const auto stimulus = std::make_shared<const StimulusPlan>(in.trial_plan.stimulus);
   // A paced run spends most of its time waiting: its engine naps while the GPU works.
-  const EngineSetup setup{net, stimulus, in.constants, plastic_edges, checks.pace > 0 ? HostWait::nap : HostWait::poll};
+  const EngineSetup setup{net, stimulus, in.constants, plastic_edges, checks.pace > 0 ? HostWait::nap : HostWait::poll,
+                          checks.cuda_device};
   const auto default_threads = static_cast<unsigned>(checks.threads);
   const double dt_ms = in.params.dt_ms;
   // An engine for the stimulus as it is now (a live command may have changed it).
   const auto build_engine = [setup, default_threads, dt_ms](EngineKind kind, unsigned threads,
-                                                            const PlanRecord& now) -> std::shared_ptr<Engine> {
+                                                            const TrialPlan& now) -> std::shared_ptr<Engine> {
     EngineSetup current = setup;
     current.stimulus = std::make_shared<const StimulusPlan>(now.stimulus);
     current.constants.poisson_threshold = poisson_threshold(now.stimulus_rate_Hz, dt_ms);
     std::shared_ptr<Engine> engine = make_engine(kind, current, threads > 0 ? threads : default_threads);
     if (kind == EngineKind::cuda) {
-      const CudaProbe p = probe_cuda_backend();
+      const CudaProbe p = probe_cuda_backend(current.cuda_device);
       spdlog::info("cuda backend attached: {} (compute capability {}.{}), driver {}, runtime {}", p.device_name, p.cc_major,
                    p.cc_minor, cuda_version_string(p.driver_version), cuda_version_string(p.runtime_version));
     }
@@ -451,16 +413,16 @@ int run_or_serve(const std::vector<std::string>& args, RunMode mode) {
     spdlog::warn("engine.fault-after-epochs={}: the engine fails after {} epochs (a test of the fallback)",
                  checks.fault_after_epochs, checks.fault_after_epochs);
   } else {
-    engine = build_engine(first_kind, 0, in.record);
+    engine = build_engine(first_kind, 0, in.trial_plan);
   }
   if (in.restored) engine->import_state(in.restored->engine);
   spdlog::info("engine: {}; {} Poisson neurons at {} Hz, {} kicks; {} trial(s) of {} steps", engine->describe(),
-               stimulus->poisson_neurons.size(), in.record.stimulus_rate_Hz, stimulus->kicks.size(), in.record.trials,
-               in.record.steps_per_trial);
+               stimulus->poisson_neurons.size(), in.trial_plan.stimulus_rate_Hz, stimulus->kicks.size(), in.trial_plan.trials,
+               in.trial_plan.steps_per_trial);
 
   RunPlan plan;
-  plan.trials = in.record.trials;
-  plan.steps_per_trial = in.record.steps_per_trial;
+  plan.trials = in.trial_plan.trials;
+  plan.steps_per_trial = in.trial_plan.steps_per_trial;
   plan.delay_steps = in.constants.delay_steps;
   plan.dt_ms = in.params.dt_ms;
   plan.neurons = net->neuron_count();
@@ -488,7 +450,7 @@ int run_or_serve(const std::vector<std::string>& args, RunMode mode) {
   plan.cpus = realtime.cpus;
   // A service reports the other processes on its GPU; NVML is loaded once, here.
   if (serving) plan.gpu = std::make_shared<const NvmlReader>();
-  plan.record = in.record;
+  plan.record = in.trial_plan;
   plan.make_engine = build_engine;
   if (!o.text("output.journal").empty())
     plan.journal = std::make_shared<JournalWriter>(o.text("output.journal"), journaled_options(o, specs));
@@ -522,12 +484,12 @@ int run_or_serve(const std::vector<std::string>& args, RunMode mode) {
   rc.trials = plan.trials;
   rc.steps_per_trial = plan.steps_per_trial;
   rc.dt_ms = plan.dt_ms;
-  rc.readout_root_id = kMn9RootId;
+  rc.readout_root_ids = readouts;
   rc.stream = plan.pace > 0 || o.text("run.duration-ms") == "forever";
   if (in.restored) rc.start = in.restored->recorder;
   if (serving) {  // the live page's window: only a service has a page to feed
     rc.activity = ActivitySettings{std::max(1, duration_to_steps(kActivityBinMs, plan.dt_ms)), kActivityBins, plan.dt_ms, plan.steps_per_trial};
-    rc.stimulated = stimulated_neurons(in.record.stimulus);
+    rc.stimulated = stimulated_neurons(in.trial_plan.stimulus);
   }
   auto recorder = spawn_recorder(system, rc);
   checkpointer_actor checkpointer;
@@ -582,14 +544,24 @@ int run_or_serve(const std::vector<std::string>& args, RunMode mode) {
   });
 
   int exit_code = 0;
+  std::exception_ptr output_failure;
   {
     self->request(sim, caf::infinite, run_atom::value)
         .receive([&](const RunSummary& summary) {
-                   print_summary(summary, *net, *stimulus, in.record.stimulus_rate_Hz, in.compatibility, checks.pace > 0);
-                   if (!plasticity.weights_out.empty()) {
-                     write_plastic_weights_csv(plasticity.weights_out, *net, *plastic_edges, summary.final_weights);
-                     std::cout << fmt::format("  weights     {} plastic connections written to {}\n", plastic_edges->size(),
-                                              plasticity.weights_out);
+                   // A file that cannot be written ends the run with its error, once the
+                   // actors are stopped (below).
+                   try {
+                     SummaryContext context{*net, *stimulus, in.trial_plan.stimulus_rate_Hz, in.compatibility, checks.pace > 0,
+                                            {}, 0};
+                     if (!plasticity.weights_out.empty()) {
+                       write_plastic_weights_csv(plasticity.weights_out, *net, *plastic_edges, summary.final_weights);
+                       context.weights_path = plasticity.weights_out;
+                       context.plastic_connections = plastic_edges->size();
+                     }
+                     print_summary(summary, context);
+                     if (!o.text("output.summary").empty()) write_summary_json(o.text("output.summary"), summary, context);
+                   } catch (const std::exception&) {
+                     output_failure = std::current_exception();
                    }
                    // Stopped by a signal: 128 + the signal; by a command: a normal end.
                    if (summary.stopped_early && stop_signal() != 0) exit_code = 128 + stop_signal();
@@ -609,6 +581,7 @@ int run_or_serve(const std::vector<std::string>& args, RunMode mode) {
   if (control) control->stop();
   // The sim loop is linked to the engine, recorder and checkpointer: they end with it.
   caf::anon_send_exit(sim, caf::exit_reason::user_shutdown);
+  if (output_failure) std::rethrow_exception(output_failure);
   return exit_code;
 }
 

@@ -316,9 +316,10 @@ void CudaEngine::import_state(const EngineState& state) {
 }  // namespace
 
 std::unique_ptr<Engine> make_cuda_engine(EngineSetup setup) {
-  const CudaProbe probe = probe_cuda();
+  const CudaProbe probe = probe_cuda(setup.cuda_device);
   if (!probe.problem.empty()) throw input_error("the CUDA engine cannot run here: " + probe.problem);
-  return std::make_unique<CudaEngine>(std::move(setup), 0,
+  const int device = setup.cuda_device;
+  return std::make_unique<CudaEngine>(std::move(setup), device,
                                       probe.device_name + " (sm_" + std::to_string(probe.cc_major) +
                                           std::to_string(probe.cc_minor) + ")");
 }

@@ -8,7 +8,7 @@
 
 namespace flysim {
 
-// Builds the CUDA engine on device 0 (choose another with CUDA_VISIBLE_DEVICES), holding
+// Builds the CUDA engine on device setup.cuda_device (engine.cuda-device), holding
 // the resting state of trial 0. Throws input_error saying what is missing (no device, a
 // driver older than the runtime, no code for the device's compute capability) and what
 // to do; it never falls back to the CPU on its own. A CUDA call that fails later, in the

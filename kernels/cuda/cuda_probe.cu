@@ -5,8 +5,9 @@
 
 namespace flysim {
 
-CudaProbe probe_cuda() {
+CudaProbe probe_cuda(int device) {
   CudaProbe p;
+  p.device = device;
   p.binary_archs = FLYSIM_CUDA_ARCHS;
   // With cudart linked statically the runtime version is the toolkit's; the driver
   // version is 0 when libcuda.so cannot be loaded at all.
@@ -35,10 +36,16 @@ CudaProbe probe_cuda() {
   }
   p.device_present = true;
   p.device_count = count;
+  const std::string name = "device " + std::to_string(device);
+  if (device < 0 || device >= count) {
+    p.problem = "engine.cuda-device=" + std::to_string(device) + " names no device: " + std::to_string(count) +
+                " CUDA device(s) are visible (0.." + std::to_string(count - 1) + ")";
+    return p;
+  }
   cudaDeviceProp prop{};
-  if (const cudaError_t e = cudaGetDeviceProperties(&prop, 0); e != cudaSuccess) {
+  if (const cudaError_t e = cudaGetDeviceProperties(&prop, device); e != cudaSuccess) {
     cudaGetLastError();
-    p.problem = std::string("CUDA device 0 cannot be queried: ") + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) +
+    p.problem = "CUDA " + name + " cannot be queried: " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) +
                 "); check nvidia-smi";
     return p;
   }
@@ -47,19 +54,21 @@ CudaProbe probe_cuda() {
   p.cc_minor = prop.minor;
 
   cudaFuncAttributes attributes{};
-  const cudaError_t loaded = cuda::advance_kernel_attributes(&attributes);
+  // The attributes are those of the calling thread's current device.
+  const cudaError_t selected = cudaSetDevice(device);
+  const cudaError_t loaded = selected != cudaSuccess ? selected : cuda::advance_kernel_attributes(&attributes);
   cudaGetLastError();
   p.binary_runs_on_device = loaded == cudaSuccess;
   if (loaded == cudaErrorNoKernelImageForDevice || loaded == cudaErrorInvalidDeviceFunction) {
     const std::string sm = std::to_string(p.cc_major) + std::to_string(p.cc_minor);
-    p.problem = "this flysim holds GPU code for " + p.binary_archs + " only, and device 0 (" + p.device_name +
+    p.problem = "this flysim holds GPU code for " + p.binary_archs + " only, and " + name + " (" + p.device_name +
                 ") is sm_" + sm + ": rebuild with -DCMAKE_CUDA_ARCHITECTURES=" + sm + "-real";
   } else if (loaded == cudaErrorUnsupportedPtxVersion || loaded == cudaErrorInsufficientDriver) {
     p.problem = "the NVIDIA driver (CUDA " + cuda_version_string(p.driver_version) +
                 ") cannot load this flysim's GPU code, built with CUDA " + runtime +
                 ": upgrade the driver (it must be >= the runtime)";
   } else if (loaded != cudaSuccess) {
-    p.problem = std::string("the CUDA engine's kernels cannot be loaded on device 0: ") + cudaGetErrorName(loaded) +
+    p.problem = "the CUDA engine's kernels cannot be loaded on " + name + ": " + cudaGetErrorName(loaded) +
                 " (" + cudaGetErrorString(loaded) + ")";
   }
   return p;

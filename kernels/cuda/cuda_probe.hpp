@@ -6,21 +6,22 @@
 namespace flysim {
 
 struct CudaProbe {
+  int device = 0;  // the device probed (engine.cuda-device): the one the engine uses
   bool device_present = false;
   int device_count = 0;
-  std::string device_name;  // of device 0, the one the engine uses
+  std::string device_name;
   int cc_major = 0, cc_minor = 0;
   // As cudaDriverGetVersion / cudaRuntimeGetVersion report them (1000 * major + 10 * minor);
   // driver_version is 0 when no driver could be loaded.
   int driver_version = 0, runtime_version = 0;
   std::string binary_archs;  // GPU code in this binary, e.g. "sm_75 sm_80 sm_86 sm_89 sm_90 compute_90"
-  bool binary_runs_on_device = false;  // the engine's kernels have code (real or PTX) for device 0
+  bool binary_runs_on_device = false;  // the engine's kernels have code (real or PTX) for the device
   // Empty when the CUDA engine can run; else one sentence: what is wrong and what to do.
   std::string problem;
 };
 
-// Never throws; safe to call on a machine without a GPU or driver.
-CudaProbe probe_cuda();
+// Probes `device`. Never throws; safe to call on a machine without a GPU or driver.
+CudaProbe probe_cuda(int device);
 
 // "13.0" from 13000. Inline: `flysim doctor` prints versions in builds without CUDA too.
 inline std::string cuda_version_string(int version) {

@@ -1,0 +1,43 @@
+// CsvReader on a file larger than its 8 MiB block, with a line that straddles the block
+// boundary: every line and line number comes back whole.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "cli_support.hpp"
+#include "model/csv_reader.hpp"
+
+namespace flysim::test {
+namespace {
+
+constexpr std::size_t kBlockBytes = 8u << 20;  // model/csv_reader.cpp
+
+std::string row(std::size_t i) { return std::to_string(i) + "," + std::to_string(i * 7919 % 100003) + ",neuron-" + std::to_string(i); }
+
+TEST(CsvReader, LinesAcrossTheBlockBoundaryComeBackWhole) {
+  const ScratchDir dir("flysim-csv");
+  std::string text = "id,value,name\n";
+  std::size_t rows = 0;
+  while (text.size() < kBlockBytes + kBlockBytes / 2) text += row(rows++) + "\n";
+  // A line straddles the boundary: the byte before it is not the end of a line.
+  ASSERT_NE(text[kBlockBytes - 1], '\n');
+  ASSERT_NE(text[kBlockBytes], '\n');
+  spit(dir.path("big.csv"), text);
+
+  CsvReader reader(dir.path("big.csv"));
+  ASSERT_TRUE(reader.next_line());
+  EXPECT_EQ(reader.line(), "id,value,name");
+  for (std::size_t i = 0; i < rows; ++i) {
+    ASSERT_TRUE(reader.next_line()) << "row " << i;
+    ASSERT_EQ(reader.line(), row(i)) << "line " << reader.line_number();
+    ASSERT_EQ(reader.line_number(), i + 2);
+    ASSERT_EQ(reader.fields().size(), 3u);
+    ASSERT_EQ(reader.integer<uint64_t>(0, "id"), i);
+  }
+  EXPECT_FALSE(reader.next_line());
+  EXPECT_EQ(reader.bytes_read(), text.size());
+  EXPECT_EQ(reader.file_size(), text.size());
+}
+
+}  // namespace
+}  // namespace flysim::test

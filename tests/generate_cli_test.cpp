@@ -1,0 +1,56 @@
+// `flysim generate` then load: the files it writes are the synthetic network, exactly,
+// and `flysim run` reads them back.
+#include <gtest/gtest.h>
+
+#include "apps/flysim/common_options.hpp"
+#include "cli_support.hpp"
+#include "model/flywire_csv.hpp"
+#include "model/generator.hpp"
+#include "model/network_source.hpp"
+#include "test_support.hpp"
+
+namespace flysim::test {
+namespace {
+
+constexpr std::size_t kNeurons = 3000;
+constexpr uint64_t kConnections = 40000;
+
+TEST(GenerateCli, WrittenNetworkLoadsAsTheGeneratedOne) {
+  const ScratchDir dir("flysim-generate");
+  const std::string files = "--output.neurons=" + dir.path("neurons.csv") + " --output.connectivity=" + dir.path("connectivity.csv");
+  const CliResult generated =
+      run_flysim("generate --network.seed=3 --generate.neurons=" + std::to_string(kNeurons) + " --generate.connections=" +
+                     std::to_string(kConnections) + " " + files,
+                 dir.path("generate.out"), dir.path("generate.err"));
+  ASSERT_EQ(generated.code, 0) << generated.err;
+
+  // The same network in this process, as `flysim generate` makes it.
+  NetworkSource source;
+  source.neurons = data_path("../../data/Completeness_783.csv");
+  source.sugar_ids = data_path("../../data/sugar_grn_783.txt");
+  source.readout_id = app::kMn9RootId;
+  source.generator_seed = 3;
+  GeneratorParams params = generator_params(source);
+  restrict_generator(params, kNeurons, kConnections);
+  const Network expected = generate_network(params);
+  const Network loaded = load_flywire(dir.path("neurons.csv"), dir.path("connectivity.csv"));
+  EXPECT_EQ(loaded.root_ids, expected.root_ids);
+  EXPECT_EQ(loaded.out_offsets, expected.out_offsets);
+  EXPECT_EQ(loaded.out_targets, expected.out_targets);
+  EXPECT_EQ(loaded.out_weights, expected.out_weights);
+  EXPECT_EQ(loaded.content_hash(), expected.content_hash());
+
+  // flysim run on the files: the summary describes that network.
+  const CliResult run = run_flysim("run --network.neurons=" + dir.path("neurons.csv") + " --network.connectivity=" +
+                                       dir.path("connectivity.csv") + " --network.cache=false --stimulus.ids= " +
+                                       "--run.duration-ms=20 --engine.threads=1 --output.summary=" + dir.path("summary.json"),
+                                   dir.path("run.out"), dir.path("run.err"));
+  ASSERT_EQ(run.code, 0) << run.err;
+  const nlohmann::json network = read_summary(dir.path("summary.json"))["network"];
+  EXPECT_EQ(network.value("neurons", 0u), kNeurons);
+  EXPECT_EQ(network.value("connections", 0u), expected.connection_count());
+  EXPECT_EQ(network.value("synapses", 0u), expected.synapse_count());
+}
+
+}  // namespace
+}  // namespace flysim::test

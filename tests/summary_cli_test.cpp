@@ -1,0 +1,86 @@
+// output.summary (the run's summary as JSON), output.readouts and engine.cuda-device,
+// end to end through the flysim program on net2000.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "cli_support.hpp"
+#include "test_support.hpp"
+
+namespace flysim::test {
+namespace {
+
+class SummaryCli : public ::testing::Test {
+ protected:
+  CliResult run(const std::string& extra) const {
+    return run_flysim("run --network.neurons=" + data_path("net2000/neurons.csv") + " --network.connectivity=" +
+                          data_path("net2000/connectivity.csv") + " --network.cache-dir=" + dir_.path("cache") +
+                          " --stimulus.ids=" + data_path("net2000/stimulated.txt") +
+                          " --run.duration-ms=100 --run.trials=2 --engine.threads=2 " + extra,
+                      dir_.path("out"), dir_.path("err"));
+  }
+  ScratchDir dir_{"flysim-summary"};
+};
+
+// The JSON holds the text summary's figures, and the readouts asked for.
+TEST_F(SummaryCli, JsonHoldsTheFiguresOfTheTextSummary) {
+  const std::string readouts = "820475940600000023,820475940600072650";
+  const CliResult r = run("--output.readouts=" + readouts + " --output.summary=" + dir_.path("summary.json") +
+                          " --output.spikes=" + dir_.path("spikes.csv"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json s = read_summary(dir_.path("summary.json"));
+  EXPECT_EQ(s.value("status", ""), "done");
+  EXPECT_EQ(s.value("trials", 0), 2);
+  EXPECT_EQ(s.value("ms_per_trial", 0.0), 100.0);
+  EXPECT_EQ(s["network"].value("neurons", 0u), 2000u);
+  EXPECT_EQ(s["stimulus"].value("poisson_neurons", 0u), 21u);
+  const uint64_t spikes = s.value("spikes", uint64_t{0});
+  EXPECT_EQ(spikes, count_of(slurp(dir_.path("spikes.csv")), "\n") - 1);
+  EXPECT_NE(r.out.find("spikes      " + std::to_string(spikes) + " from " + std::to_string(s.value("active_neurons", 0u)) +
+                       " active neurons"),
+            std::string::npos)
+      << r.out;
+  ASSERT_EQ(s["readouts"].size(), 2u);
+  EXPECT_EQ(s["readouts"][0].value("root_id", ""), "820475940600000023");
+  EXPECT_EQ(s["readouts"][1].value("root_id", ""), "820475940600072650");
+  EXPECT_GT(s["readouts"][1].value("rate_hz", 0.0), 0.0) << "a stimulated neuron fires";
+  EXPECT_NE(r.out.find("readout     820475940600072650 (index"), std::string::npos) << r.out;
+  ASSERT_FALSE(s["top"].empty());
+  EXPECT_GE(s["top"][0].value("spikes", 0u), s["top"].back().value("spikes", 0u));
+  EXPECT_EQ(s.value("engine", ""), "cpu pool, 2 threads");
+  EXPECT_GT(s.value("wall_s", 0.0), 0.0);
+}
+
+// A summary that cannot be written (a full device; a folder that does not exist, found
+// before the run) ends the run with one error naming it, exit 2.
+TEST_F(SummaryCli, UnwritableSummaryIsAnErrorNamingTheFile) {
+  const CliResult full = run("--output.summary=/dev/full");
+  EXPECT_EQ(full.code, 2) << full.err;
+  EXPECT_NE(full.err.find("flysim: error: /dev/full: write failed"), std::string::npos) << full.err;
+  expect_one_line_error(run("--output.summary=" + dir_.path("no/such/folder/summary.json")), "command line: option output.summary=");
+}
+
+TEST_F(SummaryCli, ReadoutsNotInTheNetworkOrMalformedAreRefused) {
+  expect_one_line_error(run("--output.readouts=12345"),
+                        "command line: option output.readouts='12345' lists root ID 12345, which is not in the network");
+  expect_one_line_error(run("--output.readouts=82047594060000002x"),
+                        "command line: option output.readouts='82047594060000002x' has '82047594060000002x'");
+  expect_one_line_error(run("--output.readouts=820475940600000023,820475940600000023"),
+                        "command line: option output.readouts='820475940600000023,820475940600000023' lists root ID "
+                        "820475940600000023 twice");
+}
+
+// The default readout (MN9) is not in net2000: no readout, no error; none asked for: none.
+TEST_F(SummaryCli, DefaultReadoutIsSkippedOnANetworkWithoutIt) {
+  ASSERT_EQ(run("--output.summary=" + dir_.path("summary.json")).code, 0);
+  EXPECT_TRUE(read_summary(dir_.path("summary.json"))["readouts"].empty());
+  ASSERT_EQ(run("--output.readouts= --output.summary=" + dir_.path("summary.json")).code, 0);
+  EXPECT_TRUE(read_summary(dir_.path("summary.json"))["readouts"].empty());
+}
+
+TEST_F(SummaryCli, NegativeCudaDeviceNamesTheOption) {
+  expect_one_line_error(run("--engine.cuda-device=-2"), "command line: option engine.cuda-device='-2' must be 0..1023");
+}
+
+}  // namespace
+}  // namespace flysim::test
