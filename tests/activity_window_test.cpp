@@ -99,9 +99,11 @@ TEST(ActivityWindow, RasterRatesAndTopMatchABruteForceCountOfTheBinsKept) {
       EXPECT_EQ(bin.counts[row], it == counts.end() ? 0u : it->second) << "bin " << bin.pos << " neuron " << a.index;
     }
   }
-  for (uint32_t neuron = 0; neuron < n; ++neuron)  // nobody left out ranks above the last row
-    if (std::none_of(raster.rows.begin(), raster.rows.end(), [&](const ActivityNeuron& a) { return a.index == neuron; }))
+  for (uint32_t neuron = 0; neuron < n; ++neuron) {  // nobody left out ranks above the last row
+    if (std::none_of(raster.rows.begin(), raster.rows.end(), [&](const ActivityNeuron& a) { return a.index == neuron; })) {
       EXPECT_LE(window[neuron], raster.rows.back().spikes);
+    }
+  }
 
   const RatesReport rates = w.rates(25);
   EXPECT_TRUE(rates.has_readout);

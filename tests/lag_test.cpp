@@ -24,7 +24,9 @@ TEST(LagHistogram, TheP99IsWithinOneBinAndTheMaximumIsExact) {
 TEST(LagHistogram, BinsAreMonotoneAndCoverMinutes) {
   for (double ms : {0.0, 0.005, 0.01, 0.5, 5.0, 100.0, 60000.0}) {
     EXPECT_LE(LagHistogram::bin_of(ms), LagHistogram::bin_of(ms * 1.1 + 0.01));
-    if (ms >= 0.01) EXPECT_LE(ms, LagHistogram::upper_edge(LagHistogram::bin_of(ms)));
+    if (ms >= 0.01) {
+      EXPECT_LE(ms, LagHistogram::upper_edge(LagHistogram::bin_of(ms)));
+    }
   }
   EXPECT_LT(LagHistogram::bin_of(60000.0), LagHistogram::kBins - 1);
 }
