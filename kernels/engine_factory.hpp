@@ -26,4 +26,9 @@ CudaProbe probe_cuda_backend();
 // then (tests of the fallback from a failed engine; kernels/fault_injecting_engine.hpp).
 std::unique_ptr<Engine> make_engine(EngineKind kind, EngineSetup setup, unsigned threads, EngineFault fault = {});
 
+// The most trials one engine of `kind` should hold for a network of `neurons` neurons:
+// what fits in half the memory free now (the host's, or device 0's), within the CUDA
+// engine's 32-bit count of a cell's spikes; at least 1 (run.batch=auto).
+int32_t batch_that_fits(EngineKind kind, std::size_t neurons, int32_t delay_steps);
+
 }  // namespace flysim

@@ -45,6 +45,11 @@ CudaProbe probe_cuda() {
   p.device_name = prop.name;
   p.cc_major = prop.major;
   p.cc_minor = prop.minor;
+  std::size_t free_bytes = 0, total_bytes = 0;
+  if (cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess)
+    p.free_memory_bytes = free_bytes;
+  else
+    cudaGetLastError();
 
   cudaFuncAttributes attributes{};
   const cudaError_t loaded = cuda::advance_kernel_attributes(&attributes);
