@@ -34,6 +34,16 @@ for n in "${trials[@]}"; do
     "$(awk -v a="${alone%% *}" -v b="${batched%% *}" 'BEGIN { print a / b }')"
 done
 
+# A single run as a process, end to end (start, the network from the cache, one trial,
+# the summary): what N single runs cost N times over.
+walls=()
+for ((r = 0; r < ${REPEAT:-1}; ++r)); do
+  start=$(date +%s.%N)
+  "$flysim" run "${common[@]}" > /dev/null
+  walls+=("$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')")
+done
+echo "one flysim run process of 1 trial, end to end: $(printf '%s\n' "${walls[@]}" | median) s wall (median of ${#walls[@]})"
+
 rates=${SWEEP_RATES:-10:200:10}
 sweep_trials=${SWEEP_TRIALS:-30}
 walls=()
