@@ -29,15 +29,21 @@ engine_actor::behavior_type engine_behavior(engine_actor::stateful_pointer<engin
     spdlog::warn("{}", problem);
   self->state.engine = std::move(engine);
   return {
-      [=](advance_atom, const EpochRequest& r) -> caf::result<EpochSpikes> {
+      [=](advance_atom, const EpochRequest& r) -> caf::result<std::vector<EpochSpikes>> {
         return guarded([&] {
-          return EpochSpikes{r.trial, r.first, r.steps, self->state.engine->advance_cells({r.first, r.steps})};
+          BatchSpikes batch = self->state.engine->advance_cells({r.first, r.steps});
+          std::vector<EpochSpikes> epochs;
+          for (std::size_t k = 0; k < batch.size(); ++k)
+            epochs.push_back({r.trial + static_cast<int32_t>(k), r.first, r.steps, std::move(batch[k])});
+          return epochs;
         });
       },
-      [=](export_atom) -> caf::result<EngineState> { return guarded([&] { return self->state.engine->export_state(); }); },
-      [=](import_atom, const EngineState& s) -> caf::result<import_atom> {
+      [=](export_atom) -> caf::result<std::vector<EngineState>> {
+        return guarded([&] { return self->state.engine->export_batch(); });
+      },
+      [=](import_atom, const std::vector<EngineState>& states) -> caf::result<import_atom> {
         return guarded([&] {
-          self->state.engine->import_state(s);
+          self->state.engine->import_batch(states);
           return import_atom::value;
         });
       },

@@ -80,10 +80,12 @@ recorder_actor::behavior_type recorder_behavior(recorder_actor::stateful_pointer
             fmt::format_to(std::back_inserter(st.line_buffer), "{},{},{:.{}f},{}\n", epoch.trial, s.step,
                            s.step * st.config.dt_ms, st.time_decimals, st.config.network->root_ids[s.neuron]);
         }
+        const std::string lines =
+            st.order.add(epoch.trial, std::move(st.line_buffer), epoch.first + epoch.steps == st.config.steps_per_trial);
         try {
-          if (st.spikes_file) st.spikes_file->write(st.line_buffer.data(), st.line_buffer.size());
+          if (st.spikes_file) st.spikes_file->write(lines.data(), lines.size());
           if (st.spikes_stream) {
-            st.spikes_stream->write(st.line_buffer.data(), st.line_buffer.size());
+            st.spikes_stream->write(lines.data(), lines.size());
             const auto now = std::chrono::steady_clock::now();
             if (now - st.last_flush >= kStreamFlushEvery) {
               st.spikes_stream->flush();
@@ -122,6 +124,9 @@ recorder_actor::behavior_type recorder_behavior(recorder_actor::stateful_pointer
       [=](finish_atom, double seconds) -> caf::result<RecorderSummary> {
         auto& st = self->state;
         try {
+          const std::string held = st.order.drain();
+          if (st.spikes_file) st.spikes_file->write(held.data(), held.size());
+          if (st.spikes_stream) st.spikes_stream->write(held.data(), held.size());
           if (st.spikes_file) st.spikes_file->commit();
           st.spikes_file.reset();
           if (st.spikes_stream) st.spikes_stream->commit();

@@ -18,6 +18,7 @@
 #include "model/atomic_file.hpp"
 #include "model/stream_file.hpp"
 #include "model/network.hpp"
+#include "model/trial_order.hpp"
 
 namespace flysim {
 
@@ -48,6 +49,7 @@ struct recorder_state {
   std::chrono::steady_clock::time_point last_flush;
   int time_decimals = 1;
   std::string line_buffer;
+  TrialOrder order;  // a batch's trials written one after another
   std::optional<ActivityWindow> activity;
   static inline const char* name = "recorder";
 };

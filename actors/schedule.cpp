@@ -5,13 +5,24 @@
 
 namespace flysim {
 
+int32_t batch_size_at(int32_t first_trial, const ScheduleGeometry& g) { return std::min(g.batch, g.trials - first_trial); }
+
+int64_t simulated_steps_to(const RunPosition& p, const ScheduleGeometry& g) {
+  return static_cast<int64_t>(p.trial) * g.steps_per_trial +
+         static_cast<int64_t>(p.step) * std::max(0, batch_size_at(p.trial, g));
+}
+
 RunPosition position_at_ms(double ms, const ScheduleGeometry& g, int32_t granularity) {
   const auto total = static_cast<int64_t>(std::ceil(ms / g.dt_ms - 1e-9));
-  RunPosition p{static_cast<int32_t>(total / g.steps_per_trial), static_cast<int32_t>(total % g.steps_per_trial)};
-  p.step = (p.step + granularity - 1) / granularity * granularity;
-  if (p.step == 0) p.step = granularity;
-  if (p.step >= g.steps_per_trial) p = {p.trial + 1, granularity};
-  return p;
+  int64_t batch = total / g.steps_per_trial;
+  auto step = static_cast<int32_t>(total % g.steps_per_trial);
+  step = (step + granularity - 1) / granularity * granularity;
+  if (step == 0) step = granularity;
+  if (step >= g.steps_per_trial) {
+    ++batch;
+    step = granularity;
+  }
+  return {static_cast<int32_t>(batch * g.batch), step};
 }
 
 bool reached(const RunPosition& p, const ScheduleGeometry& g) {
@@ -19,7 +30,7 @@ bool reached(const RunPosition& p, const ScheduleGeometry& g) {
 }
 
 int64_t steps_to(const RunPosition& p, const ScheduleGeometry& g) {
-  return static_cast<int64_t>(p.trial) * g.steps_per_trial + p.step;
+  return static_cast<int64_t>(p.trial / g.batch) * g.steps_per_trial + p.step;
 }
 
 std::vector<RunPosition> checkpoint_positions(double every_ms, const ScheduleGeometry& g) {
@@ -27,7 +38,8 @@ std::vector<RunPosition> checkpoint_positions(double every_ms, const ScheduleGeo
   if (every_ms == 0) return points;
   // Counted in whole steps, so a tiny interval on a long run still ends.
   const int64_t every_steps = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(every_ms / g.dt_ms - 1e-9)));
-  const int64_t total_steps = static_cast<int64_t>(g.trials) * g.steps_per_trial;
+  const int64_t batches = (int64_t{g.trials} + g.batch - 1) / g.batch;
+  const int64_t total_steps = batches * g.steps_per_trial;
   for (int64_t step = every_steps; step < total_steps; step += every_steps) {
     const RunPosition p = position_at_ms(static_cast<double>(step) * g.dt_ms, g, g.checkpoint_granularity);
     if (reached(p, g) && (points.empty() || points.back() < p)) points.push_back(p);

@@ -16,7 +16,8 @@
 
 namespace flysim {
 
-// A place in a run: trial and step within it. Ordered as the run goes.
+// A place in a run: trial and step within it. Ordered as the run goes. With batches of
+// trials (run.batch) the trial is the batch's first: the run goes batch by batch.
 struct RunPosition {
   int32_t trial = 0;
   int32_t step = 0;
@@ -38,17 +39,23 @@ struct ScheduleGeometry {
   double dt_ms = 0.1;
   RunPosition start;                // (0, 0) or a restored checkpoint's position
   int32_t checkpoint_granularity = 18;  // a delay cell, or a plasticity period
+  int32_t batch = 1;                // trials advanced together (run.batch)
   // A paced epoch may cross delay cells, up to kPaceBatchMs of simulation, when nothing
   // needs the spikes cell by cell (false with plasticity: the shards learn per epoch).
   bool paced_epochs_cross_cells = false;
 };
 
-// Converts simulated time since the start of the run (all trials in a row) to the first
+// Trials in the batch that starts at `first_trial`: batch, or what is left of the plan.
+int32_t batch_size_at(int32_t first_trial, const ScheduleGeometry& g);
+// Simulated steps of all trials together from (0, 0) to p (the batch at p included).
+int64_t simulated_steps_to(const RunPosition& p, const ScheduleGeometry& g);
+
+// Converts simulated time since the start of the run (all batches in a row) to the first
 // boundary (a multiple of `granularity` steps) at or after it, never step 0 of a trial.
 RunPosition position_at_ms(double ms, const ScheduleGeometry& g, int32_t granularity);
 // True when a run reaches p (it lies inside a trial and after the start).
 bool reached(const RunPosition& p, const ScheduleGeometry& g);
-// Steps from (0, 0) to p.
+// Steps from (0, 0) to p, batch after batch.
 int64_t steps_to(const RunPosition& p, const ScheduleGeometry& g);
 // The checkpoint positions of `every_ms` (0: none), on `g.checkpoint_granularity`.
 std::vector<RunPosition> checkpoint_positions(double every_ms, const ScheduleGeometry& g);

@@ -1,5 +1,6 @@
 #include "actors/sim_loop.hpp"
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 #include <sys/resource.h>
 
@@ -26,8 +27,14 @@ double peak_memory_MiB() {
 }
 
 ScheduleGeometry geometry_of(const RunPlan& plan) {
-  return {plan.trials,          plan.steps_per_trial,          plan.delay_steps, plan.dt_ms, plan.start,
-          plan.checkpoint_granularity, plan.plasticity.shards.empty()};
+  return {plan.trials,
+          plan.steps_per_trial,
+          plan.delay_steps,
+          plan.dt_ms,
+          plan.start,
+          plan.checkpoint_granularity,
+          plan.batch,
+          plan.plasticity.shards.empty()};
 }
 
 RunPosition weights_apply_position(int32_t trial, int32_t end, const RunPlan& plan) {
@@ -53,8 +60,8 @@ std::function<void(caf::error&)> on_error(self_ptr self) {
 }
 
 int64_t steps_since_start(const sim_loop_state& st) {
-  return static_cast<int64_t>(st.done.trial) * st.plan.steps_per_trial + st.done.step -
-         (static_cast<int64_t>(st.plan.start.trial) * st.plan.steps_per_trial + st.plan.start.step);
+  const ScheduleGeometry g = geometry_of(st.plan);
+  return simulated_steps_to(st.done, g) - simulated_steps_to(st.plan.start, g);
 }
 
 void log_progress(self_ptr self, bool force) {
@@ -63,8 +70,11 @@ void log_progress(self_ptr self, bool force) {
   if (!force && now - st.last_progress < st.plan.progress_every) return;
   st.last_progress = now;
   const double simulated_s = static_cast<double>(steps_since_start(st)) * st.plan.dt_ms * 1e-3;
-  spdlog::info("trial {}/{}: {:.1f} of {:.1f} ms simulated, {} spikes, {:.4f} wall s per simulated s",
-               std::min(st.done.trial + 1, st.plan.trials), st.plan.trials, st.done.step * st.plan.dt_ms,
+  const int32_t first = std::min(st.done.trial + 1, st.plan.trials);
+  const int32_t last = std::min(st.done.trial + st.plan.batch, st.plan.trials);
+  spdlog::info("{} {}/{}: {:.1f} of {:.1f} ms simulated, {} spikes, {:.4f} wall s per simulated s",
+               first == last ? "trial" : "trials", first == last ? std::to_string(first) : fmt::format("{}-{}", first, last),
+               st.plan.trials, st.done.step * st.plan.dt_ms,
                st.plan.steps_per_trial * st.plan.dt_ms, st.spikes, simulated_s > 0 ? elapsed_s(st) / simulated_s : 0.0);
 }
 
@@ -96,22 +106,21 @@ void finish(self_ptr self) {
   log_progress(self, true);
   self->state.finishing = true;
   const auto& st = self->state;
-  const double recorded_s =
-      static_cast<double>(static_cast<int64_t>(st.done.trial) * st.plan.steps_per_trial + st.done.step) * st.plan.dt_ms * 1e-3;
+  const double recorded_s = static_cast<double>(simulated_steps_to(st.done, geometry_of(st.plan))) * st.plan.dt_ms * 1e-3;
   self->request(st.recorder, caf::infinite, finish_atom::value, recorded_s).then([=](RecorderSummary& recorded) {
     self->request(self->state.engine, caf::infinite, describe_atom::value).then([=](std::string& engine) mutable {
       if (!self->state.plan.plasticity.want_final_weights) {
         deliver_summary(self, std::move(recorded), std::move(engine), {});
         return;
       }
-      self->request(self->state.engine, caf::infinite, export_atom::value).then([=](EngineState& state) mutable {
-        deliver_summary(self, std::move(recorded), std::move(engine), std::move(state.plastic_weights));
+      self->request(self->state.engine, caf::infinite, export_atom::value).then([=](std::vector<EngineState>& batch) mutable {
+        deliver_summary(self, std::move(recorded), std::move(engine), std::move(batch.front().plastic_weights));
       }, on_error(self));
     }, on_error(self));
   }, on_error(self));
 }
 
-bool plan_done(const sim_loop_state& st) { return st.issued.trial == st.plan.trials || st.schedule->stopped(); }
+bool plan_done(const sim_loop_state& st) { return st.issued.trial >= st.plan.trials || st.schedule->stopped(); }
 
 void finish_if_done(self_ptr self) {
   const auto& st = self->state;
@@ -122,33 +131,40 @@ void finish_if_done(self_ptr self) {
     finish(self);
 }
 
-void on_epoch(self_ptr self, EpochSpikes& epoch) {
+// One epoch of the batch: each trial's spikes, in trial order.
+void on_epoch(self_ptr self, std::vector<EpochSpikes>& batch) {
   auto& st = self->state;
   --st.in_flight;
-  const int32_t end = epoch.first + epoch.steps;
-  if (!(st.recorded_until < RunPosition{epoch.trial, end})) {
+  const EpochSpikes& front = batch.front();
+  const int32_t end = front.first + front.steps;
+  if (!(st.recorded_until < RunPosition{front.trial, end})) {
     // Recomputed after a fallback: these spikes were recorded from the failed engine.
     issue(self);
     finish_if_done(self);
     return;
   }
-  if (epoch.trial == st.recorded_until.trial && epoch.first < st.recorded_until.step) {
+  if (front.trial == st.recorded_until.trial && front.first < st.recorded_until.step) {
     // A recomputed epoch that crosses cells can end past what was recorded: only its
-    // new steps are (the spikes are sorted by step).
+    // new steps are (each trial's spikes are sorted by step).
     const int32_t from = st.recorded_until.step;
-    epoch.spikes.erase(epoch.spikes.begin(), std::find_if(epoch.spikes.begin(), epoch.spikes.end(),
-                                                          [&](const Spike& s) { return s.step >= from; }));
-    epoch.steps = end - from;
-    epoch.first = from;
+    for (EpochSpikes& epoch : batch) {
+      epoch.spikes.erase(epoch.spikes.begin(), std::find_if(epoch.spikes.begin(), epoch.spikes.end(),
+                                                            [&](const Spike& s) { return s.step >= from; }));
+      epoch.steps = end - from;
+      epoch.first = from;
+    }
   }
-  st.spikes += epoch.spikes.size();
-  st.done = {epoch.trial, end};
+  st.done = {front.trial, end};
   record_lag(self);
-  for (const auto& shard : st.plan.plasticity.shards) self->send(shard, learn_atom::value, epoch);
+  // Plasticity runs batches of one trial (each trial learns from the one before).
+  for (const auto& shard : st.plan.plasticity.shards) self->send(shard, learn_atom::value, front);
   if (!st.plan.plasticity.shards.empty() &&
       (end % st.plan.plasticity.period_steps == 0 || end == st.plan.steps_per_trial))
-    request_period_weights(self, epoch.trial, end);
-  self->send(st.recorder, record_atom::value, std::move(epoch));
+    request_period_weights(self, front.trial, end);
+  for (EpochSpikes& epoch : batch) {
+    st.spikes += epoch.spikes.size();
+    self->send(st.recorder, record_atom::value, std::move(epoch));
+  }
   log_progress(self, false);
   sample_status(self);
   issue(self);
@@ -163,7 +179,7 @@ void request_swap(self_ptr self, EngineKind kind, unsigned threads, uint64_t liv
   st.swapping = true;
   ++st.in_flight;
   const RunPosition at = st.issued;
-  self->request(st.engine, caf::infinite, export_atom::value).then([=](EngineState& state) {
+  self->request(st.engine, caf::infinite, export_atom::value).then([=](std::vector<EngineState>& batch) {
     auto& st = self->state;
     --st.in_flight;
     const auto swap_started = std::chrono::steady_clock::now();
@@ -184,7 +200,7 @@ void request_swap(self_ptr self, EngineKind kind, unsigned threads, uint64_t liv
     const unsigned pool_threads = kind == EngineKind::cpu ? (threads > 0 ? threads : st.plan.default_threads) : 0;
     auto next = spawn_engine(self->system(), std::move(engine), kind);
     self->link_to(next);
-    self->request(next, caf::infinite, import_atom::value, state).then([=](import_atom) {
+    self->request(next, caf::infinite, import_atom::value, batch).then([=](import_atom) {
       auto& st = self->state;
       const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - swap_started).count();
       self->unlink_from(st.engine);
@@ -231,7 +247,9 @@ void issue(self_ptr self) {
     switch (action.kind) {
       case Schedule::Action::Kind::start_trial:
         ++st.in_flight;
-        self->request(st.engine, caf::infinite, import_atom::value, resting_state(st.plan.neurons, st.plan.v0, st.issued.trial))
+        self->request(st.engine, caf::infinite, import_atom::value,
+                      resting_batch(st.plan.neurons, st.plan.v0, st.issued.trial,
+                                    batch_size_at(st.issued.trial, st.schedule->geometry())))
             .then([=](import_atom) {
               --self->state.in_flight;
               issue(self);
@@ -249,12 +267,12 @@ void issue(self_ptr self) {
         const uint64_t generation = st.engine_generation;
         self->request(st.engine, caf::infinite, advance_atom::value, EpochRequest{st.issued.trial, st.issued.step, action.steps})
             .then(
-                [=](EpochSpikes& epoch) {
-                  if (generation == self->state.engine_generation) on_epoch(self, epoch);
+                [=](std::vector<EpochSpikes>& batch) {
+                  if (generation == self->state.engine_generation) on_epoch(self, batch);
                 },
                 on_engine_error(self, generation));
         st.issued.step += action.steps;
-        if (st.issued.step == st.plan.steps_per_trial) st.issued = {st.issued.trial + 1, 0};
+        if (st.issued.step == st.plan.steps_per_trial) st.issued = {st.issued.trial + st.plan.batch, 0};
         continue;
       }
       case Schedule::Action::Kind::wait:

@@ -43,6 +43,9 @@ struct PlasticityPlan {
 struct RunPlan {
   int32_t trials = 1;
   int32_t steps_per_trial = 0;
+  // Trials the engine advances together (run.batch; the engine holds this many): the
+  // run goes batch by batch, each epoch request advancing every trial of a batch.
+  int32_t batch = 1;
   int32_t delay_steps = 18;
   double dt_ms = 0.1;
   std::size_t neurons = 0;
@@ -121,7 +124,7 @@ struct StatusSample {
 // The state a failed engine is recomputed from (actors/README.md, "A failing GPU").
 struct FallbackPoint {
   RunPosition at;
-  EngineState state;
+  std::vector<EngineState> batch;
 };
 
 struct sim_loop_state {

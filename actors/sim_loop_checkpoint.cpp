@@ -54,14 +54,16 @@ void snapshot_part_done(self_ptr self, const std::shared_ptr<SnapshotParts>& par
 void request_checkpoint(self_ptr self, uint64_t live_id) {
   auto& st = self->state;
   ++st.in_flight;
-  self->request(st.engine, caf::infinite, export_atom::value).then([=](EngineState& state) mutable {
+  self->request(st.engine, caf::infinite, export_atom::value).then([=](std::vector<EngineState>& batch) mutable {
     auto& st = self->state;
     --st.in_flight;
     ++st.writing;
     const auto& shards = st.plan.plasticity.shards;
     auto parts = std::make_shared<SnapshotParts>();
     parts->live_id = live_id;
-    parts->snapshot = Snapshot{std::move(state), st.plan.record, {}, {}};
+    parts->snapshot.plan = st.plan.record;
+    parts->snapshot.batch = st.plan.batch;
+    set_batch_states(parts->snapshot, std::move(batch));
     parts->shards.resize(shards.size());
     parts->awaiting = 1 + shards.size();
     self->request(st.recorder, caf::infinite, position_atom::value).then([=](RecorderPosition& position) {

@@ -21,11 +21,11 @@ void take_fallback_if_due(self_ptr self) {
   ++st.in_flight;
   // Sent before the epoch at `at`: the engine's mailbox keeps the order.
   self->request(st.engine, caf::infinite, export_atom::value).then(
-      [=](EngineState& state) {
+      [=](std::vector<EngineState>& batch) {
         auto& st = self->state;
         if (generation != st.engine_generation) return;
         --st.in_flight;
-        st.fallback = FallbackPoint{at, std::move(state)};
+        st.fallback = FallbackPoint{at, std::move(batch)};
         finish_if_done(self);
       },
       on_engine_error(self, generation));
@@ -78,7 +78,7 @@ void fall_back(self_ptr self, const caf::error& err) {
   self->link_to(next);
   st.engine = next;
   const uint64_t generation = st.engine_generation;
-  self->request(next, caf::infinite, import_atom::value, point.state).then([=](import_atom) {
+  self->request(next, caf::infinite, import_atom::value, point.batch).then([=](import_atom) {
     auto& st = self->state;
     if (generation != st.engine_generation) return;
     st.engine_description = description;

@@ -26,6 +26,14 @@ template <class Archive, class T>
 void serialize(Archive& ar, T& x) {
   fields(x, [&](auto&... member) { ar(bounded_if_sequence(member)...); });
 }
+// Format 3's payload: a snapshot of one trial, without the batch fields at the end.
+struct SingleTrialSnapshot {
+  Snapshot& snapshot;
+};
+template <class F>
+decltype(auto) fields(SingleTrialSnapshot& x, F&& f) {
+  return f(x.snapshot.engine, x.snapshot.plan, x.snapshot.recorder, x.snapshot.plasticity);
+}
 template <class Archive>
 void serialize(Archive& ar, CheckpointHeader& h) {
   ar(h.format_version, checkpoint_io::bounded(h.compatibility), checkpoint_io::bounded(h.kernel_version), h.network_hash, h.payload_bytes,
@@ -105,7 +113,7 @@ std::optional<uint32_t> older_format_version(std::string_view bytes, std::size_t
     return std::nullopt;
   }
   const std::size_t payload_at = kPrefixBytes + header_bytes;
-  if (h.format_version >= kCheckpointFormatVersion || bytes.size() - payload_at != h.payload_bytes ||
+  if (h.format_version >= kOldestReadableCheckpointFormat || bytes.size() - payload_at != h.payload_bytes ||
       checksum(bytes.substr(payload_at)) != h.payload_checksum)
     return std::nullopt;
   return h.format_version;
@@ -134,7 +142,8 @@ Parsed parse(const std::string& path, std::string_view bytes) {
   if (checksum(bytes.substr(0, sum_at)) != le_at<uint64_t>(bytes, sum_at)) {
     if (const auto older = older_format_version(bytes, header_bytes))
       throw input_error(path + ": checkpoint format version " + std::to_string(*older) +
-                        " was written by an older flysim; this flysim reads version " +
+                        " was written by an older flysim; this flysim reads versions " +
+                        std::to_string(kOldestReadableCheckpointFormat) + " to " +
                         std::to_string(kCheckpointFormatVersion) + ": rerun the simulation to write a new checkpoint");
     throw damaged(path, "checksum mismatch in the header");
   }
@@ -146,7 +155,8 @@ Parsed parse(const std::string& path, std::string_view bytes) {
     throw input_error(path + ": checkpoint format version " + std::to_string(version) + " is newer than this flysim reads (" +
                       std::to_string(kCheckpointFormatVersion) + "): upgrade flysim");
   // Formats before this one had no header checksum (older_format_version above).
-  if (version < kCheckpointFormatVersion) throw damaged(path, "format version " + std::to_string(version) + " with a header checksum");
+  if (version < kOldestReadableCheckpointFormat)
+    throw damaged(path, "format version " + std::to_string(version) + " with a header checksum");
   Parsed p;
   try {
     decode_exactly(header_archive, p.header, "header");
@@ -167,7 +177,12 @@ Snapshot decode(const std::string& path, const Parsed& p) {
   if (checksum(p.payload) != p.header.payload_checksum) throw damaged(path, "checksum mismatch in the payload");
   Snapshot s;
   try {
-    decode_exactly(p.payload, s, "snapshot");
+    if (p.header.format_version == 3) {
+      SingleTrialSnapshot single{s};
+      decode_exactly(p.payload, single, "snapshot");
+    } else {
+      decode_exactly(p.payload, s, "snapshot");
+    }
   } catch (const cereal::Exception& e) {
     throw damaged(path, std::string("the payload does not decode: ") + e.what());
   }

@@ -19,8 +19,11 @@ struct CheckpointHeader {
   uint64_t payload_checksum = 0;
 };
 
-// 2: plastic weights and traces; 3: a checksum over magic, header length and header.
-inline constexpr uint32_t kCheckpointFormatVersion = 3;
+// 2: plastic weights and traces; 3: a checksum over magic, header length and header;
+// 4: a batch of trials (Snapshot::batch, later_trials). Format 3 is still read, as a
+// batch of one trial; older formats are refused by name.
+inline constexpr uint32_t kCheckpointFormatVersion = 4;
+inline constexpr uint32_t kOldestReadableCheckpointFormat = 3;
 
 // What a checkpoint must match to be restored here.
 struct CheckpointIdentity {

@@ -30,22 +30,13 @@ bool steps_before(const std::vector<int32_t>& steps, int32_t next_step) {
                      [&](int32_t step) { return step == kNeverSpiked || (step >= 0 && step < next_step); });
 }
 
-}  // namespace
-
-void validate_snapshot(const Snapshot& s, std::size_t neurons, int32_t delay_steps, const std::string& path) {
-  const Check check{path};
+// The state of one trial of the batch.
+void check_trial(const Check& check, const EngineState& e, const TrialPlan& plan, std::size_t neurons, int32_t delay_steps) {
   const std::string n = std::to_string(neurons);
-  const EngineState& e = s.engine;
   check(e.v.size() == neurons && e.g.size() == neurons && e.last_spike.size() == neurons,
         "it holds the state of " + std::to_string(e.v.size()) + " neurons (v), " + std::to_string(e.g.size()) + " (g), " +
             std::to_string(e.last_spike.size()) + " (last spike); the network has " + n);
-  check(s.recorder.counts.size() == neurons,
-        "the recorder counts " + std::to_string(s.recorder.counts.size()) + " neurons; the network has " + n);
   check(all_finite(e.v) && all_finite(e.g), "a membrane potential or conductance is not a finite number");
-
-  const TrialPlan& plan = s.plan;
-  check(plan.trials >= 1 && plan.steps_per_trial >= 1,
-        "a plan of " + std::to_string(plan.trials) + " trials of " + std::to_string(plan.steps_per_trial) + " steps");
   check(e.trial >= 0 && e.trial < plan.trials && e.next_step >= 0 && e.next_step < plan.steps_per_trial &&
             e.next_step % delay_steps == 0,
         "position trial " + std::to_string(e.trial) + " step " + std::to_string(e.next_step) +
@@ -59,6 +50,37 @@ void validate_snapshot(const Snapshot& s, std::size_t neurons, int32_t delay_ste
                     [&](const Spike& x) { return x.neuron < neurons && x.step >= cell && x.step < e.next_step; }),
         "an undelivered spike is of a neuron outside 0.." + std::to_string(neurons - 1) + " or outside steps " +
             std::to_string(cell) + ".." + std::to_string(e.next_step - 1));
+}
+
+// The batch: run.batch >= 1, and the trials of the batch that starts at the first one,
+// in order, at one step.
+void check_batch_of(const Check& check, const Snapshot& s) {
+  const EngineState& e = s.engine;
+  const int64_t expected = std::min<int64_t>(s.batch, int64_t{s.plan.trials} - e.trial);
+  check(s.batch >= 1 && e.trial % s.batch == 0 && static_cast<int64_t>(s.later_trials.size()) + 1 == expected,
+        "a batch of " + std::to_string(s.later_trials.size() + 1) + " trials from trial " + std::to_string(e.trial) +
+            " in batches of " + std::to_string(s.batch));
+  for (std::size_t k = 0; k < s.later_trials.size(); ++k)
+    check(s.later_trials[k].trial == e.trial + 1 + static_cast<int32_t>(k) && s.later_trials[k].next_step == e.next_step,
+          "trial " + std::to_string(s.later_trials[k].trial) + " at step " + std::to_string(s.later_trials[k].next_step) +
+              " in the batch of trial " + std::to_string(e.trial) + " at step " + std::to_string(e.next_step));
+  check(s.batch == 1 || s.plasticity.settings.empty(), "a batch of trials with plasticity (each trial learns from the last)");
+}
+
+}  // namespace
+
+void validate_snapshot(const Snapshot& s, std::size_t neurons, int32_t delay_steps, const std::string& path) {
+  const Check check{path};
+  const std::string n = std::to_string(neurons);
+  const EngineState& e = s.engine;
+  const TrialPlan& plan = s.plan;
+  check(plan.trials >= 1 && plan.steps_per_trial >= 1,
+        "a plan of " + std::to_string(plan.trials) + " trials of " + std::to_string(plan.steps_per_trial) + " steps");
+  check_trial(check, e, plan, neurons, delay_steps);
+  check_batch_of(check, s);
+  for (const EngineState& later : s.later_trials) check_trial(check, later, plan, neurons, delay_steps);
+  check(s.recorder.counts.size() == neurons,
+        "the recorder counts " + std::to_string(s.recorder.counts.size()) + " neurons; the network has " + n);
 
   const StimulusPlan& stimulus = plan.stimulus;
   check(std::isfinite(plan.stimulus_rate_Hz) && plan.stimulus_rate_Hz >= 0, "the stimulus rate is not a finite rate >= 0");

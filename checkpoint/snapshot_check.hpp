@@ -22,7 +22,9 @@ namespace flysim {
 //   steps >= 0, sorted by (step, neuron); the recorder's total is the sum of its counts;
 // - without plasticity settings there are no plastic weights and no traces; with them,
 //   as many learned weights as applied ones, and traces of every neuron whose steps
-//   lie before next_step (or are kNeverSpiked).
+//   lie before next_step (or are kNeverSpiked);
+// - the batch (run.batch >= 1) starts at a multiple of it and holds its trials in order,
+//   each at the first one's step and checked as above; plasticity only with batch 1.
 void validate_snapshot(const Snapshot& snapshot, std::size_t neurons, int32_t delay_steps, const std::string& path);
 
 }  // namespace flysim

@@ -35,6 +35,43 @@ void check_stimulus_change(const StimulusPlan& current, const StimulusPlan* next
   check_stimulus(*next, neurons);
 }
 
+namespace {
+void require_one_trial(std::size_t trials, const char* call) {
+  if (trials != 1)
+    throw std::logic_error(std::string("Engine::") + call + " is for a batch of one trial; this batch holds " +
+                           std::to_string(trials) + ": use the batch call");
+}
+}  // namespace
+
+std::vector<Spike> Engine::advance(kernels::EpochSpan span) {
+  BatchSpikes spikes = advance_batch(span);
+  require_one_trial(spikes.size(), "advance");
+  return std::move(spikes.front());
+}
+
+EngineState Engine::export_state() const {
+  std::vector<EngineState> states = export_batch();
+  require_one_trial(states.size(), "export_state");
+  return std::move(states.front());
+}
+
+void check_batch(const std::vector<EngineState>& states, int32_t capacity, std::size_t neurons) {
+  if (states.empty() || states.size() > static_cast<std::size_t>(capacity))
+    throw std::invalid_argument("a batch of " + std::to_string(states.size()) + " trials for an engine that holds 1.." +
+                                std::to_string(capacity));
+  for (std::size_t k = 0; k < states.size(); ++k) {
+    const EngineState& s = states[k];
+    if (s.v.size() != neurons || s.g.size() != neurons || s.last_spike.size() != neurons)
+      throw std::invalid_argument("engine state holds " + std::to_string(s.v.size()) + " neurons, the network " +
+                                  std::to_string(neurons));
+    if (s.trial != states.front().trial + static_cast<int32_t>(k) || s.next_step != states.front().next_step)
+      throw std::invalid_argument("a batch must hold consecutive trials at one step: trial " + std::to_string(s.trial) +
+                                  " at step " + std::to_string(s.next_step) + " follows trial " +
+                                  std::to_string(states.front().trial) + " at step " +
+                                  std::to_string(states.front().next_step));
+  }
+}
+
 std::vector<Spike> run_until(Engine& engine, int32_t next_step, int32_t end_step, int32_t delay_steps) {
   std::vector<Spike> all;
   while (next_step < end_step) {
@@ -46,8 +83,19 @@ std::vector<Spike> run_until(Engine& engine, int32_t next_step, int32_t end_step
   return all;
 }
 
-std::vector<Spike> Engine::advance_cells(kernels::EpochSpan span) {
-  return run_until(*this, span.first, span.first + span.steps, cell_steps());
+BatchSpikes Engine::advance_cells(kernels::EpochSpan span) {
+  BatchSpikes all;
+  for (int32_t next = span.first, end = span.first + span.steps; next < end;) {
+    const kernels::EpochSpan cell = next_epoch(next, end, cell_steps());
+    BatchSpikes spikes = advance_batch(cell);
+    if (all.empty()) {
+      all = std::move(spikes);
+    } else {
+      for (std::size_t k = 0; k < all.size(); ++k) all[k].insert(all[k].end(), spikes[k].begin(), spikes[k].end());
+    }
+    next += cell.steps;
+  }
+  return all;
 }
 
 }  // namespace flysim

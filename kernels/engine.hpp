@@ -33,7 +33,14 @@ struct EngineSetup {
   std::shared_ptr<const std::vector<uint64_t>> plastic_edges;
   HostWait host_wait = HostWait::poll;
   int cuda_device = 0;  // the device a CUDA engine runs on (engine.cuda-device)
+  // Trials the engine holds and advances together (run.batch): each has its own state
+  // and generator key, the network is shared. Memory grows with it.
+  int32_t batch = 1;
 };
+
+// One epoch's spikes of every trial of a batch, in trial order, each sorted by (step,
+// neuron): what each trial would give alone.
+using BatchSpikes = std::vector<std::vector<Spike>>;
 
 // The engine (its device) failed and its state is lost: advance, export, import, a
 // weight update or a stimulus change did not complete. Not the user's input to fix and
@@ -50,20 +57,20 @@ class Engine {
   virtual ~Engine() = default;
   // e.g. "cpu pool, 2 threads".
   virtual std::string describe() const = 0;
-  // Advances through span (it must start at the state's next step and stay inside one
-  // delay cell); returns the epoch's spikes sorted by (step, neuron).
-  virtual std::vector<Spike> advance(kernels::EpochSpan span) = 0;
-  // Advances through span, which may cross delay cells (a paced service asks for about
-  // 10 ms at once, so the host wakes once per batch, not once per cell); the spikes are
-  // those of advance() cell by cell, concatenated. The default does exactly that; an
-  // engine whose device can run several cells before the host looks overrides it.
-  virtual std::vector<Spike> advance_cells(kernels::EpochSpan span);
-  // The delay cell's length in steps: an advance() never crosses one.
+  // The most trials one batch may hold (EngineSetup::batch).
+  virtual int32_t batch_capacity() const = 0;
+  // Advances every trial of the batch through span (it must start at the batch's next
+  // step and stay inside one delay cell); returns each trial's spikes.
+  virtual BatchSpikes advance_batch(kernels::EpochSpan span) = 0;
+  // One state per trial of the batch, in trial order. Each includes the plastic
+  // connections' weights; an imported state whose plastic_weights is empty keeps the
+  // engine's (a new trial keeps what was learned).
+  virtual std::vector<EngineState> export_batch() const = 0;
+  // Replaces the batch with `states` (check_batch: consecutive trials at one step, at
+  // most batch_capacity()).
+  virtual void import_batch(const std::vector<EngineState>& states) = 0;
+  // The delay cell's length in steps: an advance_batch never crosses one.
   virtual int32_t cell_steps() const = 0;
-  // The state includes the plastic connections' weights; an imported state whose
-  // plastic_weights is empty keeps the engine's (a new trial keeps what was learned).
-  virtual EngineState export_state() const = 0;
-  virtual void import_state(const EngineState& state) = 0;
   // Sets plastic connections' weights, between epochs: every delivery from the next
   // advance on (the spikes still in the delay ring included) uses them.
   virtual void apply_weights(const std::vector<WeightChange>& changes) = 0;
@@ -75,7 +82,23 @@ class Engine {
   // this plan and threshold. Throws std::invalid_argument, changing nothing, when the
   // plan is null, does not fit the network or changes the seed (check_stimulus_change).
   virtual void set_stimulus(std::shared_ptr<const StimulusPlan> stimulus, uint32_t poisson_threshold) = 0;
+
+  // Advances every trial of the batch through span, which may cross delay cells (a paced
+  // service asks for about 10 ms at once, so the host wakes once per batch of cells, not
+  // once per cell): advance_batch cell by cell, each trial's spikes concatenated.
+  BatchSpikes advance_cells(kernels::EpochSpan span);
+
+  // A batch of one trial, the way a run without run.batch sees the engine. advance and
+  // export_state throw std::logic_error when the batch holds more than one trial.
+  std::vector<Spike> advance(kernels::EpochSpan span);
+  EngineState export_state() const;
+  void import_state(const EngineState& state) { import_batch({state}); }
 };
+
+// Throws std::invalid_argument unless `states` is a batch an engine of `capacity` trials
+// and `neurons` neurons can import: 1..capacity states of consecutive trials, all at the
+// same next step, each of `neurons` neurons.
+void check_batch(const std::vector<EngineState>& states, int32_t capacity, std::size_t neurons);
 
 // The next epoch from next_step: to the end of its delay cell or to end_step.
 inline kernels::EpochSpan next_epoch(int32_t next_step, int32_t end_step, int32_t delay_steps) {

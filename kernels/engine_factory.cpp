@@ -1,5 +1,9 @@
 #include "kernels/engine_factory.hpp"
 
+#include <unistd.h>
+
+#include <algorithm>
+
 #include "kernels/cpu/cpu_engine.hpp"
 #include "model/errors.hpp"
 #if FLYSIM_HAVE_CUDA
@@ -24,6 +28,20 @@ CudaProbe probe_cuda_backend(int device) {
 }
 
 namespace {
+// Bytes one trial of a batch takes beyond the shared network, as the engines allocate
+// them: CpuTrial's ring (int64 per slot and neuron) and per-neuron arrays (the active
+// list at its largest included); the CUDA engine's ring, cell spike list (12 bytes per
+// slot and neuron) and per-neuron arrays.
+std::size_t bytes_per_trial(EngineKind kind, std::size_t neurons, int32_t delay_steps) {
+  const auto d = static_cast<std::size_t>(delay_steps);
+  return kind == EngineKind::cpu ? neurons * (8 * d + 4 + 1 + 4 + 4 + 32) : neurons * (8 * d + 12 * d + 8 + 8 + 4 + 4 + 4);
+}
+
+std::size_t free_memory_bytes(EngineWhere where) {
+  if (where.kind == EngineKind::cuda) return probe_cuda_backend(where.cuda_device).free_memory_bytes;
+  return static_cast<std::size_t>(sysconf(_SC_AVPHYS_PAGES)) * static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+}
+
 std::unique_ptr<Engine> make_backend(EngineKind kind, EngineSetup setup, unsigned threads) {
   if (kind == EngineKind::cpu) return std::make_unique<CpuEngine>(std::move(setup), threads);
 #if FLYSIM_HAVE_CUDA
@@ -35,6 +53,16 @@ std::unique_ptr<Engine> make_backend(EngineKind kind, EngineSetup setup, unsigne
 #endif
 }
 }  // namespace
+
+int32_t batch_that_fits(EngineWhere where, std::size_t neurons, int32_t delay_steps) {
+  const std::size_t per_trial = std::max<std::size_t>(1, bytes_per_trial(where.kind, neurons, delay_steps));
+  std::size_t fits = free_memory_bytes(where) / 2 / per_trial;
+  if (where.kind == EngineKind::cuda) {
+    const std::size_t cell = std::max<std::size_t>(1, neurons * static_cast<std::size_t>(delay_steps));
+    fits = std::min(fits, ((std::size_t{1} << 32) - 1) / cell);
+  }
+  return static_cast<int32_t>(std::clamp<std::size_t>(fits, 1, 1000000));
+}
 
 std::unique_ptr<Engine> make_engine(EngineKind kind, EngineSetup setup, unsigned threads, EngineFault fault) {
   std::unique_ptr<Engine> engine = make_backend(kind, std::move(setup), threads);

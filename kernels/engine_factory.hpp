@@ -26,4 +26,13 @@ CudaProbe probe_cuda_backend(int device);
 // then (tests of the fallback from a failed engine; kernels/fault_injecting_engine.hpp).
 std::unique_ptr<Engine> make_engine(EngineKind kind, EngineSetup setup, unsigned threads, EngineFault fault = {});
 
+// The most trials one engine should hold for a network of `neurons` neurons:
+// what fits in half the memory free now (the host's, or the CUDA device's), within the
+// CUDA engine's 32-bit count of a cell's spikes; at least 1 (run.batch=auto).
+struct EngineWhere {
+  EngineKind kind = EngineKind::cpu;
+  int cuda_device = 0;  // for EngineKind::cuda
+};
+int32_t batch_that_fits(EngineWhere where, std::size_t neurons, int32_t delay_steps);
+
 }  // namespace flysim

@@ -30,8 +30,9 @@ FLYSIM_HD inline bool already_delivered(const LifConstants& c, const Spike& spik
   return spike.step + c.delay_steps < first_delivery;
 }
 
-// The generator key of `trial` for a plan's seed.
-inline RngKey rng_key(uint64_t seed, int32_t trial) {
+// The generator key of `trial` for a plan's seed (a batched kernel derives each of its
+// trials' keys on the device).
+FLYSIM_HD inline RngKey rng_key(uint64_t seed, int32_t trial) {
   return {static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32), static_cast<uint32_t>(trial)};
 }
 

@@ -14,24 +14,24 @@ std::string FaultInjectingEngine::describe() const {
   return inner_->describe() + " (fault after " + std::to_string(fault_after_epochs_) + " epochs)";
 }
 
-std::vector<Spike> FaultInjectingEngine::advance(kernels::EpochSpan span) {
+BatchSpikes FaultInjectingEngine::advance_batch(kernels::EpochSpan span) {
   if (failed_ || completed_ == fault_after_epochs_) {
     failed_ = true;
     throw engine_failure("injected fault: " + describe() + " failed in epoch [" + std::to_string(span.first) + ", +" +
                          std::to_string(span.steps) + "), its state is lost");
   }
-  std::vector<Spike> spikes = inner_->advance(span);
+  BatchSpikes spikes = inner_->advance_batch(span);
   ++completed_;
   return spikes;
 }
 
-EngineState FaultInjectingEngine::export_state() const {
+std::vector<EngineState> FaultInjectingEngine::export_batch() const {
   if (failed_ && export_fails_)
     throw engine_failure("injected fault: " + describe() + " failed earlier, its state cannot be exported");
-  return inner_->export_state();
+  return inner_->export_batch();
 }
 
-void FaultInjectingEngine::import_state(const EngineState& state) { inner_->import_state(state); }
+void FaultInjectingEngine::import_batch(const std::vector<EngineState>& states) { inner_->import_batch(states); }
 
 void FaultInjectingEngine::apply_weights(const std::vector<WeightChange>& changes) { inner_->apply_weights(changes); }
 

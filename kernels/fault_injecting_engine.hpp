@@ -28,10 +28,11 @@ class FaultInjectingEngine final : public Engine {
   FaultInjectingEngine(std::unique_ptr<Engine> inner, uint64_t fault_after_epochs, bool export_fails = false);
   // The inner engine's, plus " (fault after N epochs)".
   std::string describe() const override;
-  std::vector<Spike> advance(kernels::EpochSpan span) override;
+  int32_t batch_capacity() const override { return inner_->batch_capacity(); }
+  BatchSpikes advance_batch(kernels::EpochSpan span) override;
+  std::vector<EngineState> export_batch() const override;
+  void import_batch(const std::vector<EngineState>& states) override;
   int32_t cell_steps() const override { return inner_->cell_steps(); }
-  EngineState export_state() const override;
-  void import_state(const EngineState& state) override;
   void apply_weights(const std::vector<WeightChange>& changes) override;
   void set_stimulus(std::shared_ptr<const StimulusPlan> stimulus, uint32_t poisson_threshold) override;
 

@@ -10,12 +10,12 @@ namespace flysim {
 
 // The engine: owns a kernels Engine (CPU pool or CUDA stream) and its state.
 using engine_actor = caf::typed_actor<
-    // Advance one epoch of the current trial; reply with its spikes.
-    caf::replies_to<advance_atom, EpochRequest>::with<EpochSpikes>,
-    // Export the complete state at the current epoch boundary.
-    caf::replies_to<export_atom>::with<EngineState>,
-    // Replace the state (new trial, restore, hot-swap); reply when done.
-    caf::replies_to<import_atom, EngineState>::with<import_atom>,
+    // Advance one epoch of the current batch; reply with each trial's spikes, in order.
+    caf::replies_to<advance_atom, EpochRequest>::with<std::vector<EpochSpikes>>,
+    // Export the complete state of every trial of the batch at the current boundary.
+    caf::replies_to<export_atom>::with<std::vector<EngineState>>,
+    // Replace the batch (new trials, restore, hot-swap); reply when done.
+    caf::replies_to<import_atom, std::vector<EngineState>>::with<import_atom>,
     // Set plastic connections' weights before the next epoch; reply when done.
     caf::replies_to<weights_atom, WeightUpdate>::with<weights_atom>,
     // Replace the stimulus (plan, Poisson threshold) before the next epoch.

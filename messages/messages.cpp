@@ -8,8 +8,10 @@ void register_message_types(caf::actor_system_config& cfg) {
   cfg.add_message_type<Spike>("flysim.spike");
   cfg.add_message_type<std::vector<Spike>>("flysim.spikes");
   cfg.add_message_type<EngineState>("flysim.engine_state");
+  cfg.add_message_type<std::vector<EngineState>>("flysim.engine_states");
   cfg.add_message_type<EpochRequest>("flysim.epoch_request");
   cfg.add_message_type<EpochSpikes>("flysim.epoch_spikes");
+  cfg.add_message_type<std::vector<EpochSpikes>>("flysim.batch_epoch_spikes");
   cfg.add_message_type<Responder>("flysim.responder");
   cfg.add_message_type<std::vector<Responder>>("flysim.responders");
   cfg.add_message_type<RecorderSummary>("flysim.recorder_summary");

@@ -32,8 +32,9 @@ using spawn_atom = caf::atom_constant<caf::atom("spawn")>;
 using stop_atom = caf::atom_constant<caf::atom("stop")>;
 using stimulus_atom = caf::atom_constant<caf::atom("stimulus")>;
 
-// ---- sim_loop -> engine: advance the current trial through [first, first + steps): one
-// delay cell, or several in a paced run without plasticity (Engine::advance_cells)
+// ---- sim_loop -> engine: advance the current batch (its first trial: `trial`) through
+// [first, first + steps): one delay cell, or several in a paced run without plasticity
+// (Engine::advance_cells)
 struct EpochRequest {
   int32_t trial = 0;
   int32_t first = 0;

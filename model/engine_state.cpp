@@ -13,4 +13,10 @@ EngineState resting_state(std::size_t neurons, double v0, int32_t trial) {
   return s;
 }
 
+std::vector<EngineState> resting_batch(std::size_t neurons, double v0, int32_t first, int32_t count) {
+  std::vector<EngineState> batch;
+  for (int32_t k = 0; k < count; ++k) batch.push_back(resting_state(neurons, v0, first + k));
+  return batch;
+}
+
 }  // namespace flysim

@@ -31,5 +31,7 @@ decltype(auto) fields(EngineState& x, F&& f) {
 
 // All neurons at rest (v = v_0, g = 0, never spiked), step 0 of `trial`.
 EngineState resting_state(std::size_t neurons, double v0, int32_t trial);
+// Trials [first, first + count) at rest: the start of a batch.
+std::vector<EngineState> resting_batch(std::size_t neurons, double v0, int32_t first, int32_t count);
 
 }  // namespace flysim

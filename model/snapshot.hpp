@@ -45,17 +45,28 @@ decltype(auto) fields(RecorderPosition& x, F&& f) {
 }
 
 struct Snapshot {
-  EngineState engine;  // trial, next step, v, g, last spike, the delay ring's spikes
+  // The first trial of the batch: trial, next step, v, g, last spike, the delay ring's spikes.
+  EngineState engine;
   TrialPlan plan;
   RecorderPosition recorder;
   // What the plasticity observers learned (weights, traces); settings empty when off.
   PlasticityState plasticity;
+  // run.batch of the run: trials run in batches [k*batch, (k+1)*batch), and a restored
+  // run goes on in the same batches.
+  int32_t batch = 1;
+  // The batch's other trials, in order, at the same step (empty for a batch of one).
+  std::vector<EngineState> later_trials;
   friend bool operator==(const Snapshot&, const Snapshot&) = default;
 };
 
 template <class F>
 decltype(auto) fields(Snapshot& x, F&& f) {
-  return f(x.engine, x.plan, x.recorder, x.plasticity);
+  return f(x.engine, x.plan, x.recorder, x.plasticity, x.batch, x.later_trials);
 }
+
+// Every trial of the snapshot's batch, in order (what an engine imports).
+std::vector<EngineState> batch_states(const Snapshot& s);
+// Sets the snapshot's batch from an engine's export (one state at least).
+void set_batch_states(Snapshot& s, std::vector<EngineState> states);
 
 }  // namespace flysim

@@ -59,6 +59,8 @@ void expect_same(const Snapshot& a, const Snapshot& b) {
   EXPECT_EQ(a.plan, b.plan);
   EXPECT_EQ(a.recorder, b.recorder);
   EXPECT_EQ(a.plasticity, b.plasticity);
+  EXPECT_EQ(a.batch, b.batch);
+  EXPECT_EQ(a.later_trials, b.later_trials);
 }
 
 uint64_t le_get(const std::string& bytes, std::size_t at, int width) {

@@ -179,18 +179,19 @@ TEST_F(CheckpointFile, NewerFormatVersionIsRefused) {
 }
 
 // A file of format 2 (the same header and payload, no header checksum) is named as
-// such, and so is one of format 1; a version-3 file whose version byte was damaged
-// into 2 is damaged, not old.
+// such, and so is one of format 1; a current file whose version byte was damaged into
+// an older one is damaged, not old.
 TEST_F(CheckpointFile, OlderFormatVersionIsRefusedByName) {
   const std::string current = slurp(written());
-  for (const uint32_t older : {kCheckpointFormatVersion - 1, kCheckpointFormatVersion - 2}) {
+  for (const uint32_t older : {kOldestReadableCheckpointFormat - 1, kOldestReadableCheckpointFormat - 2}) {
     std::string bytes = current;
     bytes.erase(header_checksum_at(bytes), 8);
     le_put(bytes, 17, 4, older);
     const std::string bad = path("older.ckpt");
     spit(bad, bytes);
     const std::string problem = "checkpoint format version " + std::to_string(older) +
-                                " was written by an older flysim; this flysim reads version " +
+                                " was written by an older flysim; this flysim reads versions " +
+                                std::to_string(kOldestReadableCheckpointFormat) + " to " +
                                 std::to_string(kCheckpointFormatVersion) + ": rerun the simulation";
     expect_refused([&] { load_checkpoint(bad, kIdentity); }, bad, problem);
     expect_refused([&] { read_checkpoint_header(bad); }, bad, problem);
@@ -200,6 +201,32 @@ TEST_F(CheckpointFile, OlderFormatVersionIsRefusedByName) {
   const std::string bad = path("flipped.ckpt");
   spit(bad, flipped);
   expect_refused([&] { load_checkpoint(bad, kIdentity); }, bad, "checkpoint is damaged (checksum mismatch in the header)");
+}
+
+// A batch of trials (run.batch) round-trips whole, and a file of format 3 (one trial,
+// no batch fields at the payload's end: an int32 batch and an empty list's uint64
+// count) still restores, as a batch of one.
+TEST_F(CheckpointFile, BatchRoundTripsAndFormat3ReadsAsABatchOfOne) {
+  Snapshot batch = realistic_snapshot(300, 20, 5);
+  batch.batch = 3;
+  for (int k = 1; k < 3; ++k) {
+    EngineState later = realistic_snapshot(300, 10 + k, 5 + k).engine;
+    later.trial = batch.engine.trial + k;
+    later.next_step = batch.engine.next_step;
+    batch.later_trials.push_back(later);
+  }
+  save_checkpoint(path("batch.ckpt"), batch, kIdentity);
+  expect_same(load_checkpoint(path("batch.ckpt"), kIdentity), batch);
+
+  const Snapshot single = realistic_snapshot(500, 40, 1);
+  std::string bytes = slurp(written());
+  bytes.resize(bytes.size() - 12);
+  le_put(bytes, 17, 4, 3);
+  reseal_all(bytes);
+  spit(path("v3.ckpt"), bytes);
+  CheckpointHeader header;
+  expect_same(load_checkpoint_unchecked(path("v3.ckpt"), &header), single);
+  EXPECT_EQ(header.format_version, 3u);
 }
 
 // Any flipped bit before the payload (length, header, header checksum) is reported as

@@ -491,5 +491,59 @@ TEST(CudaEngine, TimedFlyWireScaleRuns) {
   report("10% of neurons at 50 Hz", *busy, time_run(*busy, dense, kSteps, true));
 }
 
+// Batched trials on the GPU (issue 13): a batch of 5 trials of net2000 in one set of
+// launches gives, per trial, the CPU pool's spikes of that trial alone, bit for bit, and
+// the same states; exported in the middle of a cell and imported into the CPU pool, the
+// batch goes on identically there (a swap or checkpoint of a batch).
+TEST(CudaBatch, EveryTrialOfABatchEqualsTheCpuTrialAlone) {
+  SKIP_WITHOUT_CUDA();
+  constexpr int32_t kTrials = 5, kSteps = 1000, kStop = 18 * 20 + 7;
+  EngineSetup setup = net2000_setup();
+  const std::size_t n = setup.network->neuron_count();
+  std::vector<std::vector<Spike>> alone;
+  for (int32_t t = 0; t < kTrials; ++t) {
+    CpuEngine cpu(setup, 2);
+    cpu.import_state(resting_state(n, setup.constants.v0, t));
+    alone.push_back(run_until(cpu, 0, kSteps, setup.constants.delay_steps));
+  }
+  setup.batch = kTrials;
+  std::unique_ptr<Engine> gpu = make_cuda_engine(setup);
+  gpu->import_batch(resting_batch(n, setup.constants.v0, 0, kTrials));
+  std::vector<std::vector<Spike>> batched(kTrials);
+  const auto advance = [&](Engine& engine, int32_t from, int32_t to) {
+    for (int32_t step = from; step < to;) {
+      const kernels::EpochSpan span = next_epoch(step, to, setup.constants.delay_steps);
+      const BatchSpikes spikes = engine.advance_batch(span);
+      for (int32_t k = 0; k < kTrials; ++k) batched[k].insert(batched[k].end(), spikes[k].begin(), spikes[k].end());
+      step += span.steps;
+    }
+  };
+  advance(*gpu, 0, kStop);
+  const std::vector<EngineState> states = gpu->export_batch();
+  CpuEngine cpu(setup, 2);
+  cpu.import_batch(states);
+  const std::vector<EngineState> back = cpu.export_batch();
+  for (int32_t k = 0; k < kTrials; ++k) EXPECT_TRUE(same_state(states[k], back[k])) << "trial " << k;
+  advance(cpu, kStop, kSteps);
+  for (int32_t k = 0; k < kTrials; ++k) EXPECT_TRUE(same_spikes(alone[k], batched[k])) << "trial " << k;
+
+  // The whole way on the GPU, and a smaller last batch (2 of 3 slots) after a bigger one.
+  batched.assign(kTrials, {});
+  gpu->import_batch(resting_batch(n, setup.constants.v0, 0, kTrials));
+  advance(*gpu, 0, kSteps);
+  for (int32_t k = 0; k < kTrials; ++k) EXPECT_TRUE(same_spikes(alone[k], batched[k])) << "trial " << k;
+  gpu->import_batch(resting_batch(n, setup.constants.v0, 3, 2));
+  std::vector<std::vector<Spike>> last(2);
+  for (int32_t step = 0; step < kSteps;) {
+    const kernels::EpochSpan span = next_epoch(step, kSteps, setup.constants.delay_steps);
+    const BatchSpikes spikes = gpu->advance_batch(span);
+    ASSERT_EQ(spikes.size(), 2u);
+    for (int32_t k = 0; k < 2; ++k) last[k].insert(last[k].end(), spikes[k].begin(), spikes[k].end());
+    step += span.steps;
+  }
+  EXPECT_TRUE(same_spikes(alone[3], last[0]));
+  EXPECT_TRUE(same_spikes(alone[4], last[1]));
+}
+
 }  // namespace
 }  // namespace flysim::test

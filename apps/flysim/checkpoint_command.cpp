@@ -47,6 +47,7 @@ void print_snapshot(const Snapshot& s, double dt_ms) {
   std::cout << fmt::format(
       "position\n"
       "  trial           {} (of trials 0..{})\n"
+      "  batch           trials {}..{} (batches of {})\n"
       "  step            {} of {} ({:.3f} ms into the trial, {:.3f} ms since the start of the run, at dt {} ms)\n"
       "  neurons         {}\n"
       "  delay ring      {} undelivered spikes\n"
@@ -58,7 +59,7 @@ void print_snapshot(const Snapshot& s, double dt_ms) {
       "plasticity\n"
       "  plastic weights {}\n"
       "  settings        {}\n",
-      e.trial, p.trials - 1, e.next_step, p.steps_per_trial, e.next_step * dt_ms, done_ms, dt_ms, e.v.size(),
+      e.trial, p.trials - 1, e.trial, e.trial + static_cast<int32_t>(s.later_trials.size()), s.batch, e.next_step, p.steps_per_trial, e.next_step * dt_ms, done_ms, dt_ms, e.v.size(),
       e.pending.size(), p.trials, p.steps_per_trial, p.steps_per_trial * dt_ms, p.stimulus.poisson_neurons.size(),
       p.stimulus_rate_Hz, p.stimulus.kicks.size(), p.stimulus.seed, s.recorder.spikes, active, e.plastic_weights.size(),
       s.plasticity.settings.empty() ? "off" : s.plasticity.settings);

@@ -19,5 +19,7 @@ int shard_command(const std::vector<std::string>& args);
 int ctl_command(const std::vector<std::string>& args);
 // `cost`: host cores per role of a running service, as a table.
 int cost_command(const std::vector<std::string>& args);
+// `sweep`: a dose-response experiment (trials at each of several stimulus rates).
+int sweep_command(const std::vector<std::string>& args);
 
 }  // namespace flysim::app

@@ -23,6 +23,15 @@ std::string data_dir() {
   return FLYSIM_SOURCE_DATA_DIR;
 }
 
+StimulusPlan stimulus_plan(const Options& o, const Network& net) {
+  StimulusPlan plan;
+  const bool ids_apply = o.given("stimulus.ids") || !o.given("stimulus.kicks");
+  if (ids_apply && !o.text("stimulus.ids").empty()) plan.poisson_neurons = load_id_list_as_indices(o.text("stimulus.ids"), net);
+  if (!o.text("stimulus.kicks").empty()) plan.kicks = load_kicks(o.text("stimulus.kicks"), net);
+  plan.seed = static_cast<uint64_t>(o.integer("run.seed"));
+  return plan;
+}
+
 std::string default_cache_dir() {
   if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return std::string(xdg) + "/flysim";
   if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/flysim";
@@ -99,6 +108,10 @@ std::vector<OptionSpec> run_options() {
        "'off' (as fast as possible), 'realtime', or simulated seconds per wall second (e.g. 0.5, 10): when epochs run, "
        "never what they compute. A paced or endless run streams its spike file (flushed every 0.2 s)"},
       {"run.trials", OptionType::integer, "1", "trials; each starts at rest and draws its own Poisson input"},
+      {"run.batch", OptionType::text, "auto",
+       "trials the engine advances together, each with its own state and Poisson input over the shared network; the "
+       "spikes are those of the trials run one after another, whatever the batch. 'auto': as many as fit in half the "
+       "free memory (1 for a paced run, with plasticity or a replay), or 1..run.trials"},
       {"run.seed", OptionType::integer, "1", "seed of the Poisson input (0..2^63-1)"},
       {"run.swap-at", OptionType::text, "",
        "scheduled engine swaps, 'MS:KIND,...' (e.g. 500:cuda,800:cpu): at the first delay-cell boundary at or after MS "

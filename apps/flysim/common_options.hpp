@@ -7,6 +7,7 @@
 #include "kernels/engine_factory.hpp"
 #include "model/lif_params.hpp"
 #include "model/network_source.hpp"
+#include "model/stimulus.hpp"
 
 namespace flysim::app {
 
@@ -33,6 +34,9 @@ std::vector<OptionSpec> serve_options();
 LifParams model_params(const Options& o);
 // derive_constants(params), its errors prefixed with the options that set the parameters.
 LifConstants constants_from_options(const LifParams& params);
+// The stimulus of stimulus.ids (unless only stimulus.kicks is given), stimulus.kicks and
+// run.seed, on `net`.
+StimulusPlan stimulus_plan(const Options& o, const Network& net);
 // engine.kind, overridden by FLY_LIF_CUDA=1|0 (any other value is an error).
 EngineKind engine_kind(const Options& o);
 // engine.cuda-device, checked to be a device number (whether it exists, the CUDA probe

@@ -28,6 +28,8 @@ constexpr const char* kUsage =
     "  shard      serve plasticity shards to runs in other processes (plasticity.nodes)\n"
     "  ctl        talk to a running service: status, swap, checkpoint, stimulus, pause, resume, stop\n"
     "  cost       host cores per role of a running service (like pidstat -t, by role)\n"
+    "  sweep      a dose-response experiment: trials at each stimulus rate, the readouts'\n"
+    "             mean rate, sd and sem per rate (CSV) and their plot\n"
     "  help       this text\n"
     "\n"
     "`flysim <command> --help` lists a command's options. Options can also come from a\n"
@@ -35,6 +37,7 @@ constexpr const char* kUsage =
     "Examples:\n"
     "  flysim run\n"
     "  flysim run --stimulus.rate=200 --run.trials=30 --output.rates=rates.csv\n"
+    "  flysim sweep --sweep.rates=10:200:10 --run.trials=30 --output.dir=sweep\n"
     "  flysim generate --output.neurons=n.csv --output.connectivity=c.csv\n"
     "  flysim run --checkpoint.every-ms=100 --checkpoint.dir=ckpt\n"
     "  flysim run --restore=ckpt/flysim-trial0000-step000005004.ckpt\n"
@@ -70,6 +73,7 @@ int main(int argc, char** argv) {
     if (command == "shard") return flysim::app::shard_command(args);
     if (command == "ctl") return flysim::app::ctl_command(args);
     if (command == "cost") return flysim::app::cost_command(args);
+    if (command == "sweep") return flysim::app::sweep_command(args);
     std::cerr << "flysim: unknown command '" << command << "'\n\n" << kUsage;
     return 2;
   } catch (const flysim::interrupted& e) {

@@ -20,6 +20,7 @@
 #include "actors/engine_actor.hpp"
 #include "actors/recorder.hpp"
 #include "actors/sim_loop.hpp"
+#include "apps/flysim/batch_option.hpp"
 #include "apps/flysim/commands.hpp"
 #include "apps/flysim/common_options.hpp"
 #include "actors/control.hpp"
@@ -51,15 +52,6 @@ namespace {
 // The live page's window (model/ACTIVITY.md): 20 ms bins, the newest 10 s of them.
 constexpr double kActivityBinMs = 20.0;
 constexpr std::size_t kActivityBins = 500;
-
-StimulusPlan stimulus_plan(const Options& o, const Network& net) {
-  StimulusPlan plan;
-  const bool ids_apply = o.given("stimulus.ids") || !o.given("stimulus.kicks");
-  if (ids_apply && !o.text("stimulus.ids").empty()) plan.poisson_neurons = load_id_list_as_indices(o.text("stimulus.ids"), net);
-  if (!o.text("stimulus.kicks").empty()) plan.kicks = load_kicks(o.text("stimulus.kicks"), net);
-  plan.seed = static_cast<uint64_t>(o.integer("run.seed"));
-  return plan;
-}
 
 
 // Everything a run is made from, whether it starts from rest or from a checkpoint.
@@ -129,7 +121,7 @@ RunInputs restored_inputs(const Options& o) {
   const std::string path = o.text("restore");
   CheckpointHeader header;
   Snapshot snapshot = load_checkpoint_unchecked(path, &header);
-  for (const char* key : {"run.duration-ms", "run.trials", "run.seed", "stimulus.ids", "stimulus.kicks", "stimulus.rate"})
+  for (const char* key : {"run.duration-ms", "run.trials", "run.batch", "run.seed", "stimulus.ids", "stimulus.kicks", "stimulus.rate"})
     if (o.given(key)) spdlog::warn("{} is ignored: a restored run continues the plan of {}", key, path);
   in.params = model_params(o);
   in.params.r_poi_Hz = snapshot.plan.stimulus_rate_Hz;
@@ -387,9 +379,19 @@ int run_or_serve(const std::vector<std::string>& args, RunMode mode) {
   throw_if_stopped("preparing the run");
   const auto net = in.network;
   const auto stimulus = std::make_shared<const StimulusPlan>(in.trial_plan.stimulus);
+  const EngineKind first_kind = engine_kind(o);
+  const std::string one_trial_only = plasticity.enabled ? "with plasticity each trial learns from the one before"
+                                     : checks.pace > 0  ? "a paced run goes one trial at a time"
+                                     : serving || !o.text("replay").empty()
+                                         ? "live commands apply to one trial at a time"
+                                         : "";
+  const int32_t batch = in.restored ? in.restored->batch
+                                    : batch_option(o, in.trial_plan.trials, {first_kind, checks.cuda_device}, net->neuron_count(),
+                                                   in.constants.delay_steps, one_trial_only,
+                                                   checks.checkpointing || !swaps.empty());
   // A paced run spends most of its time waiting: its engine naps while the GPU works.
   const EngineSetup setup{net, stimulus, in.constants, plastic_edges, checks.pace > 0 ? HostWait::nap : HostWait::poll,
-                          checks.cuda_device};
+                          checks.cuda_device, batch};
   const auto default_threads = static_cast<unsigned>(checks.threads);
   const double dt_ms = in.params.dt_ms;
   // An engine for the stimulus as it is now (a live command may have changed it).
@@ -406,7 +408,6 @@ int run_or_serve(const std::vector<std::string>& args, RunMode mode) {
     }
     return engine;
   };
-  const EngineKind first_kind = engine_kind(o);
   std::shared_ptr<Engine> engine;
   if (checks.fault_after_epochs > 0) {
     engine = make_engine(first_kind, setup, default_threads, EngineFault{static_cast<uint64_t>(checks.fault_after_epochs), true});
@@ -415,14 +416,15 @@ int run_or_serve(const std::vector<std::string>& args, RunMode mode) {
   } else {
     engine = build_engine(first_kind, 0, in.trial_plan);
   }
-  if (in.restored) engine->import_state(in.restored->engine);
-  spdlog::info("engine: {}; {} Poisson neurons at {} Hz, {} kicks; {} trial(s) of {} steps", engine->describe(),
+  if (in.restored) engine->import_batch(batch_states(*in.restored));
+  spdlog::info("engine: {}; {} Poisson neurons at {} Hz, {} kicks; {} trial(s) of {} steps{}", engine->describe(),
                stimulus->poisson_neurons.size(), in.trial_plan.stimulus_rate_Hz, stimulus->kicks.size(), in.trial_plan.trials,
-               in.trial_plan.steps_per_trial);
+               in.trial_plan.steps_per_trial, batch > 1 ? fmt::format(", {} at a time", batch) : std::string());
 
   RunPlan plan;
   plan.trials = in.trial_plan.trials;
   plan.steps_per_trial = in.trial_plan.steps_per_trial;
+  plan.batch = batch;
   plan.delay_steps = in.constants.delay_steps;
   plan.dt_ms = in.params.dt_ms;
   plan.neurons = net->neuron_count();

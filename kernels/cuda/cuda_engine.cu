@@ -19,29 +19,35 @@ void upload(cudaStream_t stream, T* device, const std::vector<T>& host, const ch
     cuda::check(cudaMemcpyAsync(device, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice, stream), what);
 }
 
-// The CUDA stream engine: CpuEngine's epoch (kernels/README.md) with the network and the
-// state resident on one device and every call ordered on one stream. The host keeps only
-// the SpikeQueue, the same bookkeeping CpuEngine keeps, for export_state.
+// The CUDA stream engine: CpuEngine's epoch (kernels/README.md) for a batch of trials,
+// with the network and every trial's state resident on one device and every call ordered
+// on one stream: each kernel launch covers the whole batch. The host keeps only a
+// SpikeQueue per trial, the same bookkeeping CpuTrial keeps, for export_batch.
 class CudaEngine final : public Engine {
  public:
   CudaEngine(EngineSetup setup, int device, std::string device_name);
   std::string describe() const override;
-  std::vector<Spike> advance(kernels::EpochSpan span) override;
+  int32_t batch_capacity() const override { return setup_.batch; }
+  BatchSpikes advance_batch(kernels::EpochSpan span) override;
+  std::vector<EngineState> export_batch() const override;
+  void import_batch(const std::vector<EngineState>& states) override;
   int32_t cell_steps() const override { return setup_.constants.delay_steps; }
-  EngineState export_state() const override;
-  void import_state(const EngineState& state) override;
   void apply_weights(const std::vector<WeightChange>& changes) override;
   void set_stimulus(std::shared_ptr<const StimulusPlan> stimulus, uint32_t poisson_threshold) override;
 
  private:
   cuda::DeviceState device_state() const;
   cuda::DeviceNetwork device_network() const;
-  // Copies spikes into cell_spikes_ at `offset` (ordered on the stream).
-  void upload_cell_spikes(const std::vector<Spike>& spikes, std::size_t offset);
+  // Copies spikes into cell_spikes_ at `offset` (ordered on the stream; the host vector
+  // must live until the stream has copied it).
+  void upload_cell_spikes(const std::vector<cuda::CellSpike>& spikes, std::size_t offset);
   void select_device() const;
   // Uploads the plan's Poisson flags and kicks (growing the kick buffer as needed) and
   // waits for the copies, so the host staging may go.
   void upload_stimulus();
+  // The keys of the epoch's `count` spikes: from mapped memory, or, when they did not
+  // fit there, copied from the cell's device list.
+  void read_epoch_keys(uint32_t count, uint32_t host_capacity);
 
   EngineSetup setup_;
   std::size_t n_;
@@ -53,23 +59,27 @@ class CudaEngine final : public Engine {
   cuda::DeviceBuffer<uint32_t> out_targets_;
   cuda::DeviceBuffer<int32_t> out_weights_;
   uint64_t max_out_degree_ = 0;
+  // Per trial of the batch and neuron ([trial][neuron]; the ring [trial][slot][neuron]).
   cuda::DeviceBuffer<double> v_, g_;
   cuda::DeviceBuffer<int32_t> last_spike_;
-  cuda::DeviceBuffer<int64_t> ring_;             // [slot][neuron], fixed-point units
-  cuda::DeviceBuffer<uint32_t> synaptic_slots_;  // per neuron: ring slots holding input
-  cuda::DeviceBuffer<uint32_t> kick_steps_;      // per neuron: kicks in the current epoch
-  cuda::DeviceBuffer<uint8_t> poisson_;          // per neuron: Poisson-driven
+  cuda::DeviceBuffer<int64_t> ring_;             // fixed-point units
+  cuda::DeviceBuffer<uint32_t> synaptic_slots_;  // ring slots holding input
+  cuda::DeviceBuffer<uint32_t> kick_steps_;      // kicks in the current epoch
+  cuda::DeviceBuffer<uint8_t> poisson_;          // per neuron: Poisson-driven (every trial)
   cuda::DeviceBuffer<Kick> kicks_;               // the whole plan, sorted like the host's; may be longer
-  // The current cell's spikes so far, in device order: the next cell start scatters
-  // them, then the cell's epochs append to it again (the stream orders the two). A cell
-  // holds at most neurons x delay_steps spikes; that is the capacity.
-  cuda::DeviceBuffer<Spike> cell_spikes_;
+  // The current cell's spikes of every trial so far, in device order: the next cell
+  // start scatters them, then the cell's epochs append to it again (the stream orders
+  // the two). A trial's cell holds at most neurons x delay_steps spikes; the capacity is
+  // that for every trial of the batch.
+  cuda::DeviceBuffer<cuda::CellSpike> cell_spikes_;
   std::size_t cell_spike_count_ = 0;
   cuda::DeviceBuffer<uint32_t> counters_;
-  cuda::MappedHostBuffer<Spike> epoch_spikes_;
+  // One trial's worst case of keys: a busier epoch is copied from cell_spikes_ instead.
+  cuda::MappedHostBuffer<uint64_t> epoch_keys_;
   cuda::MappedHostBuffer<uint32_t> epoch_spike_count_;
   std::vector<uint64_t> sort_keys_;
-  SpikeQueue queue_;
+  std::vector<cuda::CellSpike> overflow_spikes_;
+  std::vector<SpikeQueue> queues_;  // per trial of the batch
   PlasticEdges plastic_;
   // The plastic index -> edge map on the device, and staging for what crosses the bus
   // (changes in, exported weights out), grown as needed. The host staging is kept
@@ -78,7 +88,8 @@ class CudaEngine final : public Engine {
   cuda::DeviceBuffer<WeightChange> changes_;
   cuda::DeviceBuffer<int32_t> plastic_values_;
   std::vector<WeightChange> host_changes_;
-  int32_t trial_ = 0;
+  int32_t first_trial_ = 0;  // trial of batch slot 0; slot k is first_trial_ + k
+  uint32_t batch_size_ = 0;
   int32_t next_step_ = 0;
 };
 
@@ -92,10 +103,13 @@ CudaEngine::CudaEngine(EngineSetup setup, int device, std::string device_name)
       plastic_(setup_.plastic_edges, setup_.network->out_weights) {
   const Network& net = *setup_.network;
   const LifConstants& c = setup_.constants;
-  const std::size_t cell_capacity = n_ * static_cast<std::size_t>(c.delay_steps);
-  if (cell_capacity >= (std::size_t{1} << 32))
+  if (setup_.batch < 1) throw std::invalid_argument("an engine holds at least one trial, asked for " + std::to_string(setup_.batch));
+  const auto batch = static_cast<std::size_t>(setup_.batch);
+  const std::size_t trial_cell = n_ * static_cast<std::size_t>(c.delay_steps);
+  if (trial_cell * batch >= (std::size_t{1} << 32) || batch >= (std::size_t{1} << 27))
     throw std::invalid_argument("the CUDA engine counts a delay cell's spikes in 32 bits: " + std::to_string(n_) +
-                                " neurons x " + std::to_string(c.delay_steps) + " steps is too many");
+                                " neurons x " + std::to_string(c.delay_steps) + " steps x " + std::to_string(batch) +
+                                " trials is too many (use a smaller run.batch)");
   check_stimulus(*setup_.stimulus, n_);
 
   for (std::size_t i = 0; i < n_; ++i)
@@ -103,17 +117,18 @@ CudaEngine::CudaEngine(EngineSetup setup, int device, std::string device_name)
   out_offsets_ = cuda::DeviceBuffer<uint64_t>(net.out_offsets.size(), "allocating the network");
   out_targets_ = cuda::DeviceBuffer<uint32_t>(net.out_targets.size(), "allocating the network");
   out_weights_ = cuda::DeviceBuffer<int32_t>(net.out_weights.size(), "allocating the network");
-  v_ = cuda::DeviceBuffer<double>(n_, "allocating the state");
-  g_ = cuda::DeviceBuffer<double>(n_, "allocating the state");
-  last_spike_ = cuda::DeviceBuffer<int32_t>(n_, "allocating the state");
-  ring_ = cuda::DeviceBuffer<int64_t>(cell_capacity, "allocating the delay ring");
-  synaptic_slots_ = cuda::DeviceBuffer<uint32_t>(n_, "allocating the state");
-  kick_steps_ = cuda::DeviceBuffer<uint32_t>(n_, "allocating the state");
+  v_ = cuda::DeviceBuffer<double>(batch * n_, "allocating the state");
+  g_ = cuda::DeviceBuffer<double>(batch * n_, "allocating the state");
+  last_spike_ = cuda::DeviceBuffer<int32_t>(batch * n_, "allocating the state");
+  ring_ = cuda::DeviceBuffer<int64_t>(batch * trial_cell, "allocating the delay ring");
+  synaptic_slots_ = cuda::DeviceBuffer<uint32_t>(batch * n_, "allocating the state");
+  kick_steps_ = cuda::DeviceBuffer<uint32_t>(batch * n_, "allocating the state");
   poisson_ = cuda::DeviceBuffer<uint8_t>(n_, "allocating the state");
-  cell_spikes_ = cuda::DeviceBuffer<Spike>(cell_capacity, "allocating the spike buffer");
+  cell_spikes_ = cuda::DeviceBuffer<cuda::CellSpike>(batch * trial_cell, "allocating the spike buffer");
   counters_ = cuda::DeviceBuffer<uint32_t>(2, "allocating the spike counters");
-  epoch_spikes_ = cuda::MappedHostBuffer<Spike>(cell_capacity, "allocating mapped host memory for spikes");
+  epoch_keys_ = cuda::MappedHostBuffer<uint64_t>(trial_cell, "allocating mapped host memory for spikes");
   epoch_spike_count_ = cuda::MappedHostBuffer<uint32_t>(1, "allocating mapped host memory for spikes");
+  queues_.resize(batch);
 
   const cudaStream_t s = stream_.get();
   upload(s, out_offsets_.get(), net.out_offsets, "uploading the network");
@@ -124,7 +139,7 @@ CudaEngine::CudaEngine(EngineSetup setup, int device, std::string device_name)
     plastic_values_ = cuda::DeviceBuffer<int32_t>(plastic_.size(), "allocating the plastic weights");
     upload(s, plastic_edges_.get(), plastic_.edges(), "uploading the plastic edges");
   }
-  cuda::check(cudaMemsetAsync(kick_steps_.get(), 0, n_ * sizeof(uint32_t), s), "clearing the kicks");
+  cuda::check(cudaMemsetAsync(kick_steps_.get(), 0, batch * n_ * sizeof(uint32_t), s), "clearing the kicks");
   cuda::check(cudaMemsetAsync(counters_.get(), 0, 2 * sizeof(uint32_t), s), "clearing the spike counters");
   upload_stimulus();
   import_state(resting_state(n_, c.v0, 0));
@@ -155,26 +170,46 @@ void CudaEngine::set_stimulus(std::shared_ptr<const StimulusPlan> stimulus, uint
 
 void CudaEngine::select_device() const { cuda::check(cudaSetDevice(device_), "cudaSetDevice"); }
 
-std::string CudaEngine::describe() const { return "cuda stream, device " + std::to_string(device_) + " " + device_name_; }
+std::string CudaEngine::describe() const {
+  return "cuda stream, device " + std::to_string(device_) + " " + device_name_ +
+         (setup_.batch > 1 ? ", batches of " + std::to_string(setup_.batch) + " trials" : "");
+}
 
 cuda::DeviceState CudaEngine::device_state() const {
-  return {static_cast<uint32_t>(n_), v_.get(),          g_.get(),          last_spike_.get(),
-          ring_.get(),              synaptic_slots_.get(), kick_steps_.get(), poisson_.get()};
+  return {static_cast<uint32_t>(n_), batch_size_, v_.get(), g_.get(), last_spike_.get(), ring_.get(),
+          synaptic_slots_.get(), kick_steps_.get(), poisson_.get()};
 }
 
 cuda::DeviceNetwork CudaEngine::device_network() const {
   return {out_offsets_.get(), out_targets_.get(), out_weights_.get(), max_out_degree_};
 }
 
-std::vector<Spike> CudaEngine::advance(kernels::EpochSpan span) {
+void CudaEngine::read_epoch_keys(uint32_t count, uint32_t host_capacity) {
+  sort_keys_.resize(count);
+  if (count <= host_capacity) {
+    std::copy(epoch_keys_.host(), epoch_keys_.host() + count, sort_keys_.begin());
+    return;
+  }
+  overflow_spikes_.resize(count);
+  cuda::check(cudaMemcpyAsync(overflow_spikes_.data(), cell_spikes_.get() + cell_spike_count_,
+                              count * sizeof(cuda::CellSpike), cudaMemcpyDeviceToHost, stream_.get()),
+              "copying the epoch's spikes");
+  cuda::check(cudaStreamSynchronize(stream_.get()), "copying the epoch's spikes");
+  for (uint32_t k = 0; k < count; ++k) {
+    const cuda::CellSpike& x = overflow_spikes_[k];
+    sort_keys_[k] = cuda::epoch_spike_key(x.slot, x.step - next_step_, x.neuron);
+  }
+}
+
+BatchSpikes CudaEngine::advance_batch(kernels::EpochSpan span) {
   const LifConstants& c = setup_.constants;
   check_span(span, next_step_, c.delay_steps);
   select_device();
   const cudaStream_t s = stream_.get();
   if (span.first % c.delay_steps == 0) {
-    // The host's copy of these spikes moves on in the queue; the device's copy is
+    // The host's copy of these spikes moves on in the queues; the device's copy is
     // cell_spikes_[0, count), scattered now and then overwritten by this cell's spikes.
-    queue_.begin_cell();
+    for (uint32_t k = 0; k < batch_size_; ++k) queues_[k].begin_cell();
     cuda::launch_scatter(s, c, device_network(), device_state(), cell_spikes_.get(),
                          static_cast<uint32_t>(cell_spike_count_), span.first);
     cell_spike_count_ = 0;
@@ -182,12 +217,13 @@ std::vector<Spike> CudaEngine::advance(kernels::EpochSpan span) {
 
   const kernels::KickRange kicks = kernels::kicks_in(setup_.stimulus->kicks, span);
   cuda::launch_set_kicks(s, kicks_.get() + (kicks.first - setup_.stimulus->kicks.begin()),
-                         static_cast<uint32_t>(kicks.last - kicks.first), span.first, kick_steps_.get());
+                         static_cast<uint32_t>(kicks.last - kicks.first), span.first, device_state());
 
   const auto capacity = static_cast<uint32_t>(cell_spikes_.size() - cell_spike_count_);
-  cuda::launch_advance(s, c, span, kernels::rng_key(setup_.stimulus->seed, trial_), device_state(),
-                       {cell_spikes_.get() + cell_spike_count_, epoch_spikes_.device(), capacity, counters_.get(),
-                        epoch_spike_count_.device()});
+  const auto host_capacity = static_cast<uint32_t>(std::min<std::size_t>(epoch_keys_.size(), capacity));
+  cuda::launch_advance(s, c, span, setup_.stimulus->seed, first_trial_, device_state(),
+                       {cell_spikes_.get() + cell_spike_count_, epoch_keys_.device(), capacity, host_capacity,
+                        counters_.get(), epoch_spike_count_.device()});
   cuda::check(cudaGetLastError(), "launching the epoch");
   epoch_done_.wait_for(s, "running the epoch");
 
@@ -195,48 +231,51 @@ std::vector<Spike> CudaEngine::advance(kernels::EpochSpan span) {
   if (count > capacity)
     throw std::logic_error("CUDA engine: " + std::to_string(count) + " spikes in one epoch exceed the cell's room of " +
                            std::to_string(capacity));
-  // Sorted by (step, neuron) as one 64-bit key: the step relative to the epoch fits in
-  // the high half, and plain integers sort faster than the tuple comparison.
-  sort_keys_.resize(count);
-  const Spike* device_order = epoch_spikes_.host();
-  for (uint32_t k = 0; k < count; ++k)
-    sort_keys_[k] = uint64_t{static_cast<uint32_t>(device_order[k].step - span.first)} << 32 | device_order[k].neuron;
+  // Sorted by (trial, step, neuron) as one 64-bit key: plain integers sort faster than
+  // the tuple comparison.
+  read_epoch_keys(count, host_capacity);
   std::sort(sort_keys_.begin(), sort_keys_.end());
-  std::vector<Spike> spikes(count);
-  for (uint32_t k = 0; k < count; ++k)
-    spikes[k] = {span.first + static_cast<int32_t>(sort_keys_[k] >> 32), static_cast<uint32_t>(sort_keys_[k])};
+  BatchSpikes spikes(batch_size_);
+  for (const uint64_t key : sort_keys_)
+    spikes[cuda::key_slot(key)].push_back({span.first + cuda::key_step_in_epoch(key), cuda::key_neuron(key)});
   cell_spike_count_ += count;
-  queue_.record(spikes);
+  for (uint32_t k = 0; k < batch_size_; ++k) queues_[k].record(spikes[k]);
   next_step_ = span.first + span.steps;
   return spikes;
 }
 
-EngineState CudaEngine::export_state() const {
+std::vector<EngineState> CudaEngine::export_batch() const {
   select_device();
-  EngineState state;
-  state.trial = trial_;
-  state.next_step = next_step_;
-  state.v.resize(n_);
-  state.g.resize(n_);
-  state.last_spike.resize(n_);
   const cudaStream_t s = stream_.get();
-  cuda::check(cudaMemcpyAsync(state.v.data(), v_.get(), n_ * sizeof(double), cudaMemcpyDeviceToHost, s), "exporting v");
-  cuda::check(cudaMemcpyAsync(state.g.data(), g_.get(), n_ * sizeof(double), cudaMemcpyDeviceToHost, s), "exporting g");
-  cuda::check(cudaMemcpyAsync(state.last_spike.data(), last_spike_.get(), n_ * sizeof(int32_t), cudaMemcpyDeviceToHost, s),
-              "exporting last_spike");
+  std::vector<EngineState> states(batch_size_);
+  for (uint32_t k = 0; k < batch_size_; ++k) {
+    EngineState& state = states[k];
+    state.trial = first_trial_ + static_cast<int32_t>(k);
+    state.next_step = next_step_;
+    state.v.resize(n_);
+    state.g.resize(n_);
+    state.last_spike.resize(n_);
+    const std::size_t at = k * n_;
+    cuda::check(cudaMemcpyAsync(state.v.data(), v_.get() + at, n_ * sizeof(double), cudaMemcpyDeviceToHost, s), "exporting v");
+    cuda::check(cudaMemcpyAsync(state.g.data(), g_.get() + at, n_ * sizeof(double), cudaMemcpyDeviceToHost, s), "exporting g");
+    cuda::check(cudaMemcpyAsync(state.last_spike.data(), last_spike_.get() + at, n_ * sizeof(int32_t),
+                                cudaMemcpyDeviceToHost, s),
+                "exporting last_spike");
+    state.pending = queues_[k].undelivered(next_step_, setup_.constants.delay_steps);
+  }
   cuda::check(cudaStreamSynchronize(s), "exporting the state");
-  state.pending = queue_.undelivered(next_step_, setup_.constants.delay_steps);
   if (!plastic_.empty()) {
-    state.plastic_weights.resize(plastic_.size());
+    std::vector<int32_t> weights(plastic_.size());
     cuda::launch_gather_weights(s, out_weights_.get(), plastic_edges_.get(), static_cast<uint32_t>(plastic_.size()),
                                 plastic_values_.get());
     cuda::check(cudaGetLastError(), "launching the weight gather");
-    cuda::check(cudaMemcpyAsync(state.plastic_weights.data(), plastic_values_.get(), plastic_.size() * sizeof(int32_t),
+    cuda::check(cudaMemcpyAsync(weights.data(), plastic_values_.get(), plastic_.size() * sizeof(int32_t),
                                 cudaMemcpyDeviceToHost, s),
                 "exporting the plastic weights");
     cuda::check(cudaStreamSynchronize(s), "exporting the plastic weights");
+    for (EngineState& state : states) state.plastic_weights = weights;
   }
-  return state;
+  return states;
 }
 
 void CudaEngine::apply_weights(const std::vector<WeightChange>& changes) {
@@ -257,60 +296,76 @@ void CudaEngine::apply_weights(const std::vector<WeightChange>& changes) {
   cuda::check(cudaGetLastError(), "launching the weight update");
 }
 
-void CudaEngine::upload_cell_spikes(const std::vector<Spike>& spikes, std::size_t offset) {
+void CudaEngine::upload_cell_spikes(const std::vector<cuda::CellSpike>& spikes, std::size_t offset) {
   if (spikes.empty()) return;
-  cuda::check(cudaMemcpyAsync(cell_spikes_.get() + offset, spikes.data(), spikes.size() * sizeof(Spike),
+  cuda::check(cudaMemcpyAsync(cell_spikes_.get() + offset, spikes.data(), spikes.size() * sizeof(cuda::CellSpike),
                               cudaMemcpyHostToDevice, stream_.get()),
               "importing the pending spikes");
 }
 
-void CudaEngine::import_state(const EngineState& state) {
-  if (state.v.size() != n_ || state.g.size() != n_ || state.last_spike.size() != n_)
-    throw std::invalid_argument("engine state holds " + std::to_string(state.v.size()) + " neurons, the network " +
-                                std::to_string(n_));
+void CudaEngine::import_batch(const std::vector<EngineState>& states) {
+  check_batch(states, setup_.batch, n_);
   const int32_t delay = setup_.constants.delay_steps;
-  for (const Spike& spike : state.pending)
-    if (spike.neuron >= n_)
-      throw std::invalid_argument("engine state has a pending spike of neuron " + std::to_string(spike.neuron) +
-                                  ", the network " + std::to_string(n_) + " neurons");
-  const auto delivering = static_cast<std::size_t>(std::count_if(
-      state.pending.begin(), state.pending.end(),
-      [&](const Spike& spike) { return kernels::still_delivering(spike, state.next_step, delay); }));
-  if (delivering > cell_spikes_.size() || state.pending.size() - delivering > cell_spikes_.size())
-    throw std::invalid_argument("engine state holds " + std::to_string(state.pending.size()) +
-                                " pending spikes, more than " + std::to_string(n_) + " neurons can emit in a cell");
-
-  if (!state.plastic_weights.empty()) plastic_.check_all(state.plastic_weights);
+  const std::size_t trial_cell = n_ * static_cast<std::size_t>(delay);
+  for (const EngineState& state : states) {
+    for (const Spike& spike : state.pending)
+      if (spike.neuron >= n_)
+        throw std::invalid_argument("engine state has a pending spike of neuron " + std::to_string(spike.neuron) +
+                                    ", the network " + std::to_string(n_) + " neurons");
+    const auto delivering = static_cast<std::size_t>(std::count_if(
+        state.pending.begin(), state.pending.end(),
+        [&](const Spike& spike) { return kernels::still_delivering(spike, state.next_step, delay); }));
+    if (delivering > trial_cell || state.pending.size() - delivering > trial_cell)
+      throw std::invalid_argument("engine state holds " + std::to_string(state.pending.size()) +
+                                  " pending spikes, more than " + std::to_string(n_) + " neurons can emit in a cell");
+  }
+  // The weights are the engine's, shared by its trials: the first state's stand for all.
+  const std::vector<int32_t>& weights = states.front().plastic_weights;
+  if (!weights.empty()) plastic_.check_all(weights);
   select_device();
   const cudaStream_t s = stream_.get();
-  cuda::check(cudaMemcpyAsync(v_.get(), state.v.data(), n_ * sizeof(double), cudaMemcpyHostToDevice, s), "importing v");
-  cuda::check(cudaMemcpyAsync(g_.get(), state.g.data(), n_ * sizeof(double), cudaMemcpyHostToDevice, s), "importing g");
-  cuda::check(cudaMemcpyAsync(last_spike_.get(), state.last_spike.data(), n_ * sizeof(int32_t), cudaMemcpyHostToDevice, s),
-              "importing last_spike");
-  if (!state.plastic_weights.empty()) {
-    cuda::check(cudaMemcpyAsync(plastic_values_.get(), state.plastic_weights.data(), plastic_.size() * sizeof(int32_t),
+  for (std::size_t k = 0; k < states.size(); ++k) {
+    const EngineState& state = states[k];
+    const std::size_t at = k * n_;
+    cuda::check(cudaMemcpyAsync(v_.get() + at, state.v.data(), n_ * sizeof(double), cudaMemcpyHostToDevice, s),
+                "importing v");
+    cuda::check(cudaMemcpyAsync(g_.get() + at, state.g.data(), n_ * sizeof(double), cudaMemcpyHostToDevice, s),
+                "importing g");
+    cuda::check(cudaMemcpyAsync(last_spike_.get() + at, state.last_spike.data(), n_ * sizeof(int32_t),
+                                cudaMemcpyHostToDevice, s),
+                "importing last_spike");
+  }
+  if (!weights.empty()) {
+    cuda::check(cudaMemcpyAsync(plastic_values_.get(), weights.data(), plastic_.size() * sizeof(int32_t),
                                 cudaMemcpyHostToDevice, s),
                 "importing the plastic weights");
     cuda::launch_assign_weights(s, plastic_values_.get(), static_cast<uint32_t>(plastic_.size()), plastic_edges_.get(),
                                 out_weights_.get());
   }
-  cuda::check(cudaMemsetAsync(ring_.get(), 0, ring_.size() * sizeof(int64_t), s), "clearing the delay ring");
-  cuda::check(cudaMemsetAsync(synaptic_slots_.get(), 0, n_ * sizeof(uint32_t), s), "clearing the ring flags");
+  const std::size_t used = states.size() * n_;
+  cuda::check(cudaMemsetAsync(ring_.get(), 0, used * delay * sizeof(int64_t), s), "clearing the delay ring");
+  cuda::check(cudaMemsetAsync(synaptic_slots_.get(), 0, used * sizeof(uint32_t), s), "clearing the ring flags");
   // A failed advance can leave kicks set or the counters mid-count: start clean.
-  cuda::check(cudaMemsetAsync(kick_steps_.get(), 0, n_ * sizeof(uint32_t), s), "clearing the kicks");
+  cuda::check(cudaMemsetAsync(kick_steps_.get(), 0, used * sizeof(uint32_t), s), "clearing the kicks");
   cuda::check(cudaMemsetAsync(counters_.get(), 0, 2 * sizeof(uint32_t), s), "clearing the spike counters");
+  batch_size_ = static_cast<uint32_t>(states.size());
   // Mid-cell, the previous cell's spikes are scattered now, from next_step on; the
   // current cell's wait in cell_spikes_ for the next cell's start.
-  const std::vector<Spike>& scatter_now = queue_.restore(state.pending, state.next_step, delay);
+  std::vector<cuda::CellSpike> scatter_now, waiting;
+  for (uint32_t k = 0; k < batch_size_; ++k) {
+    for (const Spike& x : queues_[k].restore(states[k].pending, states[k].next_step, delay))
+      scatter_now.push_back({x.step, x.neuron, k});
+    for (const Spike& x : queues_[k].waiting()) waiting.push_back({x.step, x.neuron, k});
+  }
   upload_cell_spikes(scatter_now, 0);
   cuda::launch_scatter(s, setup_.constants, device_network(), device_state(), cell_spikes_.get(),
-                       static_cast<uint32_t>(scatter_now.size()), state.next_step);
+                       static_cast<uint32_t>(scatter_now.size()), states.front().next_step);
   cuda::check(cudaGetLastError(), "launching the scatter");
-  upload_cell_spikes(queue_.waiting(), 0);
+  upload_cell_spikes(waiting, 0);
   cuda::check(cudaStreamSynchronize(s), "importing the state");
-  cell_spike_count_ = queue_.waiting().size();
-  trial_ = state.trial;
-  next_step_ = state.next_step;
+  cell_spike_count_ = waiting.size();
+  first_trial_ = states.front().trial;
+  next_step_ = states.front().next_step;
 }
 
 }  // namespace

@@ -52,10 +52,16 @@ CudaProbe probe_cuda(int device) {
   p.device_name = prop.name;
   p.cc_major = prop.major;
   p.cc_minor = prop.minor;
+  // The free memory and the kernel attributes are those of the calling thread's current
+  // device.
+  const cudaError_t selected = cudaSetDevice(device);
+  std::size_t free_bytes = 0, total_bytes = 0;
+  if (selected == cudaSuccess && cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess)
+    p.free_memory_bytes = free_bytes;
+  else
+    cudaGetLastError();
 
   cudaFuncAttributes attributes{};
-  // The attributes are those of the calling thread's current device.
-  const cudaError_t selected = cudaSetDevice(device);
   const cudaError_t loaded = selected != cudaSuccess ? selected : cuda::advance_kernel_attributes(&attributes);
   cudaGetLastError();
   p.binary_runs_on_device = loaded == cudaSuccess;

@@ -1,6 +1,7 @@
 #pragma once
 // What `flysim doctor` and make_cuda_engine learn about the CUDA device before using it.
 // Plain C++: nothing of CUDA leaks out of kernels/cuda.
+#include <cstddef>
 #include <string>
 
 namespace flysim {
@@ -16,6 +17,7 @@ struct CudaProbe {
   int driver_version = 0, runtime_version = 0;
   std::string binary_archs;  // GPU code in this binary, e.g. "sm_75 sm_80 sm_86 sm_89 sm_90 compute_90"
   bool binary_runs_on_device = false;  // the engine's kernels have code (real or PTX) for the device
+  std::size_t free_memory_bytes = 0;   // of the device, now (sizes run.batch=auto)
   // Empty when the CUDA engine can run; else one sentence: what is wrong and what to do.
   std::string problem;
 };

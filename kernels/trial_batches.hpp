@@ -1,0 +1,32 @@
+#pragma once
+// Trials of one plan run batch by batch on one engine, without actors: what `flysim
+// sweep` does at each stimulus rate, and the reference the batch tests compare with.
+// Each batch starts from rest (resting_batch) and is cut into epochs at delay-cell
+// boundaries (next_epoch), exactly as the sim loop does, so the spikes are those of
+// `flysim run` with the same plan.
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "kernels/engine.hpp"
+
+namespace flysim {
+
+struct TrialBatches {
+  int32_t trials = 1;
+  int32_t steps_per_trial = 0;
+  int32_t batch = 1;  // at most the engine's batch_capacity()
+  int32_t delay_steps = 18;
+  std::size_t neurons = 0;  // of the network
+  double v0 = -52.0;
+};
+
+// Spikes of `neurons` (model indices) per trial: [trial][k] counts neurons[k]'s spikes.
+using TrialCounts = std::vector<std::vector<uint64_t>>;
+
+// Runs every trial of `plan` on `engine` (its network and stimulus); `trials_done` is
+// called after each batch with the number of trials finished so far.
+TrialCounts count_spikes_per_trial(Engine& engine, const TrialBatches& plan, const std::vector<uint32_t>& neurons,
+                                   const std::function<void(int32_t)>& trials_done);
+
+}  // namespace flysim

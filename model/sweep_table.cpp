@@ -1,0 +1,41 @@
+#include "model/sweep_table.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace flysim {
+
+namespace {
+double rate_of(const SweepTable& t, uint64_t spikes) { return static_cast<double>(spikes) / t.trial_s; }
+}  // namespace
+
+std::string trials_csv(const SweepTable& t) {
+  std::string text = "stimulus_rate_hz,trial,readout_id,spikes,rate_hz\n";
+  for (std::size_t r = 0; r < t.stimulus_rates_Hz.size(); ++r)
+    for (std::size_t trial = 0; trial < t.counts[r].size(); ++trial)
+      for (std::size_t k = 0; k < t.readout_ids.size(); ++k)
+        fmt::format_to(std::back_inserter(text), "{},{},{},{},{:.6g}\n", t.stimulus_rates_Hz[r], trial, t.readout_ids[k],
+                       t.counts[r][trial][k], rate_of(t, t.counts[r][trial][k]));
+  return text;
+}
+
+std::string sweep_csv(const SweepTable& t) {
+  std::string text = "readout_id,stimulus_rate_hz,trials,mean_rate_hz,sd_hz,sem_hz\n";
+  for (std::size_t k = 0; k < t.readout_ids.size(); ++k)
+    for (std::size_t r = 0; r < t.stimulus_rates_Hz.size(); ++r) {
+      const auto& trials = t.counts[r];
+      const auto n = static_cast<double>(trials.size());
+      double sum = 0;
+      for (const auto& trial : trials) sum += rate_of(t, trial[k]);
+      const double mean = sum / n;
+      double squares = 0;
+      for (const auto& trial : trials) squares += (rate_of(t, trial[k]) - mean) * (rate_of(t, trial[k]) - mean);
+      const double sd = trials.size() > 1 ? std::sqrt(squares / (n - 1)) : 0.0;
+      fmt::format_to(std::back_inserter(text), "{},{},{},{:.6g},{:.6g},{:.6g}\n", t.readout_ids[k], t.stimulus_rates_Hz[r],
+                     trials.size(), mean, sd, sd / std::sqrt(n));
+    }
+  return text;
+}
+
+}  // namespace flysim
