@@ -8,7 +8,7 @@
 #include <cmath>
 
 #include "actors/engine_actor.hpp"
-#include "actors/sim_loop_steps.hpp"
+#include "actors/sim_loop_ops.hpp"
 #include "kernels/engine.hpp"
 
 namespace flysim {
@@ -42,7 +42,7 @@ RunPosition weights_apply_position(int32_t trial, int32_t end, const RunPlan& pl
   return next < plan.steps_per_trial ? RunPosition{trial, static_cast<int32_t>(next)} : RunPosition{trial + 1, 0};
 }
 
-namespace sim_loop_steps {
+namespace sim_loop_ops {
 
 double elapsed_s(const sim_loop_state& st) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - st.started).count();
@@ -185,7 +185,7 @@ void request_swap(self_ptr self, EngineKind kind, unsigned threads, uint64_t liv
     const auto swap_started = std::chrono::steady_clock::now();
     std::shared_ptr<Engine> engine;
     try {
-      engine = st.plan.make_engine(kind, threads, st.plan.record);
+      engine = st.plan.make_engine(kind, threads, st.plan.trial_plan);
     } catch (const std::exception& e) {
       spdlog::error("engine swap to {} at trial {} step {} failed, the run goes on with {}: {}", to_string(kind), at.trial,
                     at.step, st.engine_description, e.what());
@@ -284,9 +284,9 @@ void issue(self_ptr self) {
     }
   }
 }
-}  // namespace sim_loop_steps
+}  // namespace sim_loop_ops
 
-using namespace sim_loop_steps;
+using namespace sim_loop_ops;
 
 sim_loop_actor::behavior_type sim_loop_behavior(sim_loop_actor::stateful_pointer<sim_loop_state> self, RunPlan plan,
                                                 engine_actor engine, recorder_actor recorder,

@@ -60,16 +60,16 @@ struct RunPlan {
   // Simulated seconds per wall second; 0: as fast as possible (run.pace).
   double pace = 0.0;
   std::string pace_text = "off";
-  PlanRecord record;  // stored in every checkpoint; live stimulus changes update it
+  TrialPlan trial_plan;  // stored in every checkpoint; live stimulus changes update it
   // The first engine's describe() and CPU pool threads (0 on CUDA), for the status.
   std::string first_engine;
   unsigned first_engine_threads = 0;
   // The network, read only: live stimulus commands name neurons by root ID.
   std::shared_ptr<const Network> network;
   // Builds the engine a swap (or a fallback) asks for, with `threads` for a CPU pool (0:
-  // engine.threads) and the stimulus as it is now (record.stimulus at
-  // record.stimulus_rate_Hz); throws input_error when it cannot.
-  std::function<std::shared_ptr<Engine>(EngineKind, unsigned threads, const PlanRecord& now)> make_engine;
+  // engine.threads) and the stimulus as it is now (trial_plan.stimulus at
+  // trial_plan.stimulus_rate_Hz); throws input_error when it cannot.
+  std::function<std::shared_ptr<Engine>(EngineKind, unsigned threads, const TrialPlan& now)> make_engine;
   // A failing engine (CUDA) is replaced by the CPU pool from an in-memory snapshot taken
   // this often (steps; 0: never) and after every command (engine.fallback-every-ms).
   int64_t fallback_every_steps = 0;

@@ -4,9 +4,9 @@
 
 #include <memory>
 
-#include "actors/sim_loop_steps.hpp"
+#include "actors/sim_loop_ops.hpp"
 
-namespace flysim::sim_loop_steps {
+namespace flysim::sim_loop_ops {
 
 namespace {
 void write_checkpoint(self_ptr self, Snapshot& snapshot, uint64_t live_id) {
@@ -61,7 +61,7 @@ void request_checkpoint(self_ptr self, uint64_t live_id) {
     const auto& shards = st.plan.plasticity.shards;
     auto parts = std::make_shared<SnapshotParts>();
     parts->live_id = live_id;
-    parts->snapshot.plan = st.plan.record;
+    parts->snapshot.plan = st.plan.trial_plan;
     parts->snapshot.batch = st.plan.batch;
     set_batch_states(parts->snapshot, std::move(batch));
     parts->shards.resize(shards.size());
@@ -78,4 +78,4 @@ void request_checkpoint(self_ptr self, uint64_t live_id) {
   }, on_error(self));
 }
 
-}  // namespace flysim::sim_loop_steps
+}  // namespace flysim::sim_loop_ops

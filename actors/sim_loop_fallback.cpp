@@ -6,9 +6,9 @@
 #include <fmt/format.h>
 
 #include "actors/engine_actor.hpp"
-#include "actors/sim_loop_steps.hpp"
+#include "actors/sim_loop_ops.hpp"
 
-namespace flysim::sim_loop_steps {
+namespace flysim::sim_loop_ops {
 
 void take_fallback_if_due(self_ptr self) {
   auto& st = self->state;
@@ -68,7 +68,7 @@ void fall_back(self_ptr self, const caf::error& err) {
   st.swapping = true;  // nothing is issued until the new engine holds the state
   std::shared_ptr<Engine> engine;
   try {
-    engine = st.plan.make_engine(EngineKind::cpu, 0, st.plan.record);
+    engine = st.plan.make_engine(EngineKind::cpu, 0, st.plan.trial_plan);
   } catch (const std::exception& e) {
     abort_run(self, fail(std::string("fallback to the CPU pool failed: ") + e.what()));
     return;
@@ -98,4 +98,4 @@ void fall_back(self_ptr self, const caf::error& err) {
   }, on_error(self));
 }
 
-}  // namespace flysim::sim_loop_steps
+}  // namespace flysim::sim_loop_ops

@@ -6,14 +6,14 @@
 
 #include <algorithm>
 
-#include "actors/sim_loop_steps.hpp"
+#include "actors/sim_loop_ops.hpp"
 #include "kernels/engine.hpp"
 #include "messages/control_json.hpp"
 #include "model/errors.hpp"
 #include "model/lif_params.hpp"
 #include "model/stimulus.hpp"
 
-namespace flysim::sim_loop_steps {
+namespace flysim::sim_loop_ops {
 
 namespace {
 std::string where(RunPosition at) { return fmt::format("trial {} step {}", at.trial, at.step); }
@@ -122,8 +122,8 @@ ServiceStatus service_status(self_ptr self) {
   s.spikes = st.spikes;
   s.shards = static_cast<uint32_t>(st.plan.plasticity.shards.size());
   s.last_checkpoint = st.checkpoint_files.empty() ? "" : st.checkpoint_files.back();
-  s.stimulus_rate_Hz = st.plan.record.stimulus_rate_Hz;
-  s.poisson_neurons = static_cast<uint32_t>(st.plan.record.stimulus.poisson_neurons.size());
+  s.stimulus_rate_Hz = st.plan.trial_plan.stimulus_rate_Hz;
+  s.poisson_neurons = static_cast<uint32_t>(st.plan.trial_plan.stimulus.poisson_neurons.size());
   const WindowRates rates = window_rates(st);
   s.wall_per_simulated = rates.wall_per_simulated;
   s.host_cores = rates.host_cores;
@@ -132,15 +132,15 @@ ServiceStatus service_status(self_ptr self) {
   return s;
 }
 
-}  // namespace flysim::sim_loop_steps
+}  // namespace flysim::sim_loop_ops
 
-namespace flysim::sim_loop_steps {
+namespace flysim::sim_loop_ops {
 
 namespace {
 // The plan after a stimulus command applied at `at`; throws input_error naming what is
 // wrong (an unknown neuron, a kick past the end of the trial, a bad rate).
-PlanRecord changed_plan(const PlanRecord& current, const LiveCommand& c, RunPosition at, const RunPlan& plan) {
-  PlanRecord next = current;
+TrialPlan changed_plan(const TrialPlan& current, const LiveCommand& c, RunPosition at, const RunPlan& plan) {
+  TrialPlan next = current;
   if (c.rate_Hz >= 0) next.stimulus_rate_Hz = c.rate_Hz;
   const auto index = index_of_ids(plan.network->root_ids, "network");
   const auto neuron = [&](int64_t id) {
@@ -169,10 +169,10 @@ PlanRecord changed_plan(const PlanRecord& current, const LiveCommand& c, RunPosi
 void apply_stimulus(self_ptr self, const LiveCommand& command, uint64_t live_id) {
   auto& st = self->state;
   const RunPosition at = st.issued;
-  PlanRecord next;
+  TrialPlan next;
   uint32_t threshold = 0;
   try {
-    next = changed_plan(st.plan.record, command, at, st.plan);
+    next = changed_plan(st.plan.trial_plan, command, at, st.plan);
     threshold = poisson_threshold(next.stimulus_rate_Hz, st.plan.dt_ms);  // refuses a rate above 1/dt
   } catch (const std::exception& e) {
     answer_live(self, live_id, {false, std::string("stimulus not changed: ") + e.what(), at.trial, at.step, ""});
@@ -180,7 +180,7 @@ void apply_stimulus(self_ptr self, const LiveCommand& command, uint64_t live_id)
   }
   const std::string summary = fmt::format("stimulus from {}: {} Poisson neurons at {} Hz, {} kicks", where(at),
                                           next.stimulus.poisson_neurons.size(), next.stimulus_rate_Hz, next.stimulus.kicks.size());
-  st.plan.record = next;
+  st.plan.trial_plan = next;
   // Queued behind the epochs before `at`, ahead of every later one.
   ++st.in_flight;
   self->request(st.engine, caf::infinite, stimulus_atom::value, next.stimulus, threshold).then([=](stimulus_atom) {
@@ -195,4 +195,4 @@ void apply_stimulus(self_ptr self, const LiveCommand& command, uint64_t live_id)
   }, on_error(self));
 }
 
-}  // namespace flysim::sim_loop_steps
+}  // namespace flysim::sim_loop_ops

@@ -4,9 +4,9 @@
 
 #include <algorithm>
 
-#include "actors/sim_loop_steps.hpp"
+#include "actors/sim_loop_ops.hpp"
 
-namespace flysim::sim_loop_steps {
+namespace flysim::sim_loop_ops {
 
 void stop_shards(self_ptr self) {
   for (auto& shard : self->state.plan.plasticity.shards) self->send_exit(shard, caf::exit_reason::user_shutdown);
@@ -95,4 +95,4 @@ void watch_shards(self_ptr self) {
                                        st.plan.plasticity.restored_pending}});
 }
 
-}  // namespace flysim::sim_loop_steps
+}  // namespace flysim::sim_loop_ops

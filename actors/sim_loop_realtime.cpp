@@ -7,10 +7,10 @@
 
 #include <algorithm>
 
-#include "actors/sim_loop_steps.hpp"
+#include "actors/sim_loop_ops.hpp"
 #include "model/cost_diagnosis.hpp"
 
-namespace flysim::sim_loop_steps {
+namespace flysim::sim_loop_ops {
 
 namespace {
 // How often the cause of a lag that persists is looked at again (a cost reading).
@@ -105,4 +105,4 @@ void add_realtime_summary(self_ptr self, RunSummary& summary) {
   if (st.plan.cost) summary.cost = st.plan.cost->report_since_start();
 }
 
-}  // namespace flysim::sim_loop_steps
+}  // namespace flysim::sim_loop_ops

@@ -44,3 +44,16 @@ peak_mib() { summary_field peak_memory_mib '{:.0f}'; }
 
 # Median of the numbers on stdin.
 median() { sort -g | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
+
+# On the GPU machine: FILE becomes a wrapper that execs the bundled flysim of checkout
+# ROOT (.device/run); exec keeps the process ID, so /proc reads its CPU time as for a
+# plain binary.
+write_device_wrapper() {  # write_device_wrapper ROOT FILE
+  printf '#!/bin/sh\nexec "%s/.device/run" flysim "$@"\n' "$1" > "$2"
+  chmod +x "$2"
+}
+
+# Compares two output files byte for byte and says so; status=1 when they differ.
+check() {  # check NAME FILE_A FILE_B
+  if cmp -s "$2" "$3"; then echo "identical: $1"; else echo "DIFFERENT: $1"; status=1; fi
+}

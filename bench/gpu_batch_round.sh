@@ -12,13 +12,10 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 export FLYSIM_TEST_DATA_DIR=$here/tests/data FLYSIM_DATA_DIR=$here/data
 work=$(mktemp -d)
-printf '#!/bin/sh\nexec "%s/.device/run" flysim "$@"\n' "$here" > "$work/flysim"
-chmod +x "$work/flysim"
+source "$here/bench/bench_lib.sh"
+write_device_wrapper "$here" "$work/flysim"
 flysim() { "$work/flysim" "$@"; }
 status=0
-check() {  # check NAME FILE_A FILE_B
-  if cmp -s "$2" "$3"; then echo "identical: $1"; else echo "DIFFERENT: $1"; status=1; fi
-}
 
 echo "== CUDA tests"; "$here/.device/run" flysim_tests --gtest_filter='CudaEngine.*:CudaBatch.*' --gtest_brief=1 || status=1
 

@@ -12,9 +12,7 @@ export FLYSIM_TEST_DATA_DIR=$here/tests/data FLYSIM_DATA_DIR=$here/data
 flysim() { "$here/.device/run" flysim "$@"; }
 work=$(mktemp -d)
 status=0
-check() {  # check NAME FILE_A FILE_B
-  if cmp -s "$2" "$3"; then echo "identical: $1"; else echo "DIFFERENT: $1"; status=1; fi
-}
+source "$here/bench/bench_lib.sh"  # check, write_dense_ids
 
 echo "== doctor"; flysim doctor --engine.kind=cuda || status=1
 echo "== CUDA tests"; "$here/.device/run" flysim_tests --gtest_filter='CudaEngine.*' --gtest_brief=1 || status=1
@@ -51,7 +49,6 @@ flysim run --run.duration-ms=200 --engine.kind=cpu --run.swap-at=100:cuda --log.
 flysim run --run.duration-ms=200 --engine.kind=cuda --run.swap-at=100:cpu --log.level=warn | grep -E "swap  "
 
 echo "== plasticity through the app (FlyWire-scale, every excitatory connection plastic)"
-source "$here/bench/bench_lib.sh"
 write_dense_ids "$FLYSIM_DATA_DIR" "$work/dense_ids.txt"
 dense=(--stimulus.ids="$work/dense_ids.txt" --stimulus.rate=50 --run.duration-ms=300 --log.level=warn
        --plasticity.enabled=true --plasticity.period-ms=3.6)

@@ -9,15 +9,11 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 export FLYSIM_TEST_DATA_DIR=$here/tests/data FLYSIM_DATA_DIR=$here/data
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-# bench_service.sh takes a binary path: a wrapper that execs the bundled binary keeps
-# the process ID, so its CPU time is read from /proc as for a plain binary.
-printf '#!/bin/sh\nexec "%s/.device/run" flysim "$@"\n' "$here" > "$work/flysim"
-chmod +x "$work/flysim"
+source "$here/bench/bench_lib.sh"
+# bench_service.sh takes a binary path: the wrapper.
+write_device_wrapper "$here" "$work/flysim"
 flysim() { "$work/flysim" "$@"; }
 status=0
-check() {  # check NAME FILE_A FILE_B
-  if cmp -s "$2" "$3"; then echo "identical: $1"; else echo "DIFFERENT: $1"; status=1; fi
-}
 
 echo "== the CUDA engine fails after 300 epochs (about 0.54 s) of a 2 s run and falls back to the CPU"
 common=(--run.duration-ms=2000 --log.level=warn)

@@ -28,10 +28,6 @@ decltype(auto) fields(TrialPlan& x, F&& f) {
   return f(x.trials, x.steps_per_trial, x.stimulus_rate_Hz, x.stimulus);
 }
 
-// The former name, which the sim loop's files (being changed on another branch) still
-// use; remove it when they move to TrialPlan.
-using PlanRecord = TrialPlan;
-
 // Where the recorder stood: spikes per neuron over all trials so far.
 struct RecorderPosition {
   uint64_t spikes = 0;

@@ -47,7 +47,9 @@ TEST_F(SummaryCli, JsonHoldsTheFiguresOfTheTextSummary) {
   EXPECT_NE(r.out.find("readout     820475940600072650 (index"), std::string::npos) << r.out;
   ASSERT_FALSE(s["top"].empty());
   EXPECT_GE(s["top"][0].value("spikes", 0u), s["top"].back().value("spikes", 0u));
-  EXPECT_EQ(s.value("engine", ""), "cpu pool, 2 threads");
+  // run.batch=auto holds both trials in one batch, and the engine says so.
+  EXPECT_EQ(s.value("engine", ""), "cpu pool, 2 threads, batches of 2 trials");
+  EXPECT_NE(r.out.find("engine      " + s.value("engine", "")), std::string::npos) << r.out;
   EXPECT_GT(s.value("wall_s", 0.0), 0.0);
 }
 

@@ -452,7 +452,7 @@ int run_or_serve(const std::vector<std::string>& args, RunMode mode) {
   plan.cpus = realtime.cpus;
   // A service reports the other processes on its GPU; NVML is loaded once, here.
   if (serving) plan.gpu = std::make_shared<const NvmlReader>();
-  plan.record = in.trial_plan;
+  plan.trial_plan = in.trial_plan;
   plan.make_engine = build_engine;
   if (!o.text("output.journal").empty())
     plan.journal = std::make_shared<JournalWriter>(o.text("output.journal"), journaled_options(o, specs));

@@ -1,12 +1,12 @@
 #pragma once
-// The sim loop's steps, shared by the files that implement it (sim_loop.cpp: the clock,
-// epochs, swaps; sim_loop_plasticity.cpp: weight updates and shard monitoring;
+// The sim loop's operations (not time steps), shared by the files that implement it
+// (sim_loop.cpp: the clock, epochs, swaps; sim_loop_plasticity.cpp: weight updates and shard monitoring;
 // sim_loop_checkpoint.cpp: snapshots). Internal to actors/: nothing else includes it.
 #include <functional>
 
 #include "actors/sim_loop.hpp"
 
-namespace flysim::sim_loop_steps {
+namespace flysim::sim_loop_ops {
 
 using self_ptr = sim_loop_actor::stateful_pointer<sim_loop_state>;
 
@@ -87,4 +87,4 @@ void add_realtime_status(self_ptr self, ServiceStatus& s);
 // The summary's lag over the whole run and cost per role.
 void add_realtime_summary(self_ptr self, RunSummary& summary);
 
-}  // namespace flysim::sim_loop_steps
+}  // namespace flysim::sim_loop_ops
