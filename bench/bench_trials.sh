@@ -25,7 +25,7 @@ printf "%-7s %-7s %22s %22s %8s\n" trials batch "sim_s/wall_s batched" "sim_s/wa
 for n in "${trials[@]}"; do
   timed_runs "$flysim" "${common[@]}" --run.trials="$n" --run.batch=auto
   batched=$wall
-  batch=$(sed -n 's/.*batches of \([0-9]*\) trials.*/\1/p' <<< "$out")
+  batch=$(summary_field engine | sed -n 's/.*batches of \([0-9]*\) trials.*/\1/p')
   timed_runs "$flysim" "${common[@]}" --run.trials="$n" --run.batch=1
   alone=$wall
   # wall s per simulated s -> simulated s per wall s (the median and the fastest alike)
