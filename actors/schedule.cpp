@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "kernels/epoch_rules.hpp"
+
 namespace flysim {
 
 int32_t batch_size_at(int32_t first_trial, const ScheduleGeometry& g) { return std::min(g.batch, g.trials - first_trial); }
@@ -71,7 +73,7 @@ bool Schedule::boundary_is_busy(RunPosition p) const {
 
 int32_t Schedule::epoch_end(RunPosition issued, double now_s) const {
   const auto cell_end = [&](int32_t step) {
-    return std::min(step - step % g_.delay_steps + g_.delay_steps, g_.steps_per_trial);
+    return std::min(cell_start(step, g_.delay_steps) + g_.delay_steps, g_.steps_per_trial);
   };
   int32_t end = cell_end(issued.step);
   if (pace_ <= 0.0 || !g_.paced_epochs_cross_cells) return end;
