@@ -76,13 +76,14 @@ int32_t Schedule::epoch_end(RunPosition issued, double now_s) const {
     return std::min(cell_start(step, g_.delay_steps) + g_.delay_steps, g_.steps_per_trial);
   };
   int32_t end = cell_end(issued.step);
-  if (pace_ <= 0.0 || !g_.paced_epochs_cross_cells) return end;
+  if (!g_.epochs_cross_cells) return end;
+  const bool paced = pace_ > 0.0;
   // However far behind the pace is, a batch holds at most kPaceBatchMs (and at least a
   // cell), so a slow engine still reports, and takes commands, that often.
-  const auto batch_steps = static_cast<int32_t>(std::ceil(kPaceBatchMs / g_.dt_ms - 1e-9));
+  const auto batch_steps = static_cast<int32_t>(std::ceil((paced ? kPaceBatchMs : kUnpacedBatchMs) / g_.dt_ms - 1e-9));
   while (end < g_.steps_per_trial && cell_end(end) - issued.step <= batch_steps) {
     const RunPosition next{issued.trial, end};
-    if (boundary_is_busy(next) || allowed_at_s(next) > now_s) break;
+    if (boundary_is_busy(next) || (paced && allowed_at_s(next) > now_s)) break;
     end = cell_end(end);
   }
   return end;

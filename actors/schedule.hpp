@@ -40,9 +40,10 @@ struct ScheduleGeometry {
   RunPosition start;                // (0, 0) or a restored checkpoint's position
   int32_t checkpoint_granularity = 18;  // a delay cell, or a plasticity period
   int32_t batch = 1;                // trials advanced together (run.batch)
-  // A paced epoch may cross delay cells, up to kPaceBatchMs of simulation, when nothing
-  // needs the spikes cell by cell (false with plasticity: the shards learn per epoch).
-  bool paced_epochs_cross_cells = false;
+  // An epoch may cross delay cells, up to kPaceBatchMs of simulation in a paced run and
+  // kUnpacedBatchMs in an unpaced one, when nothing needs the spikes cell by cell (false
+  // with plasticity: the shards learn per epoch).
+  bool epochs_cross_cells = false;
 };
 
 // Trials in the batch that starts at `first_trial`: batch, or what is left of the plan.
@@ -71,7 +72,8 @@ class Schedule {
       checkpoint,   // a scripted checkpoint at `at`
       command,      // apply `command` at `at` (its id: `live_id`, 0 for scripted/replayed)
       epoch,        // advance through [at.step, at.step + steps): one delay cell, or in a
-                    // paced run up to kPaceBatchMs of them, stopping at any boundary
+                    // run without plasticity up to kPaceBatchMs (paced) or
+                    // kUnpacedBatchMs of them, stopping at any boundary
                     // where something else happens
       wait,         // nothing before wall time `until_s` (the pace)
       idle,         // paused, or stopped: nothing until something changes
@@ -114,10 +116,15 @@ class Schedule {
   // wake-ups are what keeps the host cost of a paced CUDA run low. A woken batch still
   // starts kPaceSlackMs - kPaceBatchMs ahead of the wall clock, so waiting adds no lag.
   // Without plasticity the batch goes to the engine as one epoch across its cells
-  // (ScheduleGeometry::paced_epochs_cross_cells): one request, one reply, one recorder
+  // (ScheduleGeometry::epochs_cross_cells): one request, one reply, one recorder
   // message per batch.
   static constexpr double kPaceSlackMs = 20.0;
   static constexpr double kPaceBatchMs = 10.0;
+  // An unpaced run without plasticity asks the engine for up to this much at once: the
+  // CUDA engine then launches its cells back to back and waits for the device once
+  // (Engine::advance_cells), and the sim loop, the engine actor and the recorder handle
+  // one message per 50 ms instead of one per 1.8 ms cell.
+  static constexpr double kUnpacedBatchMs = 50.0;
 
  private:
   bool at_checkpoint_boundary(RunPosition p) const;

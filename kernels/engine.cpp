@@ -72,15 +72,11 @@ void check_batch(const std::vector<EngineState>& states, int32_t capacity, std::
   }
 }
 
-std::vector<Spike> run_until(Engine& engine, int32_t next_step, int32_t end_step, int32_t delay_steps) {
-  std::vector<Spike> all;
-  while (next_step < end_step) {
-    const kernels::EpochSpan span = next_epoch(next_step, end_step, delay_steps);
-    const std::vector<Spike> spikes = engine.advance(span);
-    all.insert(all.end(), spikes.begin(), spikes.end());
-    next_step += span.steps;
-  }
-  return all;
+std::vector<Spike> run_until(Engine& engine, int32_t next_step, int32_t end_step) {
+  if (end_step <= next_step) return {};
+  BatchSpikes spikes = engine.advance_cells({next_step, end_step - next_step});
+  require_one_trial(spikes.size(), "run_until");
+  return std::move(spikes.front());
 }
 
 BatchSpikes Engine::advance_cells(kernels::EpochSpan span) {

@@ -83,10 +83,13 @@ class Engine {
   // plan is null, does not fit the network or changes the seed (check_stimulus_change).
   virtual void set_stimulus(std::shared_ptr<const StimulusPlan> stimulus, uint32_t poisson_threshold) = 0;
 
-  // Advances every trial of the batch through span, which may cross delay cells (a paced
-  // service asks for about 10 ms at once, so the host wakes once per batch of cells, not
-  // once per cell): advance_batch cell by cell, each trial's spikes concatenated.
-  BatchSpikes advance_cells(kernels::EpochSpan span);
+  // Advances every trial of the batch through span (starting at the batch's next step),
+  // which may cross delay cells: a run without plasticity asks for up to
+  // Schedule::kCrossCellsMs at once, so the host wakes once per batch of cells, not once
+  // per cell. Each trial's spikes, as advance_batch cell by cell would give them
+  // concatenated; that is what this default does. The CUDA engine instead launches
+  // several cells before it waits for the device.
+  virtual BatchSpikes advance_cells(kernels::EpochSpan span);
 
   // A batch of one trial, the way a run without run.batch sees the engine. advance and
   // export_state throw std::logic_error when the batch holds more than one trial.
@@ -106,8 +109,9 @@ inline kernels::EpochSpan next_epoch(int32_t next_step, int32_t end_step, int32_
   return {next_step, (end_step < cell_end ? end_step : cell_end) - next_step};
 }
 
-// Advances from the engine's current step to end_step, epoch by epoch; all spikes.
-std::vector<Spike> run_until(Engine& engine, int32_t next_step, int32_t end_step, int32_t delay_steps);
+// Advances a batch of one trial from its next step, next_step, to end_step
+// (Engine::advance_cells); all its spikes.
+std::vector<Spike> run_until(Engine& engine, int32_t next_step, int32_t end_step);
 
 // Throws std::invalid_argument unless every Poisson neuron and kick names one of `neurons`
 // neurons and the kicks are sorted by step: the engines look kicks up by step, and a bad

@@ -4,6 +4,7 @@
 // trial, the kicks of an epoch and how pending spikes split on import. Written once
 // (FLYSIM_HD where a kernel needs them) so that a change reaches both engines.
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -44,6 +45,17 @@ inline KickRange kicks_in(const std::vector<Kick>& kicks, EpochSpan span) {
   const auto before = [](const Kick& k, int32_t step) { return k.step < step; };
   const auto first = std::lower_bound(kicks.begin(), kicks.end(), span.first, before);
   return {first, std::lower_bound(first, kicks.end(), span.first + span.steps, before)};
+}
+
+// The most spikes one trial can emit in a delay cell: a neuron spikes again only
+// refractory_steps after a spike (kernels::advance_neuron), so at most ceil(D / ref) times
+// in D steps, and a Poisson-driven one (refractory period 0) at every step. An engine
+// that lets the device run several cells before the host reads their spikes sizes its
+// buffers by this.
+inline std::size_t max_spikes_per_cell(const LifConstants& c, std::size_t neurons, std::size_t poisson_neurons) {
+  const auto delay = static_cast<std::size_t>(c.delay_steps);
+  const auto ref = static_cast<std::size_t>(c.ref_steps > 1 ? c.ref_steps : 1);
+  return (neurons - poisson_neurons) * ((delay + ref - 1) / ref) + poisson_neurons * delay;
 }
 
 // Pending spikes on import at `next_step`: mid-cell, the previous cell's spikes are

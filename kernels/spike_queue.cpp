@@ -10,7 +10,7 @@ const std::vector<Spike>& SpikeQueue::begin_cell() {
   return delivering_;
 }
 
-void SpikeQueue::record(const std::vector<Spike>& epoch_spikes) {
+void SpikeQueue::record(std::span<const Spike> epoch_spikes) {
   pending_.insert(pending_.end(), epoch_spikes.begin(), epoch_spikes.end());
 }
 

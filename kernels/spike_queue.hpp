@@ -2,6 +2,7 @@
 // Host-side bookkeeping of the delay ring that every engine shares: which spikes are
 // being delivered in the current delay cell and which wait for the next one.
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "model/spike.hpp"
@@ -14,7 +15,7 @@ class SpikeQueue {
   // returns them (the engine scatters them into its ring).
   const std::vector<Spike>& begin_cell();
   // Appends one epoch's spikes (sorted, later than everything recorded before).
-  void record(const std::vector<Spike>& epoch_spikes);
+  void record(std::span<const Spike> epoch_spikes);
   // Every spike whose delivery is not finished at next_step: the content of the ring.
   std::vector<Spike> undelivered(int32_t next_step, int32_t delay_steps) const;
   // Restores from undelivered(); returns the spikes the engine must scatter now

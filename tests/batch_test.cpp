@@ -26,7 +26,7 @@ std::vector<Spike> alone(int32_t trial) {
   const EngineSetup setup = batch_setup(1);
   CpuEngine engine(setup, 1);
   engine.import_state(resting_state(setup.network->neuron_count(), setup.constants.v0, trial));
-  return run_until(engine, 0, kSteps, setup.constants.delay_steps);
+  return run_until(engine, 0, kSteps);
 }
 
 // Every trial of the plan in batches of `batch` on `threads` threads: [trial] spikes.

@@ -292,7 +292,7 @@ void expect_weight_changes_match(EngineSetup setup, int32_t cells) {
   // The changes mattered: without them the CPU engine spikes differently.
   setup.plastic_edges = nullptr;
   CpuEngine fixed(setup, 2);
-  EXPECT_NE(run_until(fixed, 0, cells * d, d), all);
+  EXPECT_NE(run_until(fixed, 0, cells * d), all);
 }
 
 TEST(CudaEngine, Net2000PlasticWeightChangesMatchCpu) {
@@ -343,7 +343,7 @@ void expect_handoffs_match(const EngineSetup& setup, int32_t a, int32_t b, int32
   CpuEngine uninterrupted(setup, 1);
   std::vector<Spike> expected;
   for (const auto& [from, to] : {std::pair{0, a}, {a, b}, {b, c}, {c, end}}) {
-    more = run_until(uninterrupted, from, to, d);
+    more = run_until(uninterrupted, from, to);
     expected.insert(expected.end(), more.begin(), more.end());
   }
   EXPECT_TRUE(same_spikes(expected, spikes));
@@ -352,7 +352,7 @@ void expect_handoffs_match(const EngineSetup& setup, int32_t a, int32_t b, int32
   // Cutting a cell changes the quiet path's rounding (kernels/README.md, "Three paths"),
   // so a run in whole cells may differ in the last bits: reported, not asserted.
   CpuEngine whole_cells(setup, 2);
-  const bool same_spikes_whole = run_until(whole_cells, 0, end, d) == spikes;
+  const bool same_spikes_whole = run_until(whole_cells, 0, end) == spikes;
   std::printf("hand-offs at %d, %d, %d: %zu spikes; against whole-cell epochs: spikes %s, %zu neurons' state bits "
               "differ\n",
               a, b, c, spikes.size(), same_spikes_whole ? "identical" : "DIFFER",
@@ -402,7 +402,7 @@ TEST(CudaEngine, Net2000StimulusChangesMatchCpu) {
 
   // The changes mattered: the CPU engine without them spikes differently.
   CpuEngine unchanged(before, 2);
-  EXPECT_NE(run_until(unchanged, 0, 5000, d), spikes);
+  EXPECT_NE(run_until(unchanged, 0, 5000), spikes);
   std::printf("net2000 stimulus changes at 1800 and 3007: %zu spikes identical\n", spikes.size());
   EXPECT_GT(spikes.size(), 1000u);
 }
@@ -415,14 +415,13 @@ TEST(CudaEngine, ReimportReplaysIdentically) {
   plan.poisson_neurons = load_id_list_as_indices(data_path("net2000/stimulated.txt"), *net2000());
   plan.kicks = load_kicks(data_path("net2000/kicks.csv"), *net2000());
   const auto setup = setup_for(net2000(), plan);
-  const int32_t d = setup.constants.delay_steps;
   const std::unique_ptr<Engine> cuda = make_cuda_engine(setup);
-  run_until(*cuda, 0, 3011, d);
+  run_until(*cuda, 0, 3011);
   const EngineState saved = cuda->export_state();
-  const auto first = run_until(*cuda, 3011, 6000, d);
+  const auto first = run_until(*cuda, 3011, 6000);
   const EngineState end_first = cuda->export_state();
   cuda->import_state(saved);
-  EXPECT_TRUE(same_spikes(first, run_until(*cuda, 3011, 6000, d)));
+  EXPECT_TRUE(same_spikes(first, run_until(*cuda, 3011, 6000)));
   EXPECT_TRUE(same_state(end_first, cuda->export_state()));
 }
 
@@ -442,7 +441,7 @@ Timing time_run(Engine& engine, const EngineSetup& setup, int32_t steps, bool wa
   const int32_t d = setup.constants.delay_steps;
   const EngineState rest = resting_state(setup.network->neuron_count(), setup.constants.v0, 0);
   if (warm_up) {
-    run_until(engine, 0, steps, d);
+    run_until(engine, 0, steps);
     engine.import_state(rest);
   }
   Timing t{0.0, 0.0, {}};
@@ -504,7 +503,7 @@ TEST(CudaBatch, EveryTrialOfABatchEqualsTheCpuTrialAlone) {
   for (int32_t t = 0; t < kTrials; ++t) {
     CpuEngine cpu(setup, 2);
     cpu.import_state(resting_state(n, setup.constants.v0, t));
-    alone.push_back(run_until(cpu, 0, kSteps, setup.constants.delay_steps));
+    alone.push_back(run_until(cpu, 0, kSteps));
   }
   setup.batch = kTrials;
   std::unique_ptr<Engine> gpu = make_cuda_engine(setup);

@@ -49,7 +49,7 @@ TEST(FaultInjectingEngine, ExportFailsAfterTheFailureWhenAsked) {
   const EngineSetup setup = setup_for(tiny_network(3, {{0, 1, 5}}), StimulusPlan{});
   FaultInjectingEngine faulty(std::make_unique<CpuEngine>(setup, 1), 2, true);
   EXPECT_NO_THROW(faulty.export_state());
-  run_until(faulty, 0, 2 * setup.constants.delay_steps, setup.constants.delay_steps);
+  run_until(faulty, 0, 2 * setup.constants.delay_steps);
   EXPECT_NO_THROW(faulty.export_state());
   EXPECT_THROW(faulty.advance(next_epoch(36, 100, 18)), engine_failure);
   EXPECT_THROW(faulty.export_state(), engine_failure);
@@ -67,7 +67,7 @@ TEST(FaultInjectingEngine, MadeByTheFactory) {
   EXPECT_EQ(make_engine(EngineKind::cpu, setup, 2)->describe(), "cpu pool, 2 threads");
   const std::unique_ptr<Engine> faulty = make_engine(EngineKind::cpu, setup, 2, {3, false});
   EXPECT_EQ(faulty->describe(), "cpu pool, 2 threads (fault after 3 epochs)");
-  run_until(*faulty, 0, 3 * 18, 18);
+  run_until(*faulty, 0, 3 * 18);
   EXPECT_THROW(faulty->advance({54, 18}), engine_failure);
 }
 

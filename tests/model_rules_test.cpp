@@ -78,7 +78,7 @@ TEST(ModelRules, ThresholdIsStrict) {
 TEST(ModelRules, SynapticInputArrivesAfter18Steps) {
   const auto setup = setup_for(tiny_network(2, {{0, 1, 2000}}), kicks_at({{0, 0}}));
   CpuEngine engine(setup, 1);
-  run_until(engine, 0, 19, setup.constants.delay_steps);
+  run_until(engine, 0, 19);
   EXPECT_EQ(engine.export_state().g[1], 0.0) << "input arrived before step 19";
   engine.advance({19, 1});
   EXPECT_EQ(engine.export_state().g[1], 2000.0 * kUnitsPerSynapse * setup.constants.mV_per_unit);
@@ -94,7 +94,7 @@ TEST(ModelRules, InputToARefractoryNeuronIsDiscarded) {
   // step 19 is discarded, not queued, so neuron 1 never fires again.
   const auto setup = setup_for(net, kicks_at({{0, 0}, {10, 1}}));
   CpuEngine engine(setup, 1);
-  const auto spikes = run_until(engine, 0, 200, setup.constants.delay_steps);
+  const auto spikes = run_until(engine, 0, 200);
   EXPECT_EQ(steps_of(spikes, 1), (std::vector<int32_t>{11}));
   EXPECT_EQ(engine.export_state().g[1], 0.0);
 }
@@ -106,10 +106,10 @@ TEST(ModelRules, ResetSetsVToResetAndGToZero) {
   params.v_reset_mV = -60.0;
   const auto setup = setup_for(tiny_network(2, {{0, 1, 50}}), kicks_at({{0, 0}, {19, 1}}), params);
   CpuEngine engine(setup, 1);
-  const auto before = run_until(engine, 0, 20, setup.constants.delay_steps);
+  const auto before = run_until(engine, 0, 20);
   EXPECT_TRUE(steps_of(before, 1).empty());
   ASSERT_GT(engine.export_state().g[1], 0.0) << "the input has not arrived";
-  EXPECT_EQ(steps_of(run_until(engine, 20, 21, setup.constants.delay_steps), 1), (std::vector<int32_t>{20}));
+  EXPECT_EQ(steps_of(run_until(engine, 20, 21), 1), (std::vector<int32_t>{20}));
   const EngineState s = engine.export_state();
   EXPECT_EQ(s.v[1], -60.0);
   EXPECT_EQ(s.g[1], 0.0);

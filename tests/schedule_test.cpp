@@ -154,9 +154,9 @@ int32_t epoch_steps(Schedule& s, RunPosition p, double now_s) {
   return a.kind == Kind::epoch ? a.steps : 0;
 }
 
-TEST(Schedule, APacedEpochCrossesCellsUpToABatchAndStopsWhereSomethingHappens) {
+TEST(Schedule, AnEpochCrossesCellsUpToABatchAndStopsWhereSomethingHappens) {
   ScheduleGeometry g = geometry(2, 1000);
-  g.paced_epochs_cross_cells = true;
+  g.epochs_cross_cells = true;
   Schedule s(g, {{0, 180}}, {{{0, 252}, command("swap")}}, 1.0);
   EXPECT_EQ(s.next({0, 0}, 0.0).kind, Kind::start_trial);
   // At the start 20 ms are allowed, but one request holds at most 10 ms: five cells.
@@ -184,10 +184,21 @@ TEST(Schedule, APacedEpochCrossesCellsUpToABatchAndStopsWhereSomethingHappens) {
   EXPECT_EQ(epoch_steps(late, {0, 972}, 5.0), 28);
   EXPECT_EQ(late.next({1, 0}, 5.0).kind, Kind::start_trial);
   EXPECT_EQ(epoch_steps(late, {1, 0}, 5.0), 90);
-  // Unpaced, epochs stay one cell.
-  Schedule unpaced(g, {}, {}, 0.0);
+  // Unpaced, an epoch holds up to 50 ms (27 whole cells of 18 steps), and still stops
+  // where something happens.
+  Schedule unpaced(g, {{0, 720}}, {}, 0.0);
   unpaced.next({0, 0}, 0.0);
-  EXPECT_EQ(epoch_steps(unpaced, {0, 0}, 0.0), 18);
+  EXPECT_EQ(epoch_steps(unpaced, {0, 0}, 0.0), 486);
+  EXPECT_EQ(epoch_steps(unpaced, {0, 486}, 0.0), 234);
+  EXPECT_EQ(unpaced.next({0, 720}, 0.0).kind, Kind::checkpoint);
+  // With plasticity (the shards learn per epoch), epochs stay one cell, paced or not.
+  g.epochs_cross_cells = false;
+  Schedule per_cell(g, {}, {}, 0.0);
+  per_cell.next({0, 0}, 0.0);
+  EXPECT_EQ(epoch_steps(per_cell, {0, 0}, 0.0), 18);
+  Schedule paced_per_cell(g, {}, {}, 1.0);
+  paced_per_cell.next({0, 0}, 0.0);
+  EXPECT_EQ(epoch_steps(paced_per_cell, {0, 0}, 0.0), 18);
 }
 
 TEST(Schedule, PositionsOfTimesAndIntervals) {

@@ -45,17 +45,16 @@ TEST(StimulusChange, PoissonThresholdIsDeriveConstantsFormula) {
 // into a new engine built with the new plan and threshold: same spikes, same state.
 TEST(StimulusChange, EqualsANewEngineBuiltWithTheNewPlan) {
   const EngineSetup before = net2000_setup();
-  const int32_t d = before.constants.delay_steps;
   for (int32_t at : {18 * 100, 18 * 100 + 7}) {  // at a cell boundary and inside a cell
     const StimulusChange change = stimulus_change(before, at, 80.0);
     CpuEngine changed(before, 1);
-    const std::vector<Spike> spikes = run_with_change(changed, 0, at, change, kEnd, d);
+    const std::vector<Spike> spikes = run_with_change(changed, 0, at, change, kEnd);
 
     CpuEngine first(before, 1);
-    std::vector<Spike> expected = run_until(first, 0, at, d);
+    std::vector<Spike> expected = run_until(first, 0, at);
     CpuEngine rebuilt(with_change(before, change), 1);
     rebuilt.import_state(first.export_state());
-    const std::vector<Spike> rest = run_until(rebuilt, at, kEnd, d);
+    const std::vector<Spike> rest = run_until(rebuilt, at, kEnd);
     expected.insert(expected.end(), rest.begin(), rest.end());
 
     EXPECT_GT(spikes.size(), 1000u);
@@ -67,10 +66,9 @@ TEST(StimulusChange, EqualsANewEngineBuiltWithTheNewPlan) {
 // (b) The thread count does not matter.
 TEST(StimulusChange, SameSpikesAndStateFor1And2Threads) {
   const EngineSetup before = net2000_setup();
-  const int32_t d = before.constants.delay_steps;
   const StimulusChange change = stimulus_change(before, 1800, 80.0);
   CpuEngine one(before, 1), two(before, 2);
-  EXPECT_EQ(run_with_change(one, 0, 1800, change, kEnd, d), run_with_change(two, 0, 1800, change, kEnd, d));
+  EXPECT_EQ(run_with_change(one, 0, 1800, change, kEnd), run_with_change(two, 0, 1800, change, kEnd));
   EXPECT_EQ(one.export_state(), two.export_state());
 }
 
@@ -78,18 +76,17 @@ TEST(StimulusChange, SameSpikesAndStateFor1And2Threads) {
 // the spikes after it (so the tests above can fail).
 TEST(StimulusChange, ChangesOnlyWhatComesAfter) {
   const EngineSetup before = net2000_setup();
-  const int32_t d = before.constants.delay_steps;
   const int32_t at = 1800;
   CpuEngine unchanged(before, 2);
-  const std::vector<Spike> plain = run_until(unchanged, 0, kEnd, d);
+  const std::vector<Spike> plain = run_until(unchanged, 0, kEnd);
   CpuEngine changed(before, 2);
-  const std::vector<Spike> spikes = run_with_change(changed, 0, at, stimulus_change(before, at, 80.0), kEnd, d);
+  const std::vector<Spike> spikes = run_with_change(changed, 0, at, stimulus_change(before, at, 80.0), kEnd);
   EXPECT_EQ(before_step(spikes, at), before_step(plain, at));
   EXPECT_GT(before_step(plain, at).size(), 100u);
   EXPECT_NE(spikes, plain);
   // The threshold alone changes the draws.
   CpuEngine silenced(before, 2);
-  const std::vector<Spike> quiet = run_with_change(silenced, 0, at, {before.stimulus, 0u}, kEnd, d);
+  const std::vector<Spike> quiet = run_with_change(silenced, 0, at, {before.stimulus, 0u}, kEnd);
   EXPECT_EQ(before_step(quiet, at), before_step(plain, at));
   EXPECT_NE(quiet, plain);
 }
@@ -97,21 +94,19 @@ TEST(StimulusChange, ChangesOnlyWhatComesAfter) {
 // Setting the plan and threshold the engine already has, mid-cell, changes nothing.
 TEST(StimulusChange, SettingTheSameStimulusChangesNothing) {
   const EngineSetup before = net2000_setup();
-  const int32_t d = before.constants.delay_steps;
   CpuEngine unchanged(before, 2), same(before, 2);
-  EXPECT_EQ(run_with_change(same, 0, 1807, {before.stimulus, before.constants.poisson_threshold}, kEnd, d),
-            run_until(unchanged, 0, kEnd, d));
+  EXPECT_EQ(run_with_change(same, 0, 1807, {before.stimulus, before.constants.poisson_threshold}, kEnd),
+            run_until(unchanged, 0, kEnd));
   EXPECT_EQ(same.export_state(), unchanged.export_state());
 }
 
 // A plan that does not fit is refused and the old one stays.
 TEST(StimulusChange, RefusesABadPlanAndKeepsTheOldOne) {
   const EngineSetup before = net2000_setup();
-  const int32_t d = before.constants.delay_steps;
   const uint32_t n = static_cast<uint32_t>(before.network->neuron_count());
   CpuEngine unchanged(before, 1), engine(before, 1);
-  const std::vector<Spike> plain = run_until(unchanged, 0, kEnd, d);
-  std::vector<Spike> spikes = run_until(engine, 0, 1800, d);
+  const std::vector<Spike> plain = run_until(unchanged, 0, kEnd);
+  std::vector<Spike> spikes = run_until(engine, 0, 1800);
 
   auto reseeded = std::make_shared<StimulusPlan>(*before.stimulus);
   reseeded->seed += 1;
@@ -125,7 +120,7 @@ TEST(StimulusChange, RefusesABadPlanAndKeepsTheOldOne) {
     EXPECT_THROW(engine.set_stimulus(bad, 0u), std::invalid_argument);
   EXPECT_THROW(engine.set_stimulus(nullptr, 0u), std::invalid_argument);
 
-  const std::vector<Spike> rest = run_until(engine, 1800, kEnd, d);
+  const std::vector<Spike> rest = run_until(engine, 1800, kEnd);
   spikes.insert(spikes.end(), rest.begin(), rest.end());
   EXPECT_EQ(spikes, plain);
   EXPECT_EQ(engine.export_state(), unchanged.export_state());

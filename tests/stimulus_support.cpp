@@ -33,10 +33,10 @@ EngineSetup with_change(EngineSetup setup, const StimulusChange& change) {
 }
 
 std::vector<Spike> run_with_change(Engine& engine, int32_t next_step, int32_t at, const StimulusChange& change,
-                                   int32_t end, int32_t delay_steps) {
-  std::vector<Spike> spikes = run_until(engine, next_step, at, delay_steps);
+                                   int32_t end) {
+  std::vector<Spike> spikes = run_until(engine, next_step, at);
   engine.set_stimulus(change.plan, change.poisson_threshold);
-  const std::vector<Spike> after = run_until(engine, at, end, delay_steps);
+  const std::vector<Spike> after = run_until(engine, at, end);
   spikes.insert(spikes.end(), after.begin(), after.end());
   return spikes;
 }

@@ -22,6 +22,6 @@ EngineSetup with_change(EngineSetup setup, const StimulusChange& change);
 
 // Runs `engine` (at next_step) to `at`, makes the change, runs on to `end`: all spikes.
 std::vector<Spike> run_with_change(Engine& engine, int32_t next_step, int32_t at, const StimulusChange& change,
-                                   int32_t end, int32_t delay_steps);
+                                   int32_t end);
 
 }  // namespace flysim::test

@@ -29,7 +29,7 @@ EngineSetup net2000_setup() {
 
 std::vector<Spike> run_cpu(const EngineSetup& setup, int32_t steps, unsigned threads) {
   CpuEngine engine(setup, threads);
-  return run_until(engine, 0, steps, setup.constants.delay_steps);
+  return run_until(engine, 0, steps);
 }
 
 }  // namespace flysim::test

@@ -29,6 +29,7 @@ class CudaEngine final : public Engine {
   std::string describe() const override;
   int32_t batch_capacity() const override { return setup_.batch; }
   BatchSpikes advance_batch(kernels::EpochSpan span) override;
+  BatchSpikes advance_cells(kernels::EpochSpan span) override;
   std::vector<EngineState> export_batch() const override;
   void import_batch(const std::vector<EngineState>& states) override;
   int32_t cell_steps() const override { return setup_.constants.delay_steps; }
@@ -45,9 +46,24 @@ class CudaEngine final : public Engine {
   // Uploads the plan's Poisson flags and kicks (growing the kick buffer as needed) and
   // waits for the copies, so the host staging may go.
   void upload_stimulus();
-  // The keys of the epoch's `count` spikes: from mapped memory, or, when they did not
-  // fit there, copied from the cell's device list.
-  void read_epoch_keys(uint32_t count, uint32_t host_capacity);
+  // A round: epochs (a delay cell each, the first and last maybe cut) launched one after
+  // another with no wait between them; the device passes the spike counts from one
+  // epoch's launch to the next (cuda::RoundCounter). The host waits once per round.
+  struct Round {
+    int32_t first;
+    std::vector<kernels::EpochSpan> epochs;
+  };
+  // The longest round from `first` towards `end` whose spikes surely fit in cell_spikes_
+  // (kernels::max_spikes_per_cell) and whose steps fit in a round key.
+  Round plan_round(int32_t first, int32_t end) const;
+  // Launches the round, waits for it and appends each trial's spikes to `spikes`.
+  void run_round(const Round& round, BatchSpikes& spikes);
+  // Mid-cell, the current cell's spikes must lie at the start of cell_spikes_ when a
+  // round begins: moves them there (from the host's copy in the queues) if they do not.
+  void current_cell_to_front();
+  // The keys of the round's `count` spikes: from mapped memory, or, when they did not
+  // fit there, from cell_spikes_[base, base + count).
+  void read_round_keys(uint32_t count, uint32_t base, int32_t round_first);
 
   EngineSetup setup_;
   std::size_t n_;
@@ -67,18 +83,25 @@ class CudaEngine final : public Engine {
   cuda::DeviceBuffer<uint32_t> kick_steps_;      // kicks in the current epoch
   cuda::DeviceBuffer<uint8_t> poisson_;          // per neuron: Poisson-driven (every trial)
   cuda::DeviceBuffer<Kick> kicks_;               // the whole plan, sorted like the host's; may be longer
-  // The current cell's spikes of every trial so far, in device order: the next cell
-  // start scatters them, then the cell's epochs append to it again (the stream orders
-  // the two). A trial's cell holds at most neurons x delay_steps spikes; the capacity is
-  // that for every trial of the batch.
+  // The spikes of a round's epochs, of every trial, in device order, appended epoch after
+  // epoch; the current cell's are [cell_begin_, cell_end_) once a round is done. The next
+  // cell start scatters those, then the next round writes from the front again (the
+  // stream orders the two). A trial's cell holds at most neurons x delay_steps spikes;
+  // the capacity is that for every trial of the batch, and a round holds as many cells
+  // as surely fit (plan_round).
   cuda::DeviceBuffer<cuda::CellSpike> cell_spikes_;
-  std::size_t cell_spike_count_ = 0;
-  cuda::DeviceBuffer<uint32_t> counters_;
-  // One trial's worst case of keys: a busier epoch is copied from cell_spikes_ instead.
-  cuda::MappedHostBuffer<uint64_t> epoch_keys_;
-  cuda::MappedHostBuffer<uint32_t> epoch_spike_count_;
+  std::size_t cell_begin_ = 0, cell_end_ = 0;
+  cuda::DeviceBuffer<uint32_t> counters_;  // cuda::RoundCounter
+  // One trial's worst cell of keys: a busier round is copied from cell_spikes_ instead.
+  cuda::MappedHostBuffer<uint64_t> round_keys_;
+  cuda::MappedHostBuffer<uint32_t> round_spike_count_;
   std::vector<uint64_t> sort_keys_;
   std::vector<cuda::CellSpike> overflow_spikes_;
+  std::vector<cuda::CellSpike> moved_spikes_;  // current_cell_to_front's staging
+  uint32_t poisson_neurons_ = 0;               // in the current plan, for max_spikes_per_cell
+  // Blocks of spikes a scatter inside a round launches: twice the busiest cell seen
+  // lately (the count is the device's; any number gives the same ring).
+  uint32_t scatter_rows_ = 64;
   std::vector<SpikeQueue> queues_;  // per trial of the batch
   PlasticEdges plastic_;
   // The plastic index -> edge map on the device, and staging for what crosses the bus
@@ -106,11 +129,13 @@ CudaEngine::CudaEngine(EngineSetup setup, int device, std::string device_name)
   if (setup_.batch < 1) throw std::invalid_argument("an engine holds at least one trial, asked for " + std::to_string(setup_.batch));
   const auto batch = static_cast<std::size_t>(setup_.batch);
   const std::size_t trial_cell = n_ * static_cast<std::size_t>(c.delay_steps);
-  if (trial_cell * batch >= (std::size_t{1} << 32) || batch >= (std::size_t{1} << 27))
+  if (trial_cell * batch >= (std::size_t{1} << 32) || batch >= cuda::kMaxBatchSlots)
     throw std::invalid_argument("the CUDA engine counts a delay cell's spikes in 32 bits: " + std::to_string(n_) +
                                 " neurons x " + std::to_string(c.delay_steps) + " steps x " + std::to_string(batch) +
                                 " trials is too many (use a smaller run.batch)");
   check_stimulus(*setup_.stimulus, n_);
+  select_device();
+  cuda::check(cuda::allow_advance_shared_memory(), "setting the advance kernel's shared memory");
 
   for (std::size_t i = 0; i < n_; ++i)
     max_out_degree_ = std::max(max_out_degree_, net.out_offsets[i + 1] - net.out_offsets[i]);
@@ -125,9 +150,9 @@ CudaEngine::CudaEngine(EngineSetup setup, int device, std::string device_name)
   kick_steps_ = cuda::DeviceBuffer<uint32_t>(batch * n_, "allocating the state");
   poisson_ = cuda::DeviceBuffer<uint8_t>(n_, "allocating the state");
   cell_spikes_ = cuda::DeviceBuffer<cuda::CellSpike>(batch * trial_cell, "allocating the spike buffer");
-  counters_ = cuda::DeviceBuffer<uint32_t>(2, "allocating the spike counters");
-  epoch_keys_ = cuda::MappedHostBuffer<uint64_t>(trial_cell, "allocating mapped host memory for spikes");
-  epoch_spike_count_ = cuda::MappedHostBuffer<uint32_t>(1, "allocating mapped host memory for spikes");
+  counters_ = cuda::DeviceBuffer<uint32_t>(cuda::kRoundCounters, "allocating the spike counters");
+  round_keys_ = cuda::MappedHostBuffer<uint64_t>(trial_cell, "allocating mapped host memory for spikes");
+  round_spike_count_ = cuda::MappedHostBuffer<uint32_t>(1, "allocating mapped host memory for spikes");
   queues_.resize(batch);
 
   const cudaStream_t s = stream_.get();
@@ -140,7 +165,8 @@ CudaEngine::CudaEngine(EngineSetup setup, int device, std::string device_name)
     upload(s, plastic_edges_.get(), plastic_.edges(), "uploading the plastic edges");
   }
   cuda::check(cudaMemsetAsync(kick_steps_.get(), 0, batch * n_ * sizeof(uint32_t), s), "clearing the kicks");
-  cuda::check(cudaMemsetAsync(counters_.get(), 0, 2 * sizeof(uint32_t), s), "clearing the spike counters");
+  cuda::check(cudaMemsetAsync(counters_.get(), 0, cuda::kRoundCounters * sizeof(uint32_t), s),
+              "clearing the spike counters");
   upload_stimulus();
   import_state(resting_state(n_, c.v0, 0));
 }
@@ -149,6 +175,7 @@ void CudaEngine::upload_stimulus() {
   const StimulusPlan& plan = *setup_.stimulus;
   std::vector<uint8_t> poisson(n_, 0);
   for (uint32_t i : plan.poisson_neurons) poisson[i] = 1;
+  poisson_neurons_ = static_cast<uint32_t>(std::count(poisson.begin(), poisson.end(), uint8_t{1}));
   if (kicks_.size() < plan.kicks.size()) kicks_ = cuda::DeviceBuffer<Kick>(plan.kicks.size(), "allocating the kicks");
   const cudaStream_t s = stream_.get();
   upload(s, poisson_.get(), poisson, "uploading the stimulus");
@@ -184,63 +211,133 @@ cuda::DeviceNetwork CudaEngine::device_network() const {
   return {out_offsets_.get(), out_targets_.get(), out_weights_.get(), max_out_degree_};
 }
 
-void CudaEngine::read_epoch_keys(uint32_t count, uint32_t host_capacity) {
+void CudaEngine::read_round_keys(uint32_t count, uint32_t base, int32_t round_first) {
   sort_keys_.resize(count);
-  if (count <= host_capacity) {
-    std::copy(epoch_keys_.host(), epoch_keys_.host() + count, sort_keys_.begin());
+  if (count <= round_keys_.size()) {
+    std::copy(round_keys_.host(), round_keys_.host() + count, sort_keys_.begin());
     return;
   }
   overflow_spikes_.resize(count);
-  cuda::check(cudaMemcpyAsync(overflow_spikes_.data(), cell_spikes_.get() + cell_spike_count_,
-                              count * sizeof(cuda::CellSpike), cudaMemcpyDeviceToHost, stream_.get()),
-              "copying the epoch's spikes");
-  cuda::check(cudaStreamSynchronize(stream_.get()), "copying the epoch's spikes");
+  cuda::check(cudaMemcpyAsync(overflow_spikes_.data(), cell_spikes_.get() + base, count * sizeof(cuda::CellSpike),
+                              cudaMemcpyDeviceToHost, stream_.get()),
+              "copying the round's spikes");
+  cuda::check(cudaStreamSynchronize(stream_.get()), "copying the round's spikes");
   for (uint32_t k = 0; k < count; ++k) {
     const cuda::CellSpike& x = overflow_spikes_[k];
-    sort_keys_[k] = cuda::epoch_spike_key(x.slot, x.step - next_step_, x.neuron);
+    sort_keys_[k] = cuda::round_spike_key(x.slot, x.step - round_first, x.neuron);
   }
 }
 
-BatchSpikes CudaEngine::advance_batch(kernels::EpochSpan span) {
-  const LifConstants& c = setup_.constants;
-  check_span(span, next_step_, c.delay_steps);
-  select_device();
-  const cudaStream_t s = stream_.get();
-  if (span.first % c.delay_steps == 0) {
-    // The host's copy of these spikes moves on in the queues; the device's copy is
-    // cell_spikes_[0, count), scattered now and then overwritten by this cell's spikes.
-    for (uint32_t k = 0; k < batch_size_; ++k) queues_[k].begin_cell();
-    cuda::launch_scatter(s, c, device_network(), device_state(), cell_spikes_.get(),
-                         static_cast<uint32_t>(cell_spike_count_), span.first);
-    cell_spike_count_ = 0;
+CudaEngine::Round CudaEngine::plan_round(int32_t first, int32_t end) const {
+  const int32_t delay = setup_.constants.delay_steps;
+  const std::size_t per_cell =
+      std::size_t{batch_size_} * kernels::max_spikes_per_cell(setup_.constants, n_, poisson_neurons_);
+  // The first epoch always goes (it fits, as a whole cell would); every later one only
+  // when its cell's worst case still fits beside the worst case of all before it.
+  std::size_t worst = (first % delay == 0 ? 0 : cell_end_ - cell_begin_) + per_cell;
+  Round round{first, {next_epoch(first, end, delay)}};
+  for (int32_t step = first + round.epochs.back().steps; step < end; step += round.epochs.back().steps) {
+    const kernels::EpochSpan next = next_epoch(step, end, delay);
+    if (step + next.steps - first > cuda::kMaxRoundSteps || worst + per_cell > cell_spikes_.size()) break;
+    worst += per_cell;
+    round.epochs.push_back(next);
   }
+  return round;
+}
 
-  const kernels::KickRange kicks = kernels::kicks_in(setup_.stimulus->kicks, span);
-  cuda::launch_set_kicks(s, kicks_.get() + (kicks.first - setup_.stimulus->kicks.begin()),
-                         static_cast<uint32_t>(kicks.last - kicks.first), span.first, device_state());
+void CudaEngine::current_cell_to_front() {
+  if (cell_begin_ == 0) return;
+  moved_spikes_.clear();
+  for (uint32_t k = 0; k < batch_size_; ++k)
+    for (const Spike& x : queues_[k].waiting()) moved_spikes_.push_back({x.step, x.neuron, k});
+  if (moved_spikes_.size() != cell_end_ - cell_begin_)
+    throw std::logic_error("CUDA engine: the host holds " + std::to_string(moved_spikes_.size()) +
+                           " spikes of the current cell, the device " + std::to_string(cell_end_ - cell_begin_));
+  upload_cell_spikes(moved_spikes_, 0);
+  cell_end_ -= cell_begin_;
+  cell_begin_ = 0;
+}
 
-  const auto capacity = static_cast<uint32_t>(cell_spikes_.size() - cell_spike_count_);
-  const auto host_capacity = static_cast<uint32_t>(std::min<std::size_t>(epoch_keys_.size(), capacity));
-  cuda::launch_advance(s, c, span, setup_.stimulus->seed, first_trial_, device_state(),
-                       {cell_spikes_.get() + cell_spike_count_, epoch_keys_.device(), capacity, host_capacity,
-                        counters_.get(), epoch_spike_count_.device()});
-  cuda::check(cudaGetLastError(), "launching the epoch");
-  epoch_done_.wait_for(s, "running the epoch");
+void CudaEngine::run_round(const Round& round, BatchSpikes& spikes) {
+  const LifConstants& c = setup_.constants;
+  const cudaStream_t s = stream_.get();
+  if (round.first % c.delay_steps == 0) {
+    // The previous cell's spikes, where the last round left them; this round then
+    // writes from the front (the stream runs the scatter first).
+    cuda::launch_scatter(s, c, device_network(), device_state(), cell_spikes_.get() + cell_begin_,
+                         static_cast<uint32_t>(cell_end_ - cell_begin_), round.first);
+    cell_begin_ = cell_end_ = 0;
+  } else {
+    current_cell_to_front();
+  }
+  const auto base = static_cast<uint32_t>(cell_end_);
+  const auto capacity = static_cast<uint32_t>(cell_spikes_.size());
+  const auto host_capacity = static_cast<uint32_t>(round_keys_.size());
+  for (std::size_t j = 0; j < round.epochs.size(); ++j) {
+    const kernels::EpochSpan epoch = round.epochs[j];
+    if (j > 0)
+      cuda::launch_scatter_last_cell(s, c, device_network(), device_state(), cell_spikes_.get(), counters_.get(),
+                                     scatter_rows_, epoch.first);
+    const kernels::KickRange kicks = kernels::kicks_in(setup_.stimulus->kicks, epoch);
+    cuda::launch_set_kicks(s, kicks_.get() + (kicks.first - setup_.stimulus->kicks.begin()),
+                           static_cast<uint32_t>(kicks.last - kicks.first), epoch.first, device_state());
+    cuda::launch_advance(s, c, epoch, setup_.stimulus->seed, first_trial_, device_state(),
+                         {cell_spikes_.get(), round_keys_.device(), capacity, host_capacity, counters_.get(),
+                          round_spike_count_.device(), round.first, base, j == 0, j + 1 == round.epochs.size()});
+  }
+  cuda::check(cudaGetLastError(), "launching the epochs");
+  epoch_done_.wait_for(s, "running the epochs");
 
-  const uint32_t count = *epoch_spike_count_.host();
-  if (count > capacity)
-    throw std::logic_error("CUDA engine: " + std::to_string(count) + " spikes in one epoch exceed the cell's room of " +
-                           std::to_string(capacity));
+  const uint32_t count = *round_spike_count_.host();
+  if (std::size_t{base} + count > capacity)
+    throw std::logic_error("CUDA engine: " + std::to_string(count) + " spikes in a round exceed the room of " +
+                           std::to_string(capacity - base));
   // Sorted by (trial, step, neuron) as one 64-bit key: plain integers sort faster than
   // the tuple comparison.
-  read_epoch_keys(count, host_capacity);
+  read_round_keys(count, base, round.first);
   std::sort(sort_keys_.begin(), sort_keys_.end());
-  BatchSpikes spikes(batch_size_);
+  BatchSpikes got(batch_size_);
   for (const uint64_t key : sort_keys_)
-    spikes[cuda::key_slot(key)].push_back({span.first + cuda::key_step_in_epoch(key), cuda::key_neuron(key)});
-  cell_spike_count_ += count;
-  for (uint32_t k = 0; k < batch_size_; ++k) queues_[k].record(spikes[k]);
-  next_step_ = span.first + span.steps;
+    got[cuda::key_slot(key)].push_back({round.first + cuda::key_step_in_round(key), cuda::key_neuron(key)});
+
+  // The queues take the round epoch by epoch, as CpuTrial's take each epoch.
+  const kernels::EpochSpan last = round.epochs.back();
+  std::vector<std::size_t> per_epoch(round.epochs.size(), 0);
+  std::size_t before_last = 0;
+  for (uint32_t k = 0; k < batch_size_; ++k) {
+    auto from = got[k].begin();
+    for (std::size_t j = 0; j < round.epochs.size(); ++j) {
+      const kernels::EpochSpan epoch = round.epochs[j];
+      const auto to = std::find_if(from, got[k].end(), [&](const Spike& x) { return x.step >= epoch.first + epoch.steps; });
+      if (epoch.first % c.delay_steps == 0) queues_[k].begin_cell();
+      queues_[k].record(std::span<const Spike>(from, to));
+      per_epoch[j] += static_cast<std::size_t>(to - from);
+      if (j + 1 < round.epochs.size()) before_last += static_cast<std::size_t>(to - from);
+      from = to;
+    }
+    spikes[k].insert(spikes[k].end(), got[k].begin(), got[k].end());
+  }
+  // The device appended epoch after epoch: the last epoch's cell is the end of the list,
+  // and when that epoch continues a cell (a round of one epoch), the cell began at 0.
+  cell_begin_ = last.first % c.delay_steps == 0 ? base + before_last : 0;
+  cell_end_ = std::size_t{base} + count;
+  const std::size_t busiest = *std::max_element(per_epoch.begin(), per_epoch.end());
+  scatter_rows_ = static_cast<uint32_t>(std::clamp<std::size_t>(2 * busiest, 64, 8192));
+  next_step_ = last.first + last.steps;
+}
+
+BatchSpikes CudaEngine::advance_batch(kernels::EpochSpan span) {
+  check_span(span, next_step_, setup_.constants.delay_steps);
+  return advance_cells(span);
+}
+
+BatchSpikes CudaEngine::advance_cells(kernels::EpochSpan span) {
+  if (span.first != next_step_ || span.steps < 1)
+    throw std::logic_error("CUDA engine: steps [" + std::to_string(span.first) + ", +" + std::to_string(span.steps) +
+                           ") do not continue step " + std::to_string(next_step_));
+  select_device();
+  BatchSpikes spikes(batch_size_);
+  for (const int32_t end = span.first + span.steps; next_step_ < end;) run_round(plan_round(next_step_, end), spikes);
   return spikes;
 }
 
@@ -347,7 +444,8 @@ void CudaEngine::import_batch(const std::vector<EngineState>& states) {
   cuda::check(cudaMemsetAsync(synaptic_slots_.get(), 0, used * sizeof(uint32_t), s), "clearing the ring flags");
   // A failed advance can leave kicks set or the counters mid-count: start clean.
   cuda::check(cudaMemsetAsync(kick_steps_.get(), 0, used * sizeof(uint32_t), s), "clearing the kicks");
-  cuda::check(cudaMemsetAsync(counters_.get(), 0, 2 * sizeof(uint32_t), s), "clearing the spike counters");
+  cuda::check(cudaMemsetAsync(counters_.get(), 0, cuda::kRoundCounters * sizeof(uint32_t), s),
+              "clearing the spike counters");
   batch_size_ = static_cast<uint32_t>(states.size());
   // Mid-cell, the previous cell's spikes are scattered now, from next_step on; the
   // current cell's wait in cell_spikes_ for the next cell's start.
@@ -363,7 +461,8 @@ void CudaEngine::import_batch(const std::vector<EngineState>& states) {
   cuda::check(cudaGetLastError(), "launching the scatter");
   upload_cell_spikes(waiting, 0);
   cuda::check(cudaStreamSynchronize(s), "importing the state");
-  cell_spike_count_ = waiting.size();
+  cell_begin_ = 0;
+  cell_end_ = waiting.size();
   first_trial_ = states.front().trial;
   next_step_ = states.front().next_step;
 }

@@ -18,9 +18,9 @@ constexpr uint64_t kMaxChunksPerSpike = 65535;
 // their atomics: the loads are in flight together rather than one per atomic. The ring
 // holds int64 fixed-point sums: adding them as unsigned 64-bit wraps exactly as two's
 // complement does, so the order the atomics land in cannot change the result.
-__global__ void __launch_bounds__(kBlock)
-    scatter_kernel(LifConstants c, DeviceNetwork net, DeviceState state, const CellSpike* spikes, int32_t first_delivery) {
-  const CellSpike cell_spike = spikes[blockIdx.x];
+// Chunk blockIdx.y of one spike's connections (scatter_kernel).
+__device__ inline void scatter_spike(const LifConstants& c, const DeviceNetwork& net, const DeviceState& state,
+                                     const CellSpike& cell_spike, int32_t first_delivery) {
   const Spike spike{cell_spike.step, cell_spike.neuron};
   if (kernels::already_delivered(c, spike, first_delivery)) return;
   const int32_t slot = kernels::delivery_slot(c, spike.step);
@@ -51,6 +51,18 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
+// Row x of blocks takes spikes x, x + gridDim.x, ... of spikes[0, count); with `range`,
+// the spikes are spikes[range[0], range[1]) (a count the host does not know).
+__global__ void __launch_bounds__(kBlock)
+    scatter_kernel(LifConstants c, DeviceNetwork net, DeviceState state, const CellSpike* spikes, uint32_t count,
+                   const uint32_t* range, int32_t first_delivery) {
+  if (range != nullptr) {
+    spikes += range[0];
+    count = range[1] - range[0];
+  }
+  for (uint32_t x = blockIdx.x; x < count; x += gridDim.x) scatter_spike(c, net, state, spikes[x], first_delivery);
+}
+
 // Block row y sets the kicks of trial y.
 __global__ void __launch_bounds__(kBlock)
     set_kicks_kernel(const Kick* kicks, uint32_t count, int32_t first, DeviceState state) {
@@ -79,26 +91,66 @@ __global__ void __launch_bounds__(kBlock)
 
 __device__ inline bool same_bits(double a, double b) { return __double_as_longlong(a) == __double_as_longlong(b); }
 
+// Copies this neuron's ring slots that the epoch reads (flagged in `slots`) into the
+// block's staging area (`stage`, slot s of thread t at stage[s * kBlock + t]) and clears
+// them in the ring. The epoch's steps then read shared memory: read from the ring one
+// step at a time, nearly every step of a warp waited for a global load (some lane has
+// input at almost every step), and the advance kernel was bound by that latency. Here
+// the loads of kStageLoads slots are in flight together.
+__device__ inline void stage_ring_slots(const LifConstants& c, kernels::EpochSpan span, uint32_t slots, int64_t* ring,
+                                        std::size_t stride, int64_t* stage) {
+  constexpr int32_t kStageLoads = 6;
+  const int32_t first_slot = span.first % c.delay_steps;
+  for (int32_t t0 = 0; t0 < span.steps; t0 += kStageLoads) {
+    int64_t units[kStageLoads];
+#pragma unroll
+    for (int32_t u = 0; u < kStageLoads; ++u) {
+      const int32_t slot = first_slot + t0 + u;
+      units[u] = t0 + u < span.steps && ((slots >> slot) & 1u) ? ring[slot * stride] : 0;
+    }
+#pragma unroll
+    for (int32_t u = 0; u < kStageLoads; ++u) {
+      const int32_t slot = first_slot + t0 + u;
+      if (t0 + u < span.steps && ((slots >> slot) & 1u)) {
+        stage[slot * kBlock + threadIdx.x] = units[u];
+        ring[slot * stride] = 0;
+      }
+    }
+  }
+}
+
 // Block (x, y) advances neurons [x * kBlock, (x + 1) * kBlock) of trial y of the batch.
+// Dynamic shared memory: delay_steps * kBlock int64 (stage_ring_slots).
 __global__ void __launch_bounds__(kBlock)
     advance_kernel(LifConstants c, kernels::EpochSpan span, uint64_t seed, int32_t first_trial, uint32_t consumed,
                    DeviceState state, EpochOutput out) {
+  extern __shared__ int64_t stage[];
+  // Read by every block before the last one updates them (it is last because all others
+  // have counted themselves finished).
+  const uint32_t base = out.first_of_round ? out.base : out.counters[kCellEnd];
+  const uint32_t keys_before = out.first_of_round ? 0u : out.counters[kRoundSpikes];
   const uint64_t index = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (index < state.neurons) {
     const uint32_t i = static_cast<uint32_t>(index);
     const uint32_t trial_slot = blockIdx.y;
     const std::size_t at = static_cast<std::size_t>(trial_slot) * state.neurons + i;
     const kernels::RngKey key = kernels::rng_key(seed, first_trial + static_cast<int32_t>(trial_slot));
-    int64_t* ring = state.ring + static_cast<std::size_t>(trial_slot) * c.delay_steps * state.neurons + i;
     const kernels::NeuronInputs in{state.synaptic_slots[at], state.kick_steps[at], state.poisson[i] != 0};
+    // The epoch reads the staged copy; advance_neuron's clearing of what it read then
+    // lands in shared memory, and the ring was cleared while staging.
+    stage_ring_slots(c, span, in.synaptic_slots & consumed,
+                     state.ring + static_cast<std::size_t>(trial_slot) * c.delay_steps * state.neurons + i,
+                     state.neurons, stage);
+    int64_t* ring = stage + threadIdx.x;
     const double v_before = state.v[at], g_before = state.g[at];
     const int32_t last_before = state.last_spike[at];
     double v = v_before, g = g_before;
     int32_t last_spike = last_before;
-    kernels::advance_neuron(c, i, span, in, key, ring, state.neurons, v, g, last_spike, [&](int32_t step) {
-      const uint32_t slot = atomicAdd(out.counters, 1u);
-      if (slot < out.capacity) out.cell_spikes[slot] = CellSpike{step, i, trial_slot};
-      if (slot < out.host_capacity) out.host_keys[slot] = epoch_spike_key(trial_slot, step - span.first, i);
+    kernels::advance_neuron(c, i, span, in, key, ring, kBlock, v, g, last_spike, [&](int32_t step) {
+      const uint32_t k = atomicAdd(out.counters + kEpochSpikes, 1u);
+      if (base + k < out.capacity) out.cell_spikes[base + k] = CellSpike{step, i, trial_slot};
+      if (keys_before + k < out.host_capacity)
+        out.host_keys[keys_before + k] = round_spike_key(trial_slot, step - out.round_first, i);
     });
     // Most neurons rest through an epoch: skip their stores. Bits, not ==, so that a g
     // decaying to -0.0 is still written.
@@ -108,16 +160,31 @@ __global__ void __launch_bounds__(kBlock)
     if ((in.synaptic_slots & consumed) != 0u) state.synaptic_slots[at] = in.synaptic_slots & ~consumed;
     if (in.kick_steps != 0u) state.kick_steps[at] = 0u;
   }
-  // The last block to finish publishes the spike count (the threadFenceReduction
+  // The last block to finish counts the epoch into the round (the threadFenceReduction
   // pattern): every block's counter increments are visible once it has counted itself.
+  // An epoch after the round's first starts a delay cell, whose spikes begin at `base`.
   __syncthreads();
   if (threadIdx.x == 0) {
     __threadfence();
-    if (atomicAdd(out.counters + 1, 1u) == gridDim.x * gridDim.y - 1) {
-      *out.host_count = atomicExch(out.counters, 0u);
-      out.counters[1] = 0u;
+    if (atomicAdd(out.counters + kFinishedBlocks, 1u) == gridDim.x * gridDim.y - 1) {
+      const uint32_t count = atomicExch(out.counters + kEpochSpikes, 0u);
+      out.counters[kFinishedBlocks] = 0u;
+      out.counters[kCellBegin] = out.first_of_round ? 0u : base;
+      out.counters[kCellEnd] = base + count;
+      out.counters[kRoundSpikes] = keys_before + count;
+      if (out.last_of_round) *out.host_count = keys_before + count;
     }
   }
+}
+
+// Blocks per spike: one per kChunk connections of the largest out-degree.
+unsigned scatter_chunks(const DeviceNetwork& net) {
+  return static_cast<unsigned>(
+      std::min<uint64_t>(std::max<uint64_t>((net.max_out_degree + kChunk - 1) / kChunk, 1), kMaxChunksPerSpike));
+}
+
+std::size_t advance_shared_bytes(const LifConstants& c) {
+  return static_cast<std::size_t>(c.delay_steps) * kBlock * sizeof(int64_t);
 }
 
 unsigned blocks_for(uint64_t threads) { return static_cast<unsigned>((threads + kBlock - 1) / kBlock); }
@@ -127,10 +194,15 @@ unsigned blocks_for(uint64_t threads) { return static_cast<unsigned>((threads + 
 void launch_scatter(cudaStream_t stream, const LifConstants& c, DeviceNetwork net, DeviceState state,
                     const CellSpike* spikes, uint32_t count, int32_t first_delivery) {
   if (count == 0) return;
-  const uint64_t chunks = std::min<uint64_t>(std::max<uint64_t>((net.max_out_degree + kChunk - 1) / kChunk, 1),
-                                             kMaxChunksPerSpike);
-  scatter_kernel<<<dim3(count, static_cast<unsigned>(chunks)), kBlock, 0, stream>>>(c, net, state, spikes,
-                                                                                  first_delivery);
+  scatter_kernel<<<dim3(count, scatter_chunks(net)), kBlock, 0, stream>>>(c, net, state, spikes, count, nullptr,
+                                                                         first_delivery);
+}
+
+void launch_scatter_last_cell(cudaStream_t stream, const LifConstants& c, DeviceNetwork net, DeviceState state,
+                              const CellSpike* cell_spikes, const uint32_t* counters, uint32_t rows,
+                              int32_t first_delivery) {
+  scatter_kernel<<<dim3(rows, scatter_chunks(net)), kBlock, 0, stream>>>(c, net, state, cell_spikes, 0,
+                                                                        counters + kCellBegin, first_delivery);
 }
 
 void launch_set_kicks(cudaStream_t stream, const Kick* kicks, uint32_t count, int32_t first, DeviceState state) {
@@ -143,7 +215,8 @@ void launch_advance(cudaStream_t stream, const LifConstants& c, kernels::EpochSp
   const uint32_t consumed = kernels::consumed_slots(c, span);
   // At least one block, even for an empty network: the last block publishes the count.
   const unsigned blocks = state.neurons > 0 ? blocks_for(state.neurons) : 1u;
-  advance_kernel<<<dim3(blocks, state.trials), kBlock, 0, stream>>>(c, span, seed, first_trial, consumed, state, out);
+  advance_kernel<<<dim3(blocks, state.trials), kBlock, advance_shared_bytes(c), stream>>>(c, span, seed, first_trial,
+                                                                                         consumed, state, out);
 }
 
 void launch_set_weights(cudaStream_t stream, const WeightChange* changes, uint32_t count, const uint64_t* edges,
@@ -162,6 +235,13 @@ void launch_gather_weights(cudaStream_t stream, const int32_t* weights, const ui
                            int32_t* values) {
   if (count == 0) return;
   gather_weights_kernel<<<blocks_for(count), kBlock, 0, stream>>>(weights, edges, count, values);
+}
+
+cudaError_t allow_advance_shared_memory() {
+  LifConstants largest{};
+  largest.delay_steps = kMaxDelaySteps;
+  return cudaFuncSetAttribute(advance_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                              static_cast<int>(advance_shared_bytes(largest)));
 }
 
 cudaError_t advance_kernel_attributes(cudaFuncAttributes* attributes) {

@@ -44,22 +44,37 @@ struct CellSpike {
   uint32_t slot;
 };
 
-// A spike of an epoch as the host sorts it: (slot, step - first, neuron) packed so that
-// plain integer order is (trial, step, neuron) order. The step within an epoch takes 5
-// bits (delay_steps <= 32), the neuron 32, the slot the 27 above them.
-FLYSIM_HD inline uint64_t epoch_spike_key(uint32_t slot, int32_t step_in_epoch, uint32_t neuron) {
-  return uint64_t{slot} << 37 | uint64_t{static_cast<uint32_t>(step_in_epoch)} << 32 | neuron;
+// A spike of a round (several epochs launched together, one wait for all of them) as the
+// host sorts it: (slot, step - round's first step, neuron) packed so that plain integer
+// order is (trial, step, neuron) order. The step takes kRoundStepBits bits (a round
+// holds at most kMaxRoundSteps steps), the neuron 32, the slot the 22 above them.
+inline constexpr int kRoundStepBits = 10;
+inline constexpr int32_t kMaxRoundSteps = 1 << kRoundStepBits;
+inline constexpr uint32_t kMaxBatchSlots = 1u << (64 - 32 - kRoundStepBits);
+FLYSIM_HD inline uint64_t round_spike_key(uint32_t slot, int32_t step_in_round, uint32_t neuron) {
+  return uint64_t{slot} << (32 + kRoundStepBits) | uint64_t{static_cast<uint32_t>(step_in_round)} << 32 | neuron;
 }
-inline uint32_t key_slot(uint64_t key) { return static_cast<uint32_t>(key >> 37); }
-inline int32_t key_step_in_epoch(uint64_t key) { return static_cast<int32_t>((key >> 32) & 31u); }
+inline uint32_t key_slot(uint64_t key) { return static_cast<uint32_t>(key >> (32 + kRoundStepBits)); }
+inline int32_t key_step_in_round(uint64_t key) {
+  return static_cast<int32_t>((key >> 32) & ((uint64_t{1} << kRoundStepBits) - 1));
+}
 inline uint32_t key_neuron(uint64_t key) { return static_cast<uint32_t>(key); }
 
-// Where the advance kernel puts the epoch's spikes, in the order atomics hand out slots:
-// `cell_spikes` (device, kept for the scatter at the next cell start; `capacity`) and,
-// as keys, `host_keys` (mapped host memory, read after the stream is synchronized;
-// `host_capacity`: beyond it the host copies the cell's spikes instead). counters[0]
-// counts spikes and counters[1] finished blocks; the last block publishes the count to
-// *host_count and zeroes both, so no reset is needed between epochs.
+// What the device keeps between the launches of a round, in EpochOutput::counters: the
+// epoch's spike count and finished blocks (zeroed again by the epoch's last block), where
+// the current delay cell's spikes lie in `cell_spikes` ([cell_begin, cell_end): the
+// next cell start scatters them from there; the next epoch appends at cell_end) and the
+// round's spikes so far. So an epoch needs no count from the host and the host waits
+// once per round.
+enum RoundCounter : uint32_t { kEpochSpikes, kFinishedBlocks, kCellBegin, kCellEnd, kRoundSpikes, kRoundCounters };
+
+// Where the advance kernel puts an epoch's spikes, in the order atomics hand out slots:
+// `cell_spikes` (device; `capacity`), kept for the scatter at the next cell start, and,
+// as round keys, `host_keys` (mapped host memory, read after the round is synchronized;
+// `host_capacity`: beyond it the host copies the round's spikes from `cell_spikes`
+// instead). The first epoch of a round takes its place from the host (`base`, and the
+// current cell then begins at 0); the others from `counters`. The round's last epoch
+// publishes the round's spike count to *host_count.
 struct EpochOutput {
   CellSpike* cell_spikes;
   uint64_t* host_keys;
@@ -67,6 +82,10 @@ struct EpochOutput {
   uint32_t host_capacity;
   uint32_t* counters;
   uint32_t* host_count;
+  int32_t round_first;
+  uint32_t base;
+  bool first_of_round;
+  bool last_of_round;
 };
 
 // Adds the connections of spikes[0, count) (of any trials of the batch) that deliver at
@@ -74,6 +93,12 @@ struct EpochOutput {
 // spread over blocks by connection.
 void launch_scatter(cudaStream_t stream, const LifConstants& c, DeviceNetwork net, DeviceState state,
                     const CellSpike* spikes, uint32_t count, int32_t first_delivery);
+// The same for the spikes of the cell the device last advanced, cell_spikes[counters[
+// kCellBegin], counters[kCellEnd]), a count only the device knows: `rows` blocks of
+// spikes loop over them (any number of rows gives the same ring).
+void launch_scatter_last_cell(cudaStream_t stream, const LifConstants& c, DeviceNetwork net, DeviceState state,
+                              const CellSpike* cell_spikes, const uint32_t* counters, uint32_t rows,
+                              int32_t first_delivery);
 
 // Sets bit (step - first) of every trial's kick_steps for kicks[0, count), all inside
 // the epoch (every trial of a batch has the same kicks).
@@ -96,6 +121,10 @@ void launch_assign_weights(cudaStream_t stream, const int32_t* values, uint32_t 
 // values[p] = weights[edges[p]] for p < count (an exported state).
 void launch_gather_weights(cudaStream_t stream, const int32_t* weights, const uint64_t* edges, uint32_t count,
                            int32_t* values);
+
+// Lets the advance kernel stage a whole delay cell of ring slots in shared memory (up to
+// kMaxDelaySteps, beyond the default 48 KiB): once per device, before the first launch.
+cudaError_t allow_advance_shared_memory();
 
 // The advance kernel's attributes: fails with cudaErrorNoKernelImageForDevice when this
 // binary holds no code the current device can run.
