@@ -25,7 +25,7 @@ limit=1
 now() { date +%s.%N; }
 # "median [fastest]" of the numbers on stdin, in seconds to 3 decimals.
 median_fastest() { sort -g | awk '{a[NR] = $1} END {printf "%.3f [%.3f]", a[int((NR + 1) / 2)], a[1]}'; }
-over() { awk -v m="${1%% *}" -v l="$limit" 'BEGIN {if (m > l) printf ": OVER THE LIMIT"}'; }
+over() { awk -v m="${2%% *}" -v l="$limit" -v what="$1" 'BEGIN {if (m > l) printf "  %s OVER THE LIMIT", what}'; }
 
 echo "# flysim checkpoint benchmark, $(machine_line)"
 echo "# FlyWire-scale synthetic network, one checkpoint at 1.8 ms of 3.6; median of $repeat [fastest]; limit $limit s each"
@@ -52,5 +52,5 @@ for scenario in default plastic; do
   save=$(printf '%s\n' "${saves[@]}" | median_fastest)
   load=$(printf '%s\n' "${loads[@]}" | median_fastest)
   mb=$(awk -v b="$(stat -c %s "$file")" 'BEGIN {printf "%.1f", b / 1e6}')
-  printf "%-9s %9s %18s %18s%s%s\n" "$scenario" "$mb" "$save" "$load" "$(over "$save")" "$(over "$load")"
+  printf "%-9s %9s %18s %18s%s%s\n" "$scenario" "$mb" "$save" "$load" "$(over save "$save")" "$(over load "$load")"
 done
