@@ -12,12 +12,14 @@ machine_line() {
 }
 
 # A field of the JSON on stdin ("a.b" for a nested one, "a.0" for a list's first item),
-# printed with a Python format ("{:.4f}"; default "{}"); a list, one item per line.
+# printed with a Python format ("{:.4f}"; default "{}"); a list, one item per line; an
+# object, as JSON.
 json_field() {  # json_field KEY [FORMAT] < JSON
   python3 -c 'import json, sys
 value = json.load(sys.stdin)
 for key in sys.argv[1].split("."): value = value[int(key)] if isinstance(value, list) else value[key]
-for item in value if isinstance(value, list) else [value]: print((sys.argv[2] or "{}").format(item))' "$1" "${2:-}"
+for item in value if isinstance(value, list) else [value]:
+    print((sys.argv[2] or "{}").format(json.dumps(item) if isinstance(item, dict) else item))' "$1" "${2:-}"
 }
 
 # Where the runs write their JSON summary (output.summary): in the caller's $work.
