@@ -12,7 +12,7 @@ ifneq ($(NVCC),)
 endif
 CMAKE_ARGS ?=
 
-.PHONY: setup configure build run test bench bench-plasticity bench-service watch bench-page fuzz clean
+.PHONY: setup configure build run test bench bench-checkpoint bench-plasticity bench-service watch bench-page fuzz clean
 
 setup:
 	bash scripts/setup.sh
@@ -31,6 +31,9 @@ test: build
 
 bench: build
 	bash bench/bench.sh $(BUILD)/flysim
+
+bench-checkpoint: build
+	bash bench/bench_checkpoint.sh $(BUILD)/flysim
 
 bench-plasticity: build
 	bash bench/bench_plasticity.sh $(BUILD)/flysim

@@ -157,7 +157,8 @@ struct sim_loop_state {
   uint64_t spikes = 0;
   std::vector<std::string> checkpoint_files, swap_log;
   std::deque<PendingWeights> weights;   // in the order they apply
-  uint64_t weight_changes = 0;
+  uint64_t weight_changes = 0, weight_updates = 0;
+  std::vector<AppliedWeights> applied_weights;  // RunSummary::applied
   bool finishing = false;
   std::chrono::steady_clock::time_point started, last_progress;
   double cpu_at_start = 0.0;

@@ -30,6 +30,8 @@ bool apply_due_weights(self_ptr self);
 // st.issued: the sim loop issues nothing there (epoch, checkpoint, swap) until that
 // period ends and its update is queued, however far the window would let it run ahead.
 bool period_not_ended_yet(self_ptr self);
+// The summary's updates applied and where (RunSummary::weight_updates, applied).
+void add_plasticity_summary(self_ptr self, RunSummary& summary);
 // Monitors the shards (a down message stops the run) and queues a restored run's
 // unapplied weights.
 void watch_shards(self_ptr self);
@@ -84,7 +86,7 @@ void record_lag(self_ptr self);
 void judge_engine_if_due(self_ptr self, double wall_per_simulated);
 // The status's lag p99/max, cost, warnings, CPU partitions and GPU neighbours.
 void add_realtime_status(self_ptr self, ServiceStatus& s);
-// The summary's lag over the whole run and cost per role.
+// The summary's lag over the whole run and cost per role; and add_plasticity_summary.
 void add_realtime_summary(self_ptr self, RunSummary& summary);
 
 }  // namespace flysim::sim_loop_ops

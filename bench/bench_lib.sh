@@ -11,13 +11,15 @@ machine_line() {
   echo "$(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
 }
 
-# A field of the JSON on stdin ("a.b" for a nested one), printed with a Python format
-# ("{:.4f}"; default "{}").
+# A field of the JSON on stdin ("a.b" for a nested one, "a.0" for a list's first item),
+# printed with a Python format ("{:.4f}"; default "{}"); a list, one item per line; an
+# object, as JSON.
 json_field() {  # json_field KEY [FORMAT] < JSON
   python3 -c 'import json, sys
 value = json.load(sys.stdin)
-for key in sys.argv[1].split("."): value = value[key]
-print((sys.argv[2] or "{}").format(value))' "$1" "${2:-}"
+for key in sys.argv[1].split("."): value = value[int(key)] if isinstance(value, list) else value[key]
+for item in value if isinstance(value, list) else [value]:
+    print((sys.argv[2] or "{}").format(json.dumps(item) if isinstance(item, dict) else item))' "$1" "${2:-}"
 }
 
 # Where the runs write their JSON summary (output.summary): in the caller's $work.
@@ -36,6 +38,17 @@ timed_runs() {  # timed_runs FLYSIM ARGS...
     walls+=("$(summary_field wall_s_per_simulated_s '{:.4f}')")
   done
   wall=$(printf '%s\n' "${walls[@]}" | sort -g | awk '{a[NR] = $1} END {m = a[int((NR + 1) / 2)]; print (NR > 1 ? m " [" a[1] "]" : m)}')
+}
+
+# "KEY value, KEY value" of the last run's summary, for a round's log (a list's items
+# joined by "; ").
+summary_show() {  # summary_show KEY...
+  local key line="  "
+  for key; do
+    [[ $line != "  " ]] && line+=", "
+    line+="$key $(summary_field "$key" | paste -sd ';' - | sed 's/;/; /g')"
+  done
+  echo "$line"
 }
 
 # Fields of the last run's summary, as the text summary prints them.

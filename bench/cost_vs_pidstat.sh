@@ -8,6 +8,7 @@
 set -euo pipefail
 flysim=$(realpath "${1:?usage: cost_vs_pidstat.sh PATH/TO/flysim [WINDOW_S]}")
 window=${2:-30}
+source "$(dirname "$0")/bench_lib.sh"  # json_field
 command -v pidstat > /dev/null || { echo "pidstat is missing: apt-get install sysstat (scripts/setup.sh does)" >&2; exit 1; }
 work=$(mktemp -d)
 serve_pid=
@@ -21,7 +22,8 @@ until port=$(sed -n 's|.*control API on http://[^:]*:\([0-9]*\).*|\1|p' "$work/s
   sleep 0.2
 done
 sleep 5  # past the start-up
-echo "# flysim cost vs pidstat -t, ${window} s, $(nproc) CPUs, $("$flysim" ctl status --control.port="$port" | sed -n 's/^  engine *//p')"
+engine=$("$flysim" ctl status --json --control.port="$port" | json_field engine)
+echo "# flysim cost vs pidstat -t, ${window} s, $(nproc) CPUs, $engine"
 LC_ALL=C pidstat -t -p "$serve_pid" "$window" 1 > "$work/pidstat.txt" &
 pidstat_pid=$!
 "$flysim" cost --url="http://127.0.0.1:$port" --window="$window" --threads=true > "$work/cost.txt"

@@ -12,23 +12,29 @@ export FLYSIM_TEST_DATA_DIR=$here/tests/data FLYSIM_DATA_DIR=$here/data
 flysim() { "$here/.device/run" flysim "$@"; }
 work=$(mktemp -d)
 status=0
-source "$here/bench/bench_lib.sh"  # check, write_dense_ids
+source "$here/bench/bench_lib.sh"  # check, write_dense_ids, summary_file, summary_field, summary_show
 
 echo "== doctor"; flysim doctor --engine.kind=cuda || status=1
 echo "== CUDA tests"; "$here/.device/run" flysim_tests --gtest_filter='CudaEngine.*' --gtest_brief=1 || status=1
 
 echo "== engine identity through the app (FlyWire-scale synthetic network, default stimulus, 2 trials x 500 ms)"
 common=(--run.duration-ms=500 --run.trials=2 --log.level=warn)
-flysim run "${common[@]}" --engine.kind=cpu --engine.threads=2 --output.spikes="$work/cpu.csv" --output.rates="$work/cpu_rates.csv" | grep -E "spikes  |wall time"
-FLY_LIF_CUDA=1 flysim run "${common[@]}" --output.spikes="$work/cuda.csv" --output.rates="$work/cuda_rates.csv" | grep -E "spikes  |wall time|engine"
+flysim run "${common[@]}" --engine.kind=cpu --engine.threads=2 --output.spikes="$work/cpu.csv" --output.rates="$work/cpu_rates.csv" \
+  --output.summary="$(summary_file)" > /dev/null
+summary_show spikes active_neurons wall_s_per_simulated_s engine
+FLY_LIF_CUDA=1 flysim run "${common[@]}" --output.spikes="$work/cuda.csv" --output.rates="$work/cuda_rates.csv" \
+  --output.summary="$(summary_file)" > /dev/null
+summary_show spikes active_neurons wall_s_per_simulated_s engine
 check "cpu vs cuda spikes" "$work/cpu.csv" "$work/cuda.csv"
 check "cpu vs cuda rates" "$work/cpu_rates.csv" "$work/cuda_rates.csv"
 flysim run "${common[@]}" --engine.kind=cpu --run.swap-at=100:cuda,300:cpu,600:cuda,800:cuda \
-  --output.spikes="$work/swap.csv" --output.rates="$work/swap_rates.csv" | grep -E "swap  "
+  --output.spikes="$work/swap.csv" --output.rates="$work/swap_rates.csv" --output.summary="$(summary_file)" > /dev/null
+summary_show swaps
 check "cpu->cuda->cpu->cuda->cuda swaps" "$work/cpu.csv" "$work/swap.csv"
 check "swap rates" "$work/cpu_rates.csv" "$work/swap_rates.csv"
-flysim run "${common[@]}" --engine.kind=cpu --checkpoint.every-ms=400 --checkpoint.dir="$work/ck" --checkpoint.keep=5 > /dev/null
-ckpt=$(ls "$work"/ck/*.ckpt | sed -n 2p)
+flysim run "${common[@]}" --engine.kind=cpu --checkpoint.every-ms=400 --checkpoint.dir="$work/ck" --checkpoint.keep=5 \
+  --output.summary="$(summary_file)" > /dev/null
+ckpt=$(summary_field checkpoints.1)
 echo "restoring $ckpt on cuda"
 FLY_LIF_CUDA=1 flysim run --restore="$ckpt" --log.level=warn --output.spikes="$work/restored.csv" --output.rates="$work/restored_rates.csv" > /dev/null
 info=$(flysim checkpoint inspect "$ckpt")
@@ -39,38 +45,44 @@ check "cpu checkpoint restored on cuda (spikes from trial $t step $s)" "$work/cp
 check "cpu checkpoint restored on cuda (rates)" "$work/cpu_rates.csv" "$work/restored_rates.csv"
 echo "== a stopped CUDA run keeps the prefix of the CPU run (SIGTERM after 5 s)"
 FLY_LIF_CUDA=1 "$here/.device/run" flysim run --run.duration-ms=100000 --log.level=warn --output.spikes="$work/stopped.csv" \
-  > "$work/stopped.txt" & stopped_pid=$!
-sleep 5; kill -TERM "$stopped_pid"; wait "$stopped_pid"; echo "exit code $? (143 expected)"; grep -E "stopped  " "$work/stopped.txt"
+  --output.summary="$(summary_file)" > /dev/null & stopped_pid=$!
+sleep 5; kill -TERM "$stopped_pid"; wait "$stopped_pid"; echo "exit code $? (143 expected)"; summary_show status stopped_at
 awk -F, 'NR == 1 || $1 == 0' "$work/cpu.csv" > "$work/cpu_trial0.csv"
 head -n "$(wc -l < "$work/cpu_trial0.csv")" "$work/stopped.csv" > "$work/stopped_head.csv"
 check "stopped cuda run: first 500 ms equal the cpu run's trial 0" "$work/cpu_trial0.csv" "$work/stopped_head.csv"
 echo "== swap time, FlyWire-scale state"
-flysim run --run.duration-ms=200 --engine.kind=cpu --run.swap-at=100:cuda --log.level=warn | grep -E "swap  "
-flysim run --run.duration-ms=200 --engine.kind=cuda --run.swap-at=100:cpu --log.level=warn | grep -E "swap  "
+flysim run --run.duration-ms=200 --engine.kind=cpu --run.swap-at=100:cuda --log.level=warn --output.summary="$(summary_file)" > /dev/null
+summary_show swaps
+flysim run --run.duration-ms=200 --engine.kind=cuda --run.swap-at=100:cpu --log.level=warn --output.summary="$(summary_file)" > /dev/null
+summary_show swaps
 
 echo "== plasticity through the app (FlyWire-scale, every excitatory connection plastic)"
 write_dense_ids "$FLYSIM_DATA_DIR" "$work/dense_ids.txt"
 dense=(--stimulus.ids="$work/dense_ids.txt" --stimulus.rate=50 --run.duration-ms=300 --log.level=warn
        --plasticity.enabled=true --plasticity.period-ms=3.6)
 flysim run "${dense[@]}" --engine.kind=cpu --engine.threads=16 --plasticity.shards=1 --output.spikes="$work/p_cpu.csv" \
-  --plasticity.weights-out="$work/p_cpu_w.csv" | grep -E "spikes  |plasticity  |wall time"
+  --plasticity.weights-out="$work/p_cpu_w.csv" --output.summary="$(summary_file)" > /dev/null
+summary_show spikes plasticity.shards plasticity.weight_changes plasticity.updates wall_s_per_simulated_s
 FLY_LIF_CUDA=1 flysim run "${dense[@]}" --plasticity.shards=4 --output.spikes="$work/p_cuda.csv" \
-  --plasticity.weights-out="$work/p_cuda_w.csv" | grep -E "spikes  |plasticity  |wall time"
+  --plasticity.weights-out="$work/p_cuda_w.csv" --output.summary="$(summary_file)" > /dev/null
+summary_show spikes plasticity.shards plasticity.weight_changes plasticity.updates wall_s_per_simulated_s
 check "dense plastic: cpu (1 shard) vs cuda (4 shards) spikes" "$work/p_cpu.csv" "$work/p_cuda.csv"
 check "dense plastic: cpu (1 shard) vs cuda (4 shards) learned weights" "$work/p_cpu_w.csv" "$work/p_cuda_w.csv"
 rm -f "$work/p_cuda_w.csv"
 FLY_LIF_CUDA=1 flysim run "${dense[@]}" --plasticity.shards=16 --output.spikes="$work/p_cuda16.csv" \
-  --plasticity.weights-out="$work/p_cuda16_w.csv" | grep -E "plasticity  "
+  --plasticity.weights-out="$work/p_cuda16_w.csv" --output.summary="$(summary_file)" > /dev/null
+summary_show plasticity.shards plasticity.weight_changes plasticity.updates
 check "dense plastic: cpu (1 shard) vs cuda (16 shards) spikes" "$work/p_cpu.csv" "$work/p_cuda16.csv"
 check "dense plastic: cpu (1 shard) vs cuda (16 shards) learned weights" "$work/p_cpu_w.csv" "$work/p_cuda16_w.csv"
 rm -f "$work/p_cuda16_w.csv"
 flysim run "${dense[@]}" --engine.kind=cpu --engine.threads=16 --plasticity.shards=2 --run.swap-at=50:cuda,150:cpu,200:cuda \
   --checkpoint.every-ms=100 --checkpoint.dir="$work/pck" --checkpoint.keep=5 \
-  --output.spikes="$work/p_swap.csv" --plasticity.weights-out="$work/p_swap_w.csv" | grep -E "swap  "
+  --output.spikes="$work/p_swap.csv" --plasticity.weights-out="$work/p_swap_w.csv" --output.summary="$(summary_file)" > /dev/null
+summary_show swaps
 check "dense plastic: swaps cpu->cuda->cpu->cuda spikes" "$work/p_cpu.csv" "$work/p_swap.csv"
 check "dense plastic: swaps learned weights" "$work/p_cpu_w.csv" "$work/p_swap_w.csv"
 rm -f "$work/p_swap_w.csv"
-pckpt=$(ls "$work"/pck/*.ckpt | sed -n 1p)
+pckpt=$(summary_field checkpoints.0)
 pstep=$(flysim checkpoint inspect "$pckpt" | awk '/^  step /{print $2}')
 echo "restoring $pckpt (written during the swapping run) on cuda with 3 shards"
 FLY_LIF_CUDA=1 flysim run --restore="$pckpt" --log.level=warn --plasticity.enabled=true --plasticity.period-ms=3.6 \
@@ -82,9 +94,11 @@ rm -f "$work"/p_*_w.csv
 strong=(--stimulus.ids="$work/dense_ids.txt" --stimulus.rate=50 --run.duration-ms=200 --log.level=warn
         --plasticity.enabled=true --plasticity.period-ms=1.8 --plasticity.a-plus=30000 --plasticity.a-minus=20000)
 flysim run "${strong[@]}" --engine.kind=cpu --engine.threads=16 --plasticity.shards=1 --output.spikes="$work/s_cpu.csv" \
-  --plasticity.weights-out="$work/s_cpu_w.csv" | grep -E "plasticity  "
+  --plasticity.weights-out="$work/s_cpu_w.csv" --output.summary="$(summary_file)" > /dev/null
+summary_show plasticity.shards plasticity.weight_changes plasticity.updates
 FLY_LIF_CUDA=1 flysim run "${strong[@]}" --plasticity.shards=8 --output.spikes="$work/s_cuda.csv" \
-  --plasticity.weights-out="$work/s_cuda_w.csv" | grep -E "plasticity  "
+  --plasticity.weights-out="$work/s_cuda_w.csv" --output.summary="$(summary_file)" > /dev/null
+summary_show plasticity.shards plasticity.weight_changes plasticity.updates
 check "dense, period of one cell, strong rule: cpu (1 shard) vs cuda (8 shards) spikes" "$work/s_cpu.csv" "$work/s_cuda.csv"
 check "dense, period of one cell, strong rule: cpu (1 shard) vs cuda (8 shards) learned weights" "$work/s_cpu_w.csv" "$work/s_cuda_w.csv"
 rm -f "$work"/s_*_w.csv

@@ -15,6 +15,8 @@ void register_message_types(caf::actor_system_config& cfg) {
   cfg.add_message_type<Responder>("flysim.responder");
   cfg.add_message_type<std::vector<Responder>>("flysim.responders");
   cfg.add_message_type<RecorderSummary>("flysim.recorder_summary");
+  cfg.add_message_type<AppliedWeights>("flysim.applied_weights");
+  cfg.add_message_type<std::vector<AppliedWeights>>("flysim.applied_weights_list");
   cfg.add_message_type<RunSummary>("flysim.run_summary");
   cfg.add_message_type<Kick>("flysim.kick");
   cfg.add_message_type<StimulusPlan>("flysim.stimulus_plan");

@@ -73,6 +73,16 @@ struct RecorderSummary {
   std::vector<Responder> readouts;  // the readout neurons (output.readouts) the network has
 };
 
+// One plasticity period's update as the engine applied it: the period (its trial and
+// first step), the position whose epoch first saw the new weights, how many changed.
+struct AppliedWeights {
+  int32_t trial = 0, first = 0;
+  int32_t at_trial = 0, at_step = 0;
+  uint64_t changes = 0;
+};
+// RunSummary::applied lists at most this many (a service learns without end).
+constexpr std::size_t kAppliedWeightsListed = 1000;
+
 // ---- sim_loop -> caller: the whole run
 struct RunSummary {
   RecorderSummary recorded;
@@ -87,6 +97,8 @@ struct RunSummary {
   std::vector<std::string> swaps;        // "step 5000 of trial 0: cpu pool, 2 threads -> cuda ..."
   uint32_t plasticity_shards = 0;        // 0: plasticity off
   uint64_t weight_changes = 0;           // weight changes the engine applied
+  uint64_t weight_updates = 0;           // periods' updates the engine applied
+  std::vector<AppliedWeights> applied;   // the first kAppliedWeightsListed of them, in order
   std::vector<int32_t> final_weights;    // per plastic index, when asked for
   bool stopped_early = false;            // a stop request (Ctrl-C, SIGTERM) ended it
   int32_t stopped_trial = 0, stopped_step = 0;  // where, when stopped_early
@@ -170,9 +182,14 @@ typename Inspector::result_type inspect(Inspector& f, RecorderSummary& x) {
   return f(caf::meta::type_name("flysim.recorder_summary"), x.spikes, x.active_neurons, x.top, x.readouts);
 }
 template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, AppliedWeights& x) {
+  return f(caf::meta::type_name("flysim.applied_weights"), x.trial, x.first, x.at_trial, x.at_step, x.changes);
+}
+template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, RunSummary& x) {
   return f(caf::meta::type_name("flysim.run_summary"), x.recorded, x.engine, x.trials, x.simulated_s, x.simulated_this_run_s, x.wall_s,
-           x.cpu_s, x.peak_memory_MiB, x.checkpoints, x.swaps, x.plasticity_shards, x.weight_changes, x.final_weights,
+           x.cpu_s, x.peak_memory_MiB, x.checkpoints, x.swaps, x.plasticity_shards, x.weight_changes, x.weight_updates,
+           x.applied, x.final_weights,
            x.stopped_early, x.stopped_trial, x.stopped_step, x.lag, x.max_lag_ms, x.cost);
 }
 template <class Inspector>

@@ -1,12 +1,11 @@
 // Checkpoint files (checkpoint/checkpoint_file.hpp, layout in checkpoint/README.md):
 // round trips, every refusal with one input_error naming the file and the problem,
-// atomic saves that never damage an earlier file, and FlyWire-scale save/load times.
+// atomic saves that never damage an earlier file, and a FlyWire-scale round trip.
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <cmath>
 #include <csignal>
 #include <cstring>
@@ -435,24 +434,16 @@ TEST_F(CheckpointFile, FailedSaveLeavesTheEarlierFileUntouched) {
   }
 }
 
-// FlyWire scale (138,639 neurons): save and load each under a second, fsync included.
-TEST_F(CheckpointFile, FlyWireScaleSaveAndLoadTakeUnderASecondEach) {
+// FlyWire scale (138,639 neurons, 20,000 spikes in the delay ring): the file holds all
+// of it. How long save and load take is measured by bench/bench_checkpoint.sh.
+TEST_F(CheckpointFile, FlyWireScaleSaveAndLoad) {
   constexpr std::size_t kNeurons = 138639;
   const Snapshot s = realistic_snapshot(kNeurons, 20000, 7);
   const std::string p = path("flywire.ckpt");
-  using clock = std::chrono::steady_clock;
-  const auto t0 = clock::now();
   save_checkpoint(p, s, kIdentity);
-  const auto t1 = clock::now();
   const Snapshot back = load_checkpoint(p, kIdentity);
-  const auto t2 = clock::now();
-  const double save_s = std::chrono::duration<double>(t1 - t0).count();
-  const double load_s = std::chrono::duration<double>(t2 - t1).count();
-  std::printf("[ timing   ] %zu neurons, %zu pending spikes, %.2f MB: save %.3f s, load %.3f s\n", kNeurons,
-              s.engine.pending.size(), static_cast<double>(fs::file_size(p)) / 1e6, save_s, load_s);
+  ASSERT_EQ(back.engine.v.size(), kNeurons);
   expect_same(back, s);
-  EXPECT_LT(save_s, 1.0);
-  EXPECT_LT(load_s, 1.0);
 }
 
 }  // namespace

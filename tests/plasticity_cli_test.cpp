@@ -137,39 +137,41 @@ TEST_F(Plasticity, SwapsCarryTheLearnedWeights) {
 
 // Short periods (one or two delay cells) leave the engine less room than the sim loop's
 // window of 4 epochs: the loop must still wait for each period's update and apply it
-// exactly one period after the period ends (the debug log names every apply step),
-// however the shards are spread and however fast they answer.
+// exactly one period after the period ends (the summary lists every update and where it
+// was applied), however the shards are spread and however fast they answer.
 TEST_F(Plasticity, ShortPeriodsApplyOnScheduleWithAnyShardCount) {
-  const std::string strong = "--stimulus.rate=400 --plasticity.a-plus=30000 --plasticity.a-minus=20000 --log.level=debug ";
+  const std::string strong = "--stimulus.rate=400 --plasticity.a-plus=30000 --plasticity.a-minus=20000 ";
   for (const int cells : {1, 2}) {
     const int period = 18 * cells;
     std::string first_spikes, first_weights;
     for (const char* shards : {"1", "4", "16"}) {
       const std::string tag = "p" + std::to_string(cells) + "s" + shards;
       const CliResult r = run(tag, strong + "--plasticity.period-ms=" + std::to_string(0.1 * period) +
-                                       " --plasticity.shards=" + shards + " " + outputs(dir_));
+                                       " --plasticity.shards=" + shards + " " + outputs(dir_) +
+                                       " --output.summary=" + path("summary.json"));
       ASSERT_EQ(r.code, 0) << r.err;
-      std::istringstream log(r.err);
-      std::size_t applied = 0;
-      for (std::string line; std::getline(log, line);) {
-        int trial = 0, first = 0, at_trial = 0, at_step = 0;
-        const std::size_t at = line.find("of the period from trial");
-        if (at == std::string::npos) continue;
-        ASSERT_EQ(std::sscanf(line.c_str() + at, "of the period from trial %d step %d applied at trial %d step %d", &trial,
-                              &first, &at_trial, &at_step),
-                  4)
-            << line;
+      const nlohmann::json plasticity = read_summary(path("summary.json"))["plasticity"];
+      const nlohmann::json& applied = plasticity["applied"];
+      uint64_t changes = 0;
+      for (const nlohmann::json& update : applied) {
+        const int trial = update["period"]["trial"], first = update["period"]["step"];
+        const int at_trial = update["at"]["trial"], at_step = update["at"]["step"];
         const int due = first + 2 * period;
         if (due < 3000) {
-          EXPECT_EQ(at_trial, trial) << line;
-          EXPECT_EQ(at_step, due) << line;
+          EXPECT_EQ(at_trial, trial) << update;
+          EXPECT_EQ(at_step, due) << update;
         } else {
-          EXPECT_EQ(at_trial, trial + 1) << line;
-          EXPECT_EQ(at_step, 0) << line;
+          EXPECT_EQ(at_trial, trial + 1) << update;
+          EXPECT_EQ(at_step, 0) << update;
         }
-        ++applied;
+        changes += update["changes"].get<uint64_t>();
       }
-      EXPECT_EQ(applied, 2u * ((3000 + period - 1) / period)) << r.err.substr(0, 2000);
+      const std::size_t periods = 2u * ((3000 + period - 1) / period);
+      EXPECT_EQ(applied.size(), periods) << tag;
+      EXPECT_EQ(plasticity["updates"], periods) << tag;
+      EXPECT_EQ(plasticity["weight_changes"], changes) << tag;
+      EXPECT_NE(r.out.find(" weight changes applied in " + std::to_string(periods) + " updates"), std::string::npos)
+          << r.out;
       if (first_spikes.empty()) {
         first_spikes = slurp(path("spikes.csv"));
         first_weights = slurp(path("weights.csv"));

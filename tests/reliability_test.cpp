@@ -2,12 +2,14 @@
 // nonsense is refused with one line that says where, and a stopped or killed run leaves
 // nothing that looks complete and keeps what it recorded.
 #include <gtest/gtest.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <thread>
 
 #include "apps/flysim/options.hpp"
@@ -75,19 +77,24 @@ TEST_F(Reliability, OutputToAFifoIsWrittenInPlaceNeverReplaced) {
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   std::string received;
   std::thread reader([&] { received = slurp(fifo); });
-  // The reader must be there before the writer opens (a FIFO without one is an error).
-  for (int i = 0; i < 200; ++i) {
-    AtomicFile* probe = nullptr;
+  // The reader must be there before the writer opens (a FIFO without one is an error):
+  // tried until it is (its open blocks, so there is no event to wait on); the bound only
+  // keeps a broken test from hanging, and then a writer of our own releases the reader.
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  std::optional<AtomicFile> out;
+  while (!out && std::chrono::steady_clock::now() < until) {
     try {
-      probe = new AtomicFile(fifo);
+      out.emplace(fifo);
     } catch (const input_error&) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-      continue;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));  // the poll's pace
     }
-    probe->write("hello\n", 6);
-    probe->commit();
-    delete probe;
-    break;
+  }
+  if (out) {
+    out->write("hello\n", 6);
+    out->commit();
+  } else {
+    ADD_FAILURE() << "the reader never opened the FIFO";
+    ::close(::open(fifo.c_str(), O_RDWR | O_NONBLOCK));
   }
   reader.join();
   EXPECT_EQ(received, "hello\n");

@@ -7,15 +7,17 @@
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <thread>
 
 #include "cli_support.hpp"
+#include "file_events.hpp"
 #include "test_support.hpp"
 
 namespace flysim::test {
@@ -105,8 +107,8 @@ TEST_F(ShardNode, BusyNodeStopsPromptlyOnEverySigterm) {
     const unsigned port = serving_port(node);
     ASSERT_NE(port, 0u) << slurp(node_err);
     BackgroundFlysim runner(run_args(port, "1000000"), path("run.out" + tag), run_err);
-    for (int w = 0; w < 3000 && slurp(run_err).find("trial 1/1:") == std::string::npos; ++w) usleep(10000);
-    ASSERT_NE(slurp(run_err).find("trial 1/1:"), std::string::npos) << slurp(run_err);
+    ASSERT_TRUE(wait_in_folder(dir_.string(), [&] { return slurp(run_err).find("trial 1/1:") != std::string::npos; }, 30))
+        << slurp(run_err);
     const auto [code, took] = terminate(node);
     EXPECT_EQ(code, 0) << "try " << k << ": " << slurp(node_err);
     EXPECT_NE(slurp(node_err).find("shard node: stopping 2 running shard(s)"), std::string::npos) << slurp(node_err);
@@ -176,17 +178,30 @@ TEST_F(ShardNode, TokenAuthenticatesRunsAndRefusesOthers) {
   EXPECT_EQ(terminate(node).first, 0) << slurp(path("node.err"));
 }
 
-// Sends `bytes` to 127.0.0.1:port and keeps the connection open a moment.
-void poke(unsigned port, const std::string& bytes) {
+// Sends `bytes` to 127.0.0.1:port and waits for the node to hang up: true once it has
+// closed the connection (it read the bytes and refused them), false when it still
+// holds it open after 30 s (a bound against hanging, not a measure of speed).
+bool poke(unsigned port, const std::string& bytes) {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in where{};
   where.sin_family = AF_INET;
   where.sin_port = htons(static_cast<uint16_t>(port));
   where.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&where), sizeof where), 0);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&where), sizeof where) != 0) {
+    ::close(fd);
+    ADD_FAILURE() << "cannot connect to 127.0.0.1:" << port;
+    return false;
+  }
   ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  timeval bound{30, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &bound, sizeof bound);
+  char answer[4096];
+  ssize_t n = 0;
+  while ((n = ::recv(fd, answer, sizeof answer, 0)) > 0) {
+  }
+  const bool closed = n == 0 || errno == ECONNRESET;
   ::close(fd);
+  return closed;
 }
 
 // A BASP header (CAF 0.17: operation, 2 padding bytes, flags, payload length, operation
@@ -206,7 +221,7 @@ TEST_F(ShardNode, StrangersCannotMakeATokenNodeAllocate) {
   const unsigned port = serving_port(node);
   ASSERT_NE(port, 0u) << slurp(path("node.err"));
   const long before = resident_kib(node.pid());
-  for (int k = 0; k < 3; ++k) poke(port, basp_header(3u << 30));
+  for (int k = 0; k < 3; ++k) EXPECT_TRUE(poke(port, basp_header(3u << 30))) << "the node kept a stranger's connection open";
   const long after = resident_kib(node.pid());
   EXPECT_LT(after - before, 64 * 1024) << before << " KiB -> " << after << " KiB";
   EXPECT_EQ(node.wait_for(0), -2) << slurp(path("node.err"));  // still running

@@ -44,6 +44,16 @@ ordered_json responders_json(const std::vector<Responder>& responders) {
   return list;
 }
 
+ordered_json position_json(int32_t trial, int32_t step) { return {{"trial", trial}, {"step", step}}; }
+
+ordered_json applied_json(const std::vector<AppliedWeights>& applied) {
+  ordered_json list = ordered_json::array();
+  for (const AppliedWeights& a : applied)
+    list.push_back(
+        {{"period", position_json(a.trial, a.first)}, {"at", position_json(a.at_trial, a.at_step)}, {"changes", a.changes}});
+  return list;
+}
+
 // Lag (paced runs) and host cores per role over the whole run.
 void print_realtime_summary(const RunSummary& s, bool paced) {
   if (paced)
@@ -78,7 +88,8 @@ void print_summary(const RunSummary& s, const SummaryContext& c) {
     std::cout << fmt::format("  stopped     early, by a stop signal, at trial {} step {}: the outputs hold everything up to there\n",
                              s.stopped_trial, s.stopped_step);
   if (s.plasticity_shards > 0)
-    std::cout << fmt::format("  plasticity  {} shard(s), {} weight changes applied\n", s.plasticity_shards, s.weight_changes);
+    std::cout << fmt::format("  plasticity  {} shard(s), {} weight changes applied in {} updates\n", s.plasticity_shards,
+                             s.weight_changes, s.weight_updates);
   if (!s.checkpoints.empty())
     std::cout << fmt::format("  checkpoints {} written, the last {}\n", s.checkpoints.size(), s.checkpoints.back());
   print_realtime_summary(s, c.paced);
@@ -116,9 +127,11 @@ std::string summary_json(const RunSummary& s, const SummaryContext& c) {
   j["top"] = responders_json(s.recorded.top);
   j["readouts"] = responders_json(s.recorded.readouts);
   j["swaps"] = s.swaps;
-  j["stopped_at"] = s.stopped_early ? ordered_json{{"trial", s.stopped_trial}, {"step", s.stopped_step}} : ordered_json();
+  j["stopped_at"] = s.stopped_early ? position_json(s.stopped_trial, s.stopped_step) : ordered_json();
   j["plasticity"] = {{"shards", s.plasticity_shards},
                      {"weight_changes", s.weight_changes},
+                     {"updates", s.weight_updates},
+                     {"applied", applied_json(s.applied)},
                      {"weights_out", c.weights_path},
                      {"plastic_connections", c.plastic_connections}};
   j["checkpoints"] = s.checkpoints;
