@@ -109,17 +109,32 @@ FLYSIM_HD inline int32_t quiet_prefix(const LifConstants& c, const NeuronInputs&
   return first_input < e.steps ? first_input : e.steps;
 }
 
-// Advances one neuron through the epoch. `ring` points at this neuron's slot 0 of the
-// delay ring, slots `stride` apart; each slot read is cleared. emit(step) reports a spike.
+// The Poisson draws of a neuron over the epoch: bit t set when poisson_event at step
+// first + t. Drawn up front (a counter-based draw depends on nothing that happens in the
+// epoch), so a device can draw a neuron's steps in parallel.
+FLYSIM_HD inline uint32_t poisson_steps(const LifConstants& c, RngKey key, uint32_t neuron, EpochSpan e) {
+  uint32_t bits = 0;
+  for (int32_t t = 0; t < e.steps; ++t)
+    if (poisson_event(c, key, neuron, e.first + t)) bits |= 1u << t;
+  return bits;
+}
+
+// EpochPath::quiet: the epoch as one exact multi-step decay, then settled at rest.
+FLYSIM_HD inline void advance_quiet(const LifConstants& c, EpochSpan e, double& v, double& g) {
+  decay(c, e.steps, v, g);
+  settle_at_rest(c, v, g);
+}
+
+// advance_neuron with the neuron's Poisson draws given (poisson_steps; 0 when it is not
+// Poisson-driven).
 template <class Emit>
-FLYSIM_HD inline void advance_neuron(const LifConstants& c, uint32_t neuron, EpochSpan e, const NeuronInputs& in,
-                                     RngKey key, int64_t* ring, std::size_t stride, double& v, double& g,
-                                     int32_t& last_spike, Emit&& emit) {
+FLYSIM_HD inline void advance_neuron_drawn(const LifConstants& c, EpochSpan e, const NeuronInputs& in,
+                                           uint32_t poisson_draws, int64_t* ring, std::size_t stride, double& v,
+                                           double& g, int32_t& last_spike, Emit&& emit) {
   const EpochPath path = choose_path(c, in, e, v, g, last_spike);
   if (path == EpochPath::unchanged) return;
   if (path == EpochPath::quiet) {
-    decay(c, e.steps, v, g);
-    settle_at_rest(c, v, g);
+    advance_quiet(c, e, v, g);
     return;
   }
   const int32_t ref = refractory_steps(c, in);
@@ -146,7 +161,7 @@ FLYSIM_HD inline void advance_neuron(const LifConstants& c, uint32_t neuron, Epo
     if (not_refractory && !spiked) {
       g += static_cast<double>(synaptic_units) * c.mV_per_unit;
       if ((in.kick_steps >> t) & 1u) v += c.kick_mV;
-      if (in.poisson && poisson_event(c, key, neuron, step)) v += c.kick_mV;
+      if ((poisson_draws >> t) & 1u) v += c.kick_mV;
     }
     // 5. reset
     if (spiked) {
@@ -154,6 +169,16 @@ FLYSIM_HD inline void advance_neuron(const LifConstants& c, uint32_t neuron, Epo
       g = 0.0;
     }
   }
+}
+
+// Advances one neuron through the epoch. `ring` points at this neuron's slot 0 of the
+// delay ring, slots `stride` apart; each slot read is cleared. emit(step) reports a spike.
+template <class Emit>
+FLYSIM_HD inline void advance_neuron(const LifConstants& c, uint32_t neuron, EpochSpan e, const NeuronInputs& in,
+                                     RngKey key, int64_t* ring, std::size_t stride, double& v, double& g,
+                                     int32_t& last_spike, Emit&& emit) {
+  advance_neuron_drawn(c, e, in, in.poisson ? poisson_steps(c, key, neuron, e) : 0u, ring, stride, v, g, last_spike,
+                       emit);
 }
 
 // The scatter of one connection into the delay ring, its slot flagged for the target.

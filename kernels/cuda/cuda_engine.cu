@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <utility>
 
 #include "kernels/cuda/cuda_support.cuh"
 #include "kernels/cuda/epoch_kernels.cuh"
@@ -95,6 +96,13 @@ class CudaEngine final : public Engine {
   // One trial's worst cell of keys: a busier round is copied from cell_spikes_ instead.
   cuda::MappedHostBuffer<uint64_t> round_keys_;
   cuda::MappedHostBuffer<uint32_t> round_spike_count_;
+  // The neurons each epoch lists for its stepwise phase ([trial][neuron] indices; room
+  // for all of the batch) and the most one epoch listed lately (mapped), which sizes
+  // the stepwise launches: a fifth more blocks than that took, so the grid follows the
+  // activity instead of covering every neuron (any size gives the same result).
+  cuda::DeviceBuffer<uint32_t> stepwise_;
+  cuda::MappedHostBuffer<uint32_t> most_stepwise_;
+  unsigned stepwise_blocks_ = 1;
   std::vector<uint64_t> sort_keys_;
   std::vector<cuda::CellSpike> overflow_spikes_;
   std::vector<cuda::CellSpike> moved_spikes_;  // current_cell_to_front's staging
@@ -153,6 +161,10 @@ CudaEngine::CudaEngine(EngineSetup setup, int device, std::string device_name)
   counters_ = cuda::DeviceBuffer<uint32_t>(cuda::kRoundCounters, "allocating the spike counters");
   round_keys_ = cuda::MappedHostBuffer<uint64_t>(trial_cell, "allocating mapped host memory for spikes");
   round_spike_count_ = cuda::MappedHostBuffer<uint32_t>(1, "allocating mapped host memory for spikes");
+  stepwise_ = cuda::DeviceBuffer<uint32_t>(batch * n_, "allocating the stepwise list");
+  most_stepwise_ = cuda::MappedHostBuffer<uint32_t>(1, "allocating mapped host memory for the stepwise count");
+  *most_stepwise_.host() = 0;
+  stepwise_blocks_ = cuda::stepwise_blocks_for(batch * n_);
   queues_.resize(batch);
 
   const cudaStream_t s = stream_.get();
@@ -281,9 +293,11 @@ void CudaEngine::run_round(const Round& round, BatchSpikes& spikes) {
     const kernels::KickRange kicks = kernels::kicks_in(setup_.stimulus->kicks, epoch);
     cuda::launch_set_kicks(s, kicks_.get() + (kicks.first - setup_.stimulus->kicks.begin()),
                            static_cast<uint32_t>(kicks.last - kicks.first), epoch.first, device_state());
-    cuda::launch_advance(s, c, epoch, setup_.stimulus->seed, first_trial_, device_state(),
+    cuda::launch_advance(s, c, epoch, setup_.stimulus->seed, first_trial_, device_state(), stepwise_.get(),
+                         stepwise_blocks_,
                          {cell_spikes_.get(), round_keys_.device(), capacity, host_capacity, counters_.get(),
-                          round_spike_count_.device(), round.first, base, j == 0, j + 1 == round.epochs.size()});
+                          round_spike_count_.device(), most_stepwise_.device(), round.first, base, j == 0,
+                          j + 1 == round.epochs.size()});
   }
   cuda::check(cudaGetLastError(), "launching the epochs");
   epoch_done_.wait_for(s, "running the epochs");
@@ -323,6 +337,8 @@ void CudaEngine::run_round(const Round& round, BatchSpikes& spikes) {
   cell_end_ = std::size_t{base} + count;
   const std::size_t busiest = *std::max_element(per_epoch.begin(), per_epoch.end());
   scatter_rows_ = static_cast<uint32_t>(std::clamp<std::size_t>(2 * busiest, 64, 8192));
+  const uint32_t most_stepwise = std::exchange(*most_stepwise_.host(), 0u);
+  stepwise_blocks_ = cuda::stepwise_blocks_for(std::min<std::size_t>(most_stepwise + most_stepwise / 5, stepwise_.size()));
   next_step_ = last.first + last.steps;
 }
 

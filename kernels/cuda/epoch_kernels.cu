@@ -119,41 +119,106 @@ __device__ inline void stage_ring_slots(const LifConstants& c, kernels::EpochSpa
   }
 }
 
-// Block (x, y) advances neurons [x * kBlock, (x + 1) * kBlock) of trial y of the batch.
-// Dynamic shared memory: delay_steps * kBlock int64 (stage_ring_slots).
+constexpr unsigned kFullWarp = 0xffffffffu;
+
+// Phase 1 of an epoch. Block (x, y) takes neurons [x * kBlock, (x + 1) * kBlock) of
+// trial y of the batch and sorts them by kernels::choose_path: unchanged ones are left
+// alone, quiet ones take their one multi-step decay here, and stepwise ones (input, a
+// Poisson drive, or near threshold) are listed for phase 2. Most neurons of a warp need
+// nothing, so stepping each in place kept whole warps busy for one stepwise lane: in
+// the FlyWire-scale sugar experiment about 3,000 of 138,639 neurons per trial step
+// through a cell.
 __global__ void __launch_bounds__(kBlock)
-    advance_kernel(LifConstants c, kernels::EpochSpan span, uint64_t seed, int32_t first_trial, uint32_t consumed,
-                   DeviceState state, EpochOutput out) {
+    sort_paths_kernel(LifConstants c, kernels::EpochSpan span, DeviceState state, uint32_t* stepwise,
+                      uint32_t* counters) {
+  const uint64_t index = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  bool listed = false;
+  uint32_t at = 0;
+  if (index < state.neurons) {
+    const uint32_t i = static_cast<uint32_t>(index);
+    at = blockIdx.y * state.neurons + i;
+    const kernels::NeuronInputs in{state.synaptic_slots[at], state.kick_steps[at], state.poisson[i] != 0};
+    double v = state.v[at], g = state.g[at];
+    const kernels::EpochPath path = kernels::choose_path(c, in, span, v, g, state.last_spike[at]);
+    if (path == kernels::EpochPath::quiet) {
+      kernels::advance_quiet(c, span, v, g);
+      state.v[at] = v;
+      state.g[at] = g;
+    }
+    listed = path == kernels::EpochPath::stepwise;
+  }
+  // One atomic per warp for its listed lanes.
+  const unsigned want = __ballot_sync(kFullWarp, listed);
+  if (want == 0u) return;
+  const unsigned lane = threadIdx.x % 32u, leader = __ffs(static_cast<int>(want)) - 1;
+  uint32_t first = 0;
+  if (lane == leader) first = atomicAdd(counters + kStepwise, static_cast<uint32_t>(__popc(want)));
+  first = __shfl_sync(kFullWarp, first, leader);
+  if (listed) stepwise[first + __popc(want & ((1u << lane) - 1u))] = at;
+}
+
+// The Poisson draws (kernels::poisson_steps) of every lane that `wants` them: when few
+// lanes of the warp want draws, the warp draws each one's steps in parallel, a step per
+// lane, so a Poisson neuron waits for one draw instead of one per step; when many do,
+// each lane draws its own. The bits are the same either way.
+__device__ inline uint32_t warp_poisson_steps(const LifConstants& c, kernels::RngKey key, uint32_t neuron,
+                                              kernels::EpochSpan span, bool wants) {
+  unsigned owners = __ballot_sync(kFullWarp, wants);
+  if (__popc(owners) >= span.steps) return wants ? kernels::poisson_steps(c, key, neuron, span) : 0u;
+  const unsigned lane = threadIdx.x % 32u;
+  uint32_t mine = 0;
+  for (; owners != 0u; owners &= owners - 1u) {
+    const int owner = __ffs(static_cast<int>(owners)) - 1;
+    const kernels::RngKey k{__shfl_sync(kFullWarp, key.seed_lo, owner), __shfl_sync(kFullWarp, key.seed_hi, owner),
+                            __shfl_sync(kFullWarp, key.trial, owner)};
+    const uint32_t n = __shfl_sync(kFullWarp, neuron, owner);
+    const bool event = static_cast<int32_t>(lane) < span.steps && kernels::poisson_event(c, k, n, span.first + lane);
+    const unsigned events = __ballot_sync(kFullWarp, event);
+    if (static_cast<int>(lane) == owner) mine = events;
+  }
+  return mine;
+}
+
+// Phase 2: the listed neurons, stepwise, kernels::advance_neuron_drawn with exactly
+// CpuEngine's arguments except that the ring slots it reads are staged in shared memory
+// (stage_ring_slots). Blocks take the list kBlock entries at a time; its length is the
+// device's (counters[kStepwise]). Dynamic shared memory: delay_steps * kBlock int64.
+__global__ void __launch_bounds__(kBlock)
+    stepwise_kernel(LifConstants c, kernels::EpochSpan span, uint64_t seed, int32_t first_trial, uint32_t consumed,
+                    DeviceState state, const uint32_t* stepwise, EpochOutput out) {
   extern __shared__ int64_t stage[];
   // Read by every block before the last one updates them (it is last because all others
   // have counted themselves finished).
   const uint32_t base = out.first_of_round ? out.base : out.counters[kCellEnd];
   const uint32_t keys_before = out.first_of_round ? 0u : out.counters[kRoundSpikes];
-  const uint64_t index = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (index < state.neurons) {
-    const uint32_t i = static_cast<uint32_t>(index);
-    const uint32_t trial_slot = blockIdx.y;
-    const std::size_t at = static_cast<std::size_t>(trial_slot) * state.neurons + i;
+  const uint32_t listed = out.counters[kStepwise];
+  for (uint32_t from = blockIdx.x * kBlock; from < listed; from += gridDim.x * kBlock) {
+    const bool active = from + threadIdx.x < listed;
+    const uint32_t at = active ? stepwise[from + threadIdx.x] : 0u;
+    const uint32_t trial_slot = at / state.neurons;
+    const uint32_t i = at - trial_slot * state.neurons;
+    const kernels::NeuronInputs in =
+        active ? kernels::NeuronInputs{state.synaptic_slots[at], state.kick_steps[at], state.poisson[i] != 0}
+               : kernels::NeuronInputs{0u, 0u, false};
     const kernels::RngKey key = kernels::rng_key(seed, first_trial + static_cast<int32_t>(trial_slot));
-    const kernels::NeuronInputs in{state.synaptic_slots[at], state.kick_steps[at], state.poisson[i] != 0};
-    // The epoch reads the staged copy; advance_neuron's clearing of what it read then
-    // lands in shared memory, and the ring was cleared while staging.
+    const uint32_t draws = warp_poisson_steps(c, key, i, span, in.poisson);
+    if (!active) continue;
+    // The epoch reads the staged copy; advance_neuron_drawn's clearing of what it read
+    // then lands in shared memory, and the ring was cleared while staging.
     stage_ring_slots(c, span, in.synaptic_slots & consumed,
                      state.ring + static_cast<std::size_t>(trial_slot) * c.delay_steps * state.neurons + i,
                      state.neurons, stage);
-    int64_t* ring = stage + threadIdx.x;
     const double v_before = state.v[at], g_before = state.g[at];
     const int32_t last_before = state.last_spike[at];
     double v = v_before, g = g_before;
     int32_t last_spike = last_before;
-    kernels::advance_neuron(c, i, span, in, key, ring, kBlock, v, g, last_spike, [&](int32_t step) {
+    kernels::advance_neuron_drawn(c, span, in, draws, stage + threadIdx.x, kBlock, v, g, last_spike, [&](int32_t step) {
       const uint32_t k = atomicAdd(out.counters + kEpochSpikes, 1u);
       if (base + k < out.capacity) out.cell_spikes[base + k] = CellSpike{step, i, trial_slot};
       if (keys_before + k < out.host_capacity)
         out.host_keys[keys_before + k] = round_spike_key(trial_slot, step - out.round_first, i);
     });
-    // Most neurons rest through an epoch: skip their stores. Bits, not ==, so that a g
-    // decaying to -0.0 is still written.
+    // Bits, not ==, so that a g decaying to -0.0 is still written.
     if (!same_bits(v, v_before)) state.v[at] = v;
     if (!same_bits(g, g_before)) state.g[at] = g;
     if (last_spike != last_before) state.last_spike[at] = last_spike;
@@ -166,12 +231,14 @@ __global__ void __launch_bounds__(kBlock)
   __syncthreads();
   if (threadIdx.x == 0) {
     __threadfence();
-    if (atomicAdd(out.counters + kFinishedBlocks, 1u) == gridDim.x * gridDim.y - 1) {
+    if (atomicAdd(out.counters + kFinishedBlocks, 1u) == gridDim.x - 1) {
       const uint32_t count = atomicExch(out.counters + kEpochSpikes, 0u);
       out.counters[kFinishedBlocks] = 0u;
+      out.counters[kStepwise] = 0u;
       out.counters[kCellBegin] = out.first_of_round ? 0u : base;
       out.counters[kCellEnd] = base + count;
       out.counters[kRoundSpikes] = keys_before + count;
+      if (listed > *out.host_most_stepwise) *out.host_most_stepwise = listed;
       if (out.last_of_round) *out.host_count = keys_before + count;
     }
   }
@@ -190,6 +257,8 @@ std::size_t advance_shared_bytes(const LifConstants& c) {
 unsigned blocks_for(uint64_t threads) { return static_cast<unsigned>((threads + kBlock - 1) / kBlock); }
 
 }  // namespace
+
+unsigned stepwise_blocks_for(uint64_t neurons) { return std::max(blocks_for(neurons), 1u); }
 
 void launch_scatter(cudaStream_t stream, const LifConstants& c, DeviceNetwork net, DeviceState state,
                     const CellSpike* spikes, uint32_t count, int32_t first_delivery) {
@@ -211,12 +280,14 @@ void launch_set_kicks(cudaStream_t stream, const Kick* kicks, uint32_t count, in
 }
 
 void launch_advance(cudaStream_t stream, const LifConstants& c, kernels::EpochSpan span, uint64_t seed,
-                    int32_t first_trial, DeviceState state, EpochOutput out) {
-  const uint32_t consumed = kernels::consumed_slots(c, span);
-  // At least one block, even for an empty network: the last block publishes the count.
-  const unsigned blocks = state.neurons > 0 ? blocks_for(state.neurons) : 1u;
-  advance_kernel<<<dim3(blocks, state.trials), kBlock, advance_shared_bytes(c), stream>>>(c, span, seed, first_trial,
-                                                                                         consumed, state, out);
+                    int32_t first_trial, DeviceState state, uint32_t* stepwise, unsigned stepwise_blocks,
+                    EpochOutput out) {
+  if (state.neurons > 0)
+    sort_paths_kernel<<<dim3(blocks_for(state.neurons), state.trials), kBlock, 0, stream>>>(c, span, state, stepwise,
+                                                                                          out.counters);
+  // At least one block, even when nothing is listed: the last block counts the epoch in.
+  stepwise_kernel<<<std::max(stepwise_blocks, 1u), kBlock, advance_shared_bytes(c), stream>>>(
+      c, span, seed, first_trial, kernels::consumed_slots(c, span), state, stepwise, out);
 }
 
 void launch_set_weights(cudaStream_t stream, const WeightChange* changes, uint32_t count, const uint64_t* edges,
@@ -240,12 +311,12 @@ void launch_gather_weights(cudaStream_t stream, const int32_t* weights, const ui
 cudaError_t allow_advance_shared_memory() {
   LifConstants largest{};
   largest.delay_steps = kMaxDelaySteps;
-  return cudaFuncSetAttribute(advance_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+  return cudaFuncSetAttribute(stepwise_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                               static_cast<int>(advance_shared_bytes(largest)));
 }
 
 cudaError_t advance_kernel_attributes(cudaFuncAttributes* attributes) {
-  return cudaFuncGetAttributes(attributes, advance_kernel);
+  return cudaFuncGetAttributes(attributes, stepwise_kernel);
 }
 
 }  // namespace flysim::cuda

@@ -66,7 +66,15 @@ inline uint32_t key_neuron(uint64_t key) { return static_cast<uint32_t>(key); }
 // next cell start scatters them from there; the next epoch appends at cell_end) and the
 // round's spikes so far. So an epoch needs no count from the host and the host waits
 // once per round.
-enum RoundCounter : uint32_t { kEpochSpikes, kFinishedBlocks, kCellBegin, kCellEnd, kRoundSpikes, kRoundCounters };
+enum RoundCounter : uint32_t {
+  kEpochSpikes,
+  kFinishedBlocks,
+  kCellBegin,
+  kCellEnd,
+  kRoundSpikes,
+  kStepwise,  // neurons listed for the epoch's stepwise phase (launch_advance)
+  kRoundCounters
+};
 
 // Where the advance kernel puts an epoch's spikes, in the order atomics hand out slots:
 // `cell_spikes` (device; `capacity`), kept for the scatter at the next cell start, and,
@@ -74,7 +82,9 @@ enum RoundCounter : uint32_t { kEpochSpikes, kFinishedBlocks, kCellBegin, kCellE
 // `host_capacity`: beyond it the host copies the round's spikes from `cell_spikes`
 // instead). The first epoch of a round takes its place from the host (`base`, and the
 // current cell then begins at 0); the others from `counters`. The round's last epoch
-// publishes the round's spike count to *host_count.
+// publishes the round's spike count to *host_count. *host_most_stepwise: the most
+// neurons an epoch listed for its stepwise phase since the host last reset it (mapped;
+// the host sizes the next stepwise grids by it).
 struct EpochOutput {
   CellSpike* cell_spikes;
   uint64_t* host_keys;
@@ -82,6 +92,7 @@ struct EpochOutput {
   uint32_t host_capacity;
   uint32_t* counters;
   uint32_t* host_count;
+  uint32_t* host_most_stepwise;
   int32_t round_first;
   uint32_t base;
   bool first_of_round;
@@ -106,10 +117,17 @@ void launch_set_kicks(cudaStream_t stream, const Kick* kicks, uint32_t count, in
 
 // kernels::advance_neuron for every neuron of every trial through `span` (trial k of the
 // batch is trial first_trial + k, its generator key rng_key(seed, first_trial + k)), then
-// clears the span's ring slot flags and the kicks (CpuTrial::advance). One launch for the
-// whole batch.
+// clears the span's ring slot flags and the kicks (CpuTrial::advance), in two launches for
+// the whole batch: one sorts the neurons by path (and decays the quiet ones), listing
+// the stepwise ones in `stepwise` (room for every neuron of the batch); the other steps
+// the listed ones with `stepwise_blocks` blocks (any number gives the same result; the
+// list's length is the device's).
 void launch_advance(cudaStream_t stream, const LifConstants& c, kernels::EpochSpan span, uint64_t seed,
-                    int32_t first_trial, DeviceState state, EpochOutput out);
+                    int32_t first_trial, DeviceState state, uint32_t* stepwise, unsigned stepwise_blocks,
+                    EpochOutput out);
+
+// Blocks of the stepwise launch that hold `neurons` listed neurons in one pass.
+unsigned stepwise_blocks_for(uint64_t neurons);
 
 // Plastic weights (Engine::apply_weights); `edges` maps plastic index -> edge:
 // weights[edges[c.plastic]] = c.weight for each of changes[0, count).
