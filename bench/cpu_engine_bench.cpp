@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -59,6 +60,13 @@ Args parse(int argc, char** argv) {
   return a;
 }
 
+// CPU seconds of the whole process so far (all threads; spinning helpers included).
+double process_cpu_s() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
 uint64_t hash_bytes(uint64_t seed, const void* data, std::size_t bytes) {
   return XXH3_64bits_withSeed(data, bytes, seed);
 }
@@ -100,7 +108,7 @@ int main(int argc, char** argv) {
   setup.batch = args.batch;
   const int32_t d = setup.constants.delay_steps;
 
-  std::vector<double> seconds;
+  std::vector<double> seconds, cpu_seconds;
   uint64_t spike_hash = 0, state_hash = 0;
   std::size_t spike_count = 0;
   for (int r = 0; r < args.repeat; ++r) {
@@ -108,6 +116,7 @@ int main(int argc, char** argv) {
     engine.import_batch(resting_batch(net->neuron_count(), setup.constants.v0, 0, args.batch));
     std::vector<std::vector<Spike>> spikes(static_cast<std::size_t>(args.batch));
     const auto start = std::chrono::steady_clock::now();
+    const double cpu_start = process_cpu_s();
     for (int32_t step = 0; step < args.steps;) {
       const kernels::EpochSpan span = next_epoch(step, args.steps, d);
       BatchSpikes epoch = engine.advance_batch(span);
@@ -115,6 +124,7 @@ int main(int argc, char** argv) {
       step += span.steps;
     }
     seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    cpu_seconds.push_back(process_cpu_s() - cpu_start);
     spike_hash = 0;
     spike_count = 0;
     for (const auto& trial : spikes) spike_hash = hash_vector(spike_hash, trial), spike_count += trial.size();
@@ -124,16 +134,19 @@ int main(int argc, char** argv) {
       state_hash = hash_bytes(state_hash, &h, sizeof h);
     }
   }
-  std::vector<double> sorted = seconds;
-  std::sort(sorted.begin(), sorted.end());
+  const auto median = [](std::vector<double> x) {
+    std::sort(x.begin(), x.end());
+    return x[x.size() / 2];
+  };
   const double sim_s = args.steps * params.dt_ms / 1000.0 * args.batch;
   std::printf("network %016llx  %s  threads %u  batch %d  steps %d\n",
               static_cast<unsigned long long>(net->content_hash()), args.dense ? "dense" : "default", args.threads,
               args.batch, args.steps);
   std::printf("spikes %zu  spike_hash %016llx  state_hash %016llx\n", spike_count,
               static_cast<unsigned long long>(spike_hash), static_cast<unsigned long long>(state_hash));
-  std::printf("engine_s_per_sim_s median %.4f  fastest %.4f  (runs:", sorted[sorted.size() / 2] / sim_s,
-              sorted.front() / sim_s);
+  std::printf("engine_s_per_sim_s median %.4f  fastest %.4f  cpu_s_per_sim_s median %.4f  (runs:",
+              median(seconds) / sim_s, *std::min_element(seconds.begin(), seconds.end()) / sim_s,
+              median(cpu_seconds) / sim_s);
   for (double s : seconds) std::printf(" %.4f", s / sim_s);
   std::printf(")\n");
   return 0;

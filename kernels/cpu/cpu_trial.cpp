@@ -21,6 +21,7 @@ CpuTrial::CpuTrial(std::size_t neurons, int32_t delay_steps, unsigned workers)
       kick_steps_(neurons, 0),
       ring_(d_ * neurons, 0),
       worker_leaving_(workers),
+      worker_stepwise_(workers),
       worker_spikes_(workers) {}
 
 bool CpuTrial::stays_active(const CpuShared& shared, uint32_t e) const {
@@ -108,13 +109,31 @@ std::vector<Spike> CpuTrial::advance(const CpuShared& shared, kernels::EpochSpan
   run([&](unsigned w, unsigned workers) {
     std::vector<Spike>& out = worker_spikes_[w];
     std::vector<uint32_t>& leaving = worker_leaving_[w];
+    std::vector<uint32_t>& stepwise = worker_stepwise_[w];
     out.clear();
     leaving.clear();
+    stepwise.clear();
     const auto [begin, end] = share_of(size_, w, workers);
+    // First every entry whose epoch cannot spike (unchanged or quiet: most of them, in
+    // one streaming pass with well-predicted branches), noting the stepwise ones; then
+    // those, each in one piece.
     for (std::size_t k = begin; k < end; ++k) {
       const uint32_t e = static_cast<uint32_t>(k);
+      const kernels::NeuronInputs in = inputs(e);
+      double v = v_[e], g = g_[e];
+      int32_t last_spike = last_spike_[e];
+      if (kernels::choose_path(c, in, span, v, g, last_spike) == kernels::EpochPath::stepwise) {
+        stepwise.push_back(e);
+        continue;
+      }
+      kernels::advance_neuron(c, index_[e], span, in, key, ring_row(e), 1, v, g, last_spike, [](int32_t) {});
+      v_[e] = v;
+      g_[e] = g;
+      if (!stays_active(shared, e)) leaving.push_back(e);
+    }
+    for (const uint32_t e : stepwise) {
       const uint32_t i = index_[e];
-      const kernels::NeuronInputs in{synaptic_slots_[e], kick_steps_[e], poisson_[e] != 0};
+      const kernels::NeuronInputs in = inputs(e);
       double v = v_[e], g = g_[e];
       int32_t last_spike = last_spike_[e];
       kernels::advance_neuron(c, i, span, in, key, ring_row(e), 1, v, g, last_spike,
@@ -122,10 +141,11 @@ std::vector<Spike> CpuTrial::advance(const CpuShared& shared, kernels::EpochSpan
       v_[e] = v;
       g_[e] = g;
       last_spike_[e] = last_spike;
-      if (in.synaptic_slots) synaptic_slots_[e] = in.synaptic_slots & ~consumed;
-      if (in.kick_steps) kick_steps_[e] = 0;
+      synaptic_slots_[e] = in.synaptic_slots & ~consumed;
+      kick_steps_[e] = 0;
       if (!stays_active(shared, e)) leaving.push_back(e);
     }
+    std::sort(leaving.begin(), leaving.end());
   });
   // The workers' shares are ascending, so their lists joined are too.
   std::vector<uint32_t>& leaving = worker_leaving_[0];

@@ -55,6 +55,7 @@ class CpuTrial {
   // Moves entry `from` (the last) to the free entry `to`.
   void move_entry(uint32_t from, uint32_t to);
   bool stays_active(const CpuShared& shared, uint32_t entry) const;
+  kernels::NeuronInputs inputs(uint32_t e) const { return {synaptic_slots_[e], kick_steps_[e], poisson_[e] != 0}; }
   int64_t* ring_row(uint32_t entry) { return ring_.data() + std::size_t{entry} * d_; }
 
   std::size_t n_;
@@ -83,6 +84,7 @@ class CpuTrial {
   std::vector<int64_t> ring_;
   SpikeQueue queue_;
   std::vector<std::vector<uint32_t>> worker_leaving_;
+  std::vector<std::vector<uint32_t>> worker_stepwise_;
   std::vector<std::vector<Spike>> worker_spikes_;
 };
 
