@@ -50,15 +50,29 @@ void CpuTrial::scatter(const CpuShared& shared, const std::vector<Spike>& spikes
     // workers touch one target, so the adds need no atomics (and overlap their misses).
     const auto [lo, hi] = share_of(n_, w, workers);
     const uint32_t first = static_cast<uint32_t>(lo), count = static_cast<uint32_t>(hi - lo);
+    const uint32_t* const targets = net.out_targets.data();
+    const int32_t* const weights = shared.weights;
+    const uint32_t* const entry_of = entry_of_.data();
     for (const Spike& s : spikes) {
       if (kernels::already_delivered(c, s, first_delivery)) continue;
       const int32_t slot = kernels::delivery_slot(c, s.step);
       const uint32_t flag = 1u << slot;
-      for (uint64_t e = net.out_offsets[s.neuron]; e < net.out_offsets[s.neuron + 1]; ++e) {
-        const uint32_t post = net.out_targets[e];
+      const uint64_t begin = net.out_offsets[s.neuron], end = net.out_offsets[s.neuron + 1];
+      for (uint64_t e = begin; e < end; ++e) {
+        // Two-stage prefetch: the entry of a target 16 connections ahead, the ring slot
+        // and input flags of the one 8 ahead (whose entry is in cache by now).
+        if (e + 16 < end) __builtin_prefetch(entry_of + targets[e + 16]);
+        if (e + 8 < end) {
+          const uint32_t ahead = entry_of[targets[e + 8]];
+          if (ahead != kUnlisted) {
+            __builtin_prefetch(ring_row(ahead) + slot, 1);
+            __builtin_prefetch(synaptic_slots_.data() + ahead, 1);
+          }
+        }
+        const uint32_t post = targets[e];
         if (post - first >= count) continue;
         const uint32_t entry = enlist(shared, post);
-        ring_row(entry)[slot] += shared.weights[e];
+        ring_row(entry)[slot] += weights[e];
         synaptic_slots_[entry] |= flag;
       }
     }
@@ -96,6 +110,69 @@ void CpuTrial::remove_entries(const std::vector<uint32_t>& leaving) {
   }
 }
 
+void CpuTrial::sweep(const CpuShared& shared, kernels::EpochSpan span, kernels::RngKey key, uint32_t begin,
+                     uint32_t end, unsigned w) {
+  // A copy the compiler may keep in registers: nothing the loops store can change it.
+  const LifConstants c = shared.constants;
+  std::vector<Spike>& out = worker_spikes_[w];
+  std::vector<uint32_t>& leaving = worker_leaving_[w];
+  std::vector<uint32_t>& stepwise = worker_stepwise_[w];
+  out.clear();
+  leaving.clear();
+  stepwise.resize(end - begin);
+  double* const v = v_.data();
+  double* const g = g_.data();
+  int32_t* const last_spike = last_spike_.data();
+  const uint8_t* const poisson = poisson_.data();
+  uint32_t* const synaptic_slots = synaptic_slots_.data();
+  uint32_t* const kick_steps = kick_steps_.data();
+  const auto inputs = [&](uint32_t e) {
+    return kernels::NeuronInputs{synaptic_slots[e], kick_steps[e], poisson[e] != 0};
+  };
+  const auto stays = [&](uint32_t e) {
+    return !kernels::at_rest(c, v[e], g[e]) || poisson[e] || synaptic_slots[e];
+  };
+  // First every entry whose epoch cannot spike (unchanged or quiet: most of them), in
+  // one streaming pass with well-predicted branches, noting the stepwise ones; then
+  // those, each in one piece.
+  uint32_t stepwise_count = 0;
+  for (uint32_t e = begin; e < end; ++e) {
+    const kernels::NeuronInputs in = inputs(e);
+    double ve = v[e], ge = g[e];
+    int32_t last = last_spike[e];
+    const kernels::EpochPath path = kernels::choose_path(c, in, span, ve, ge, last);
+    if (path == kernels::EpochPath::stepwise) {
+      stepwise[stepwise_count++] = e;
+      continue;
+    }
+    if (path == kernels::EpochPath::quiet) {
+      // advance_neuron's quiet path, without deciding the path a second time.
+      kernels::decay(c, span.steps, ve, ge);
+      kernels::settle_at_rest(c, ve, ge);
+      v[e] = ve;
+      g[e] = ge;
+    }
+    if (!stays(e)) leaving.push_back(e);
+  }
+  const uint32_t consumed = kernels::consumed_slots(c, span);
+  for (uint32_t k = 0; k < stepwise_count; ++k) {
+    const uint32_t e = stepwise[k];
+    const uint32_t i = index_[e];
+    const kernels::NeuronInputs in = inputs(e);
+    double ve = v[e], ge = g[e];
+    int32_t last = last_spike[e];
+    kernels::advance_neuron(c, i, span, in, key, ring_row(e), 1, ve, ge, last,
+                            [&](int32_t step) { out.push_back({step, i}); });
+    v[e] = ve;
+    g[e] = ge;
+    last_spike[e] = last;
+    synaptic_slots[e] = in.synaptic_slots & ~consumed;
+    kick_steps[e] = 0;
+    if (!stays(e)) leaving.push_back(e);
+  }
+  std::sort(leaving.begin(), leaving.end());
+}
+
 std::vector<Spike> CpuTrial::advance(const CpuShared& shared, kernels::EpochSpan span, const RunWorkers& run) {
   const LifConstants& c = shared.constants;
   check_span(span, next_step_, c.delay_steps);
@@ -105,47 +182,9 @@ std::vector<Spike> CpuTrial::advance(const CpuShared& shared, kernels::EpochSpan
   for (auto k = kicks.first; k != kicks.last; ++k) kick_steps_[enlist(shared, k->neuron)] |= 1u << (k->step - span.first);
 
   const kernels::RngKey key = kernels::rng_key(shared.stimulus.seed, trial_);
-  const uint32_t consumed = kernels::consumed_slots(c, span);
   run([&](unsigned w, unsigned workers) {
-    std::vector<Spike>& out = worker_spikes_[w];
-    std::vector<uint32_t>& leaving = worker_leaving_[w];
-    std::vector<uint32_t>& stepwise = worker_stepwise_[w];
-    out.clear();
-    leaving.clear();
-    stepwise.clear();
     const auto [begin, end] = share_of(size_, w, workers);
-    // First every entry whose epoch cannot spike (unchanged or quiet: most of them, in
-    // one streaming pass with well-predicted branches), noting the stepwise ones; then
-    // those, each in one piece.
-    for (std::size_t k = begin; k < end; ++k) {
-      const uint32_t e = static_cast<uint32_t>(k);
-      const kernels::NeuronInputs in = inputs(e);
-      double v = v_[e], g = g_[e];
-      int32_t last_spike = last_spike_[e];
-      if (kernels::choose_path(c, in, span, v, g, last_spike) == kernels::EpochPath::stepwise) {
-        stepwise.push_back(e);
-        continue;
-      }
-      kernels::advance_neuron(c, index_[e], span, in, key, ring_row(e), 1, v, g, last_spike, [](int32_t) {});
-      v_[e] = v;
-      g_[e] = g;
-      if (!stays_active(shared, e)) leaving.push_back(e);
-    }
-    for (const uint32_t e : stepwise) {
-      const uint32_t i = index_[e];
-      const kernels::NeuronInputs in = inputs(e);
-      double v = v_[e], g = g_[e];
-      int32_t last_spike = last_spike_[e];
-      kernels::advance_neuron(c, i, span, in, key, ring_row(e), 1, v, g, last_spike,
-                              [&](int32_t step) { out.push_back({step, i}); });
-      v_[e] = v;
-      g_[e] = g;
-      last_spike_[e] = last_spike;
-      synaptic_slots_[e] = in.synaptic_slots & ~consumed;
-      kick_steps_[e] = 0;
-      if (!stays_active(shared, e)) leaving.push_back(e);
-    }
-    std::sort(leaving.begin(), leaving.end());
+    sweep(shared, span, key, static_cast<uint32_t>(begin), static_cast<uint32_t>(end), w);
   });
   // The workers' shares are ascending, so their lists joined are too.
   std::vector<uint32_t>& leaving = worker_leaving_[0];
@@ -167,7 +206,7 @@ EngineState CpuTrial::export_state(const CpuShared& shared) const {
   s.next_step = next_step_;
   s.v.assign(n_, shared.constants.v0);
   s.g.assign(n_, 0.0);
-  s.last_spike = rest_last_spike_;
+  s.last_spike.assign(rest_last_spike_.begin(), rest_last_spike_.end());
   for (std::size_t e = 0; e < size_; ++e) {
     s.v[index_[e]] = v_[e];
     s.g[index_[e]] = g_[e];
@@ -197,7 +236,7 @@ void CpuTrial::import_state(const CpuShared& shared, const EngineState& s, const
     entry_of_[index_[e]] = kUnlisted;
   }
   size_ = 0;
-  rest_last_spike_ = s.last_spike;
+  rest_last_spike_.assign(s.last_spike.begin(), s.last_spike.end());
   for (std::size_t i = 0; i < n_; ++i) {
     const uint32_t index = static_cast<uint32_t>(i);
     if (kernels::at_rest(shared.constants, s.v[i], s.g[i]) && !shared.poisson[i]) continue;

@@ -7,6 +7,7 @@
 #include <functional>
 #include <vector>
 
+#include "kernels/cpu/huge_pages.hpp"
 #include "kernels/engine.hpp"
 #include "kernels/spike_queue.hpp"
 
@@ -49,13 +50,15 @@ class CpuTrial {
   // Adds the connections of `spikes` that deliver at or after `first_delivery`; lists
   // the targets that were not yet listed.
   void scatter(const CpuShared& shared, const std::vector<Spike>& spikes, int32_t first_delivery, const RunWorkers& run);
+  // Advances entries [begin, end) through span on worker w (its spikes and leaving
+  // entries in worker_spikes_[w] and worker_leaving_[w]).
+  void sweep(const CpuShared& shared, kernels::EpochSpan span, kernels::RngKey key, uint32_t begin, uint32_t end, unsigned w);
   // Removes the entries that left (ascending) from the pool, moving the last entries
   // into their places.
   void remove_entries(const std::vector<uint32_t>& leaving);
   // Moves entry `from` (the last) to the free entry `to`.
   void move_entry(uint32_t from, uint32_t to);
   bool stays_active(const CpuShared& shared, uint32_t entry) const;
-  kernels::NeuronInputs inputs(uint32_t e) const { return {synaptic_slots_[e], kick_steps_[e], poisson_[e] != 0}; }
   int64_t* ring_row(uint32_t entry) { return ring_.data() + std::size_t{entry} * d_; }
 
   std::size_t n_;
@@ -64,8 +67,8 @@ class CpuTrial {
   int32_t next_step_ = 0;
   // Per neuron: its pool entry (kUnlisted when not listed), and while not listed, its
   // last spike step (an unlisted neuron is exactly at rest: v = v_0, g = 0).
-  std::vector<uint32_t> entry_of_;
-  std::vector<int32_t> rest_last_spike_;
+  HugeVector<uint32_t> entry_of_;
+  HugeVector<int32_t> rest_last_spike_;
   // The pool: the listed neurons, entries [0, size_) in no particular order (the
   // arithmetic of a neuron does not depend on its place, and spikes are sorted), as
   // structure of arrays so that the sweep streams through it. A neuron leaves only
@@ -73,15 +76,15 @@ class CpuTrial {
   // place. Each array holds n_ entries; entries at and past size_ keep synaptic_slots_,
   // kick_steps_ and their ring row zero.
   std::size_t size_ = 0;
-  std::vector<double> v_, g_;                 // mV
-  std::vector<int32_t> last_spike_;          // step
-  std::vector<uint32_t> index_;              // model index
-  std::vector<uint8_t> poisson_;             // Poisson-driven
-  std::vector<uint32_t> synaptic_slots_;     // ring slots holding input
-  std::vector<uint32_t> kick_steps_;         // kicks in the current epoch
+  HugeVector<double> v_, g_;                 // mV
+  HugeVector<int32_t> last_spike_;          // step
+  HugeVector<uint32_t> index_;              // model index
+  HugeVector<uint8_t> poisson_;             // Poisson-driven
+  HugeVector<uint32_t> synaptic_slots_;     // ring slots holding input
+  HugeVector<uint32_t> kick_steps_;         // kicks in the current epoch
   // [entry][slot], fixed-point units: an entry's slots share two or three cache lines
   // (the GPU keeps [slot][neuron], which coalesces; the layout is the engine's affair).
-  std::vector<int64_t> ring_;
+  HugeVector<int64_t> ring_;
   SpikeQueue queue_;
   std::vector<std::vector<uint32_t>> worker_leaving_;
   std::vector<std::vector<uint32_t>> worker_stepwise_;
