@@ -41,42 +41,40 @@ uint32_t CpuTrial::enlist(const CpuShared& shared, uint32_t i) {
   return e;
 }
 
-void CpuTrial::scatter(const CpuShared& shared, const std::vector<Spike>& spikes, int32_t first_delivery,
-                       const RunWorkers& run) {
+void CpuTrial::scatter_share(const CpuShared& shared, const std::vector<Spike>& spikes, int32_t first_delivery,
+                             unsigned w, unsigned workers) {
   const Network& net = shared.network;
   const LifConstants& c = shared.constants;
-  run([&](unsigned w, unsigned workers) {
-    // Each worker takes the connections onto its own share of the neurons: no two
-    // workers touch one target, so the adds need no atomics (and overlap their misses).
-    const auto [lo, hi] = share_of(n_, w, workers);
-    const uint32_t first = static_cast<uint32_t>(lo), count = static_cast<uint32_t>(hi - lo);
-    const uint32_t* const targets = net.out_targets.data();
-    const int32_t* const weights = shared.weights;
-    const uint32_t* const entry_of = entry_of_.data();
-    for (const Spike& s : spikes) {
-      if (kernels::already_delivered(c, s, first_delivery)) continue;
-      const int32_t slot = kernels::delivery_slot(c, s.step);
-      const uint32_t flag = 1u << slot;
-      const uint64_t begin = net.out_offsets[s.neuron], end = net.out_offsets[s.neuron + 1];
-      for (uint64_t e = begin; e < end; ++e) {
-        // Two-stage prefetch: the entry of a target 16 connections ahead, the ring slot
-        // and input flags of the one 8 ahead (whose entry is in cache by now).
-        if (e + 16 < end) __builtin_prefetch(entry_of + targets[e + 16]);
-        if (e + 8 < end) {
-          const uint32_t ahead = entry_of[targets[e + 8]];
-          if (ahead != kUnlisted) {
-            __builtin_prefetch(ring_row(ahead) + slot, 1);
-            __builtin_prefetch(synaptic_slots_.data() + ahead, 1);
-          }
+  // Each worker takes the connections onto its own share of the neurons: no two workers
+  // touch one target, so the adds need no atomics (and overlap their cache misses).
+  const auto [lo, hi] = share_of(n_, w, workers);
+  const uint32_t first = static_cast<uint32_t>(lo), count = static_cast<uint32_t>(hi - lo);
+  const uint32_t* const targets = net.out_targets.data();
+  const int32_t* const weights = shared.weights;
+  const uint32_t* const entry_of = entry_of_.data();
+  for (const Spike& s : spikes) {
+    if (kernels::already_delivered(c, s, first_delivery)) continue;
+    const int32_t slot = kernels::delivery_slot(c, s.step);
+    const uint32_t flag = 1u << slot;
+    const uint64_t begin = net.out_offsets[s.neuron], end = net.out_offsets[s.neuron + 1];
+    for (uint64_t e = begin; e < end; ++e) {
+      // Two-stage prefetch: the entry of a target 16 connections ahead, the ring slot
+      // and input flags of the one 8 ahead (whose entry is in cache by now).
+      if (e + 16 < end) __builtin_prefetch(entry_of + targets[e + 16]);
+      if (e + 8 < end) {
+        const uint32_t ahead = entry_of[targets[e + 8]];
+        if (ahead != kUnlisted) {
+          __builtin_prefetch(ring_row(ahead) + slot, 1);
+          __builtin_prefetch(synaptic_slots_.data() + ahead, 1);
         }
-        const uint32_t post = targets[e];
-        if (post - first >= count) continue;
-        const uint32_t entry = enlist(shared, post);
-        ring_row(entry)[slot] += weights[e];
-        synaptic_slots_[entry] |= flag;
       }
+      const uint32_t post = targets[e];
+      if (post - first >= count) continue;
+      const uint32_t entry = enlist(shared, post);
+      ring_row(entry)[slot] += weights[e];
+      synaptic_slots_[entry] |= flag;
     }
-  });
+  }
 }
 
 void CpuTrial::move_entry(uint32_t from, uint32_t to) {
@@ -176,13 +174,19 @@ void CpuTrial::sweep(const CpuShared& shared, kernels::EpochSpan span, kernels::
 std::vector<Spike> CpuTrial::advance(const CpuShared& shared, kernels::EpochSpan span, const RunWorkers& run) {
   const LifConstants& c = shared.constants;
   check_span(span, next_step_, c.delay_steps);
-  if (span.first % c.delay_steps == 0) scatter(shared, queue_.begin_cell(), span.first, run);
-
   const kernels::KickRange kicks = kernels::kicks_in(shared.stimulus.kicks, span);
   for (auto k = kicks.first; k != kicks.last; ++k) kick_steps_[enlist(shared, k->neuron)] |= 1u << (k->step - span.first);
 
+  // One hand-off to the workers per epoch: at a cell's start each scatters onto its
+  // share of the neurons, and once all have (the barrier) each sweeps its share of the
+  // pool.
+  const std::vector<Spike>* delivering = span.first % c.delay_steps == 0 ? &queue_.begin_cell() : nullptr;
   const kernels::RngKey key = kernels::rng_key(shared.stimulus.seed, trial_);
   run([&](unsigned w, unsigned workers) {
+    if (delivering) {
+      scatter_share(shared, *delivering, span.first, w, workers);
+      barrier_.arrive_and_wait(workers);
+    }
     const auto [begin, end] = share_of(size_, w, workers);
     sweep(shared, span, key, static_cast<uint32_t>(begin), static_cast<uint32_t>(end), w);
   });
@@ -246,7 +250,8 @@ void CpuTrial::import_state(const CpuShared& shared, const EngineState& s, const
   }
   // Mid-cell, the previous cell's spikes are still being delivered: scatter what is
   // left of them (deliveries before next_step happened already).
-  scatter(shared, queue_.restore(s.pending, s.next_step, shared.constants.delay_steps), s.next_step, run);
+  const std::vector<Spike>& delivering = queue_.restore(s.pending, s.next_step, shared.constants.delay_steps);
+  run([&](unsigned w, unsigned workers) { scatter_share(shared, delivering, s.next_step, w, workers); });
 }
 
 }  // namespace flysim

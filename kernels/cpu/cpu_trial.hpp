@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kernels/cpu/huge_pages.hpp"
+#include "kernels/cpu/thread_pool.hpp"
 #include "kernels/engine.hpp"
 #include "kernels/spike_queue.hpp"
 
@@ -47,9 +48,10 @@ class CpuTrial {
 
   // Lists neuron i (at rest) at the end of the pool unless it is listed; its entry.
   uint32_t enlist(const CpuShared& shared, uint32_t i);
-  // Adds the connections of `spikes` that deliver at or after `first_delivery`; lists
-  // the targets that were not yet listed.
-  void scatter(const CpuShared& shared, const std::vector<Spike>& spikes, int32_t first_delivery, const RunWorkers& run);
+  // Worker w's part of the scatter: adds the connections of `spikes` that deliver at or
+  // after `first_delivery` onto its share of the neurons, listing those not yet listed.
+  void scatter_share(const CpuShared& shared, const std::vector<Spike>& spikes, int32_t first_delivery, unsigned w,
+                     unsigned workers);
   // Advances entries [begin, end) through span on worker w (its spikes and leaving
   // entries in worker_spikes_[w] and worker_leaving_[w]).
   void sweep(const CpuShared& shared, kernels::EpochSpan span, kernels::RngKey key, uint32_t begin, uint32_t end, unsigned w);
@@ -86,6 +88,7 @@ class CpuTrial {
   // (the GPU keeps [slot][neuron], which coalesces; the layout is the engine's affair).
   HugeVector<int64_t> ring_;
   SpikeQueue queue_;
+  SpinBarrier barrier_;
   std::vector<std::vector<uint32_t>> worker_leaving_;
   std::vector<std::vector<uint32_t>> worker_stepwise_;
   std::vector<std::vector<Spike>> worker_spikes_;
