@@ -155,6 +155,13 @@ void CpuTrial::sweep(const CpuShared& shared, kernels::EpochSpan span, kernels::
   const uint32_t consumed = kernels::consumed_slots(c, span);
   for (uint32_t k = 0; k < stepwise_count; ++k) {
     const uint32_t e = stepwise[k];
+    // The ring slots that hold input for an entry a few ahead: the scatter wrote them
+    // long ago (a dense run's ring rows far exceed the caches).
+    if (k + kPrefetchAhead < stepwise_count) {
+      const uint32_t ahead = stepwise[k + kPrefetchAhead];
+      for (uint32_t bits = synaptic_slots[ahead]; bits != 0; bits &= bits - 1)
+        __builtin_prefetch(ring_row(ahead) + kernels::lowest_bit(bits), 1);
+    }
     const uint32_t i = index_[e];
     const kernels::NeuronInputs in = inputs(e);
     double ve = v[e], ge = g[e];

@@ -45,6 +45,7 @@ class CpuTrial {
 
  private:
   static constexpr uint32_t kUnlisted = ~0u;
+  static constexpr uint32_t kPrefetchAhead = 4;  // stepwise entries
 
   // Lists neuron i (at rest) at the end of the pool unless it is listed; its entry.
   uint32_t enlist(const CpuShared& shared, uint32_t i);
