@@ -49,8 +49,9 @@ echo "# input: $(($(wc -l < "$work/kicks.csv") - 1)) kicks to 21 sugar GRNs over
 
 # flysim on the same CSV network (the first load parses it and caches it).
 flysim_args=(--network.connectivity="$work/connectivity.csv" --network.neurons="$work/neurons.csv"
-             --stimulus.kicks="$work/kicks.csv" --run.duration-ms="$duration_ms" --log.level=warn)
-"$flysim" run "${flysim_args[@]}" --run.duration-ms=1 > /dev/null
+             --stimulus.kicks="$work/kicks.csv" --log.level=warn)
+"$flysim" run "${flysim_args[@]}" --run.duration-ms=1 > /dev/null 2>&1
+flysim_args+=(--run.duration-ms="$duration_ms")
 declare -A flysim_wall
 for t in 1 2; do
   timed_runs "$flysim" "${flysim_args[@]}" --engine.threads="$t" --output.spikes="$work/flysim_spikes.csv"

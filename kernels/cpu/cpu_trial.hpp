@@ -79,12 +79,12 @@ class CpuTrial {
   // place. Each array holds n_ entries; entries at and past size_ keep synaptic_slots_,
   // kick_steps_ and their ring row zero.
   std::size_t size_ = 0;
-  HugeVector<double> v_, g_;                 // mV
-  HugeVector<int32_t> last_spike_;          // step
-  HugeVector<uint32_t> index_;              // model index
-  HugeVector<uint8_t> poisson_;             // Poisson-driven
-  HugeVector<uint32_t> synaptic_slots_;     // ring slots holding input
-  HugeVector<uint32_t> kick_steps_;         // kicks in the current epoch
+  HugeVector<double> v_, g_;              // mV
+  HugeVector<int32_t> last_spike_;        // step
+  HugeVector<uint32_t> index_;            // model index
+  HugeVector<uint8_t> poisson_;           // Poisson-driven
+  HugeVector<uint32_t> synaptic_slots_;   // ring slots holding input
+  HugeVector<uint32_t> kick_steps_;       // kicks in the current epoch
   // [entry][slot], fixed-point units: an entry's slots share two or three cache lines
   // (the GPU keeps [slot][neuron], which coalesces; the layout is the engine's affair).
   HugeVector<int64_t> ring_;
