@@ -62,9 +62,12 @@ std::vector<uint64_t> bits_at_checkpoints(const EngineSetup& setup, unsigned thr
   std::vector<Spike> spikes;
   int32_t step = 0;
   for (const int32_t stop : kCheckpoints) {
-    const std::vector<Spike> part = run_until(*engine, step, stop, setup.constants.delay_steps);
-    spikes.insert(spikes.end(), part.begin(), part.end());
-    step = stop;
+    for (; step < stop;) {  // epoch by epoch, cut as the sim loop cuts them
+      const kernels::EpochSpan span = next_epoch(step, stop, setup.constants.delay_steps);
+      const std::vector<Spike> part = engine->advance(span);
+      spikes.insert(spikes.end(), part.begin(), part.end());
+      step += span.steps;
+    }
     const EngineState state = engine->export_state();
     bits.push_back(bits_of(spikes, state));
     if (other_threads) {
