@@ -9,104 +9,199 @@ namespace flysim {
 
 CpuTrial::CpuTrial(std::size_t neurons, int32_t delay_steps, unsigned workers)
     : n_(neurons),
+      d_(static_cast<std::size_t>(delay_steps)),
+      entry_of_(neurons, kUnlisted),
       rest_last_spike_(neurons, kNeverSpiked),
-      listed_(neurons, 0),
+      v_(neurons),
+      g_(neurons),
+      last_spike_(neurons),
+      index_(neurons),
+      poisson_(neurons),
       synaptic_slots_(neurons, 0),
       kick_steps_(neurons, 0),
-      ring_(static_cast<std::size_t>(delay_steps) * neurons, 0),
-      worker_joined_(workers),
-      worker_kept_(workers),
+      ring_(d_ * neurons, 0),
+      worker_leaving_(workers),
+      worker_stepwise_(workers),
       worker_spikes_(workers) {}
 
-bool CpuTrial::stays_active(const CpuShared& shared, const ActiveNeuron& a) const {
-  return !kernels::at_rest(shared.constants, a.v, a.g) || a.poisson || synaptic_slots_[a.index];
+bool CpuTrial::stays_active(const CpuShared& shared, uint32_t e) const {
+  return !kernels::at_rest(shared.constants, v_[e], g_[e]) || poisson_[e] || synaptic_slots_[e];
 }
 
-bool CpuTrial::enlist(uint32_t i) {
-  return std::atomic_ref<uint8_t>(listed_[i]).exchange(1, std::memory_order_relaxed) == 0;
+uint32_t CpuTrial::enlist(const CpuShared& shared, uint32_t i) {
+  if (entry_of_[i] != kUnlisted) return entry_of_[i];
+  // Workers of a scatter list disjoint neurons; only the pool's size is shared.
+  const uint32_t e = static_cast<uint32_t>(std::atomic_ref<std::size_t>(size_).fetch_add(1, std::memory_order_relaxed));
+  v_[e] = shared.constants.v0;
+  g_[e] = 0.0;
+  last_spike_[e] = rest_last_spike_[i];
+  index_[e] = i;
+  poisson_[e] = shared.poisson[i];
+  entry_of_[i] = e;
+  return e;
 }
 
-void CpuTrial::join_active(const CpuShared& shared, std::vector<uint32_t>& joined) {
-  if (joined.empty()) return;
-  std::sort(joined.begin(), joined.end());
-  merged_.clear();
-  merged_.reserve(active_.size() + joined.size());
-  auto a = active_.begin();
-  for (uint32_t i : joined) {
-    for (; a != active_.end() && a->index < i; ++a) merged_.push_back(*a);
-    merged_.push_back({shared.constants.v0, 0.0, rest_last_spike_[i], i, shared.poisson[i]});
-  }
-  merged_.insert(merged_.end(), a, active_.end());
-  active_.swap(merged_);
-}
-
-void CpuTrial::scatter(const CpuShared& shared, const std::vector<Spike>& spikes, int32_t first_delivery,
-                       const RunWorkers& run) {
+void CpuTrial::scatter_share(const CpuShared& shared, const std::vector<Spike>& spikes, int32_t first_delivery,
+                             unsigned w, unsigned workers) {
   const Network& net = shared.network;
   const LifConstants& c = shared.constants;
-  const std::size_t d = static_cast<std::size_t>(c.delay_steps);
-  for (auto& joined : worker_joined_) joined.clear();
-  run([&](unsigned w, unsigned workers) {
-    std::vector<uint32_t>& joined = worker_joined_[w];
-    const auto [begin, end] = share_of(spikes.size(), w, workers);
-    for (std::size_t s = begin; s < end; ++s) {
-      if (kernels::already_delivered(c, spikes[s], first_delivery)) continue;
-      const int32_t slot = kernels::delivery_slot(c, spikes[s].step);
-      const uint32_t flag = 1u << slot;
-      for (uint64_t e = net.out_offsets[spikes[s].neuron]; e < net.out_offsets[spikes[s].neuron + 1]; ++e) {
-        const uint32_t post = net.out_targets[e];
-        std::atomic_ref<int64_t>(ring_[post * d + slot]).fetch_add(shared.weights[e], std::memory_order_relaxed);
-        if (std::atomic_ref<uint32_t>(synaptic_slots_[post]).fetch_or(flag, std::memory_order_relaxed) == 0 &&
-            !listed_[post] && enlist(post))
-          joined.push_back(post);
+  // Each worker takes the connections onto its own share of the neurons: no two workers
+  // touch one target, so the adds need no atomics (and overlap their cache misses).
+  const auto [lo, hi] = share_of(n_, w, workers);
+  const uint32_t first = static_cast<uint32_t>(lo), count = static_cast<uint32_t>(hi - lo);
+  const uint32_t* const targets = net.out_targets.data();
+  const int32_t* const weights = shared.weights;
+  const uint32_t* const entry_of = entry_of_.data();
+  for (const Spike& s : spikes) {
+    if (kernels::already_delivered(c, s, first_delivery)) continue;
+    const int32_t slot = kernels::delivery_slot(c, s.step);
+    const uint32_t flag = 1u << slot;
+    const uint64_t begin = net.out_offsets[s.neuron], end = net.out_offsets[s.neuron + 1];
+    for (uint64_t e = begin; e < end; ++e) {
+      // Two-stage prefetch: the entry of a target 16 connections ahead, the ring slot
+      // and input flags of the one 8 ahead (whose entry is in cache by now).
+      if (e + 16 < end) __builtin_prefetch(entry_of + targets[e + 16]);
+      if (e + 8 < end) {
+        const uint32_t ahead = entry_of[targets[e + 8]];
+        if (ahead != kUnlisted) {
+          __builtin_prefetch(ring_row(ahead) + slot, 1);
+          __builtin_prefetch(synaptic_slots_.data() + ahead, 1);
+        }
       }
+      const uint32_t post = targets[e];
+      if (post - first >= count) continue;
+      const uint32_t entry = enlist(shared, post);
+      ring_row(entry)[slot] += weights[e];
+      synaptic_slots_[entry] |= flag;
     }
-  });
-  std::vector<uint32_t>& all = worker_joined_[0];
-  for (std::size_t w = 1; w < worker_joined_.size(); ++w) all.insert(all.end(), worker_joined_[w].begin(), worker_joined_[w].end());
-  join_active(shared, all);
+  }
+}
+
+void CpuTrial::move_entry(uint32_t from, uint32_t to) {
+  v_[to] = v_[from];
+  g_[to] = g_[from];
+  last_spike_[to] = last_spike_[from];
+  index_[to] = index_[from];
+  poisson_[to] = poisson_[from];
+  kick_steps_[to] = kick_steps_[from];
+  kick_steps_[from] = 0;
+  const uint32_t slots = synaptic_slots_[from];
+  synaptic_slots_[to] = slots;
+  synaptic_slots_[from] = 0;
+  for (uint32_t bits = slots; bits != 0; bits &= bits - 1) {
+    const int32_t s = kernels::lowest_bit(bits);
+    ring_row(to)[s] = ring_row(from)[s];
+    ring_row(from)[s] = 0;
+  }
+  entry_of_[index_[to]] = to;
+}
+
+void CpuTrial::remove_entries(const std::vector<uint32_t>& leaving) {
+  // From the highest down: the last entry is then never one that is still to leave.
+  for (auto it = leaving.rbegin(); it != leaving.rend(); ++it) {
+    const uint32_t e = *it;
+    const uint32_t i = index_[e];
+    rest_last_spike_[i] = last_spike_[e];
+    entry_of_[i] = kUnlisted;
+    const uint32_t last = static_cast<uint32_t>(--size_);
+    if (e != last) move_entry(last, e);
+  }
+}
+
+void CpuTrial::sweep(const CpuShared& shared, kernels::EpochSpan span, kernels::RngKey key, uint32_t begin,
+                     uint32_t end, unsigned w) {
+  // A copy the compiler may keep in registers: nothing the loops store can change it.
+  const LifConstants c = shared.constants;
+  std::vector<Spike>& out = worker_spikes_[w];
+  std::vector<uint32_t>& leaving = worker_leaving_[w];
+  std::vector<uint32_t>& stepwise = worker_stepwise_[w];
+  out.clear();
+  leaving.clear();
+  stepwise.resize(end - begin);
+  double* const v = v_.data();
+  double* const g = g_.data();
+  int32_t* const last_spike = last_spike_.data();
+  const uint8_t* const poisson = poisson_.data();
+  uint32_t* const synaptic_slots = synaptic_slots_.data();
+  uint32_t* const kick_steps = kick_steps_.data();
+  const auto inputs = [&](uint32_t e) {
+    return kernels::NeuronInputs{synaptic_slots[e], kick_steps[e], poisson[e] != 0};
+  };
+  const auto stays = [&](uint32_t e) {
+    return !kernels::at_rest(c, v[e], g[e]) || poisson[e] || synaptic_slots[e];
+  };
+  // First every entry whose epoch cannot spike (unchanged or quiet: most of them), in
+  // one streaming pass with well-predicted branches, noting the stepwise ones; then
+  // those, each in one piece.
+  uint32_t stepwise_count = 0;
+  for (uint32_t e = begin; e < end; ++e) {
+    const kernels::NeuronInputs in = inputs(e);
+    double ve = v[e], ge = g[e];
+    int32_t last = last_spike[e];
+    const kernels::EpochPath path = kernels::choose_path(c, in, span, ve, ge, last);
+    if (path == kernels::EpochPath::stepwise) {
+      stepwise[stepwise_count++] = e;
+      continue;
+    }
+    if (path == kernels::EpochPath::quiet) {
+      // advance_neuron's quiet path, without deciding the path a second time.
+      kernels::decay(c, span.steps, ve, ge);
+      kernels::settle_at_rest(c, ve, ge);
+      v[e] = ve;
+      g[e] = ge;
+    }
+    if (!stays(e)) leaving.push_back(e);
+  }
+  const uint32_t consumed = kernels::consumed_slots(c, span);
+  for (uint32_t k = 0; k < stepwise_count; ++k) {
+    const uint32_t e = stepwise[k];
+    // The ring slots that hold input for an entry a few ahead: the scatter wrote them
+    // long ago (a dense run's ring rows far exceed the caches).
+    if (k + kPrefetchAhead < stepwise_count) {
+      const uint32_t ahead = stepwise[k + kPrefetchAhead];
+      for (uint32_t bits = synaptic_slots[ahead]; bits != 0; bits &= bits - 1)
+        __builtin_prefetch(ring_row(ahead) + kernels::lowest_bit(bits), 1);
+    }
+    const uint32_t i = index_[e];
+    const kernels::NeuronInputs in = inputs(e);
+    double ve = v[e], ge = g[e];
+    int32_t last = last_spike[e];
+    kernels::advance_neuron(c, i, span, in, key, ring_row(e), 1, ve, ge, last,
+                            [&](int32_t step) { out.push_back({step, i}); });
+    v[e] = ve;
+    g[e] = ge;
+    last_spike[e] = last;
+    synaptic_slots[e] = in.synaptic_slots & ~consumed;
+    kick_steps[e] = 0;
+    if (!stays(e)) leaving.push_back(e);
+  }
+  std::sort(leaving.begin(), leaving.end());
 }
 
 std::vector<Spike> CpuTrial::advance(const CpuShared& shared, kernels::EpochSpan span, const RunWorkers& run) {
   const LifConstants& c = shared.constants;
   check_span(span, next_step_, c.delay_steps);
-  if (span.first % c.delay_steps == 0) scatter(shared, queue_.begin_cell(), span.first, run);
-
-  std::vector<uint32_t>& kicked = worker_joined_[0];
-  kicked.clear();
   const kernels::KickRange kicks = kernels::kicks_in(shared.stimulus.kicks, span);
-  for (auto k = kicks.first; k != kicks.last; ++k) {
-    kick_steps_[k->neuron] |= 1u << (k->step - span.first);
-    if (enlist(k->neuron)) kicked.push_back(k->neuron);
-  }
-  join_active(shared, kicked);
+  for (auto k = kicks.first; k != kicks.last; ++k) kick_steps_[enlist(shared, k->neuron)] |= 1u << (k->step - span.first);
 
+  // One hand-off to the workers per epoch: at a cell's start each scatters onto its
+  // share of the neurons, and once all have (the barrier) each sweeps its share of the
+  // pool.
+  const std::vector<Spike>* delivering = span.first % c.delay_steps == 0 ? &queue_.begin_cell() : nullptr;
   const kernels::RngKey key = kernels::rng_key(shared.stimulus.seed, trial_);
-  const uint32_t consumed = kernels::consumed_slots(c, span);
-  for (auto& out : worker_spikes_) out.clear();
-  for (auto& kept : worker_kept_) kept.clear();
   run([&](unsigned w, unsigned workers) {
-    std::vector<Spike>& out = worker_spikes_[w];
-    std::vector<ActiveNeuron>& kept = worker_kept_[w];
-    const auto [begin, end] = share_of(active_.size(), w, workers);
-    for (std::size_t k = begin; k < end; ++k) {
-      ActiveNeuron a = active_[k];
-      const uint32_t i = a.index;
-      const kernels::NeuronInputs in{synaptic_slots_[i], kick_steps_[i], a.poisson != 0};
-      kernels::advance_neuron(c, i, span, in, key, ring_.data() + std::size_t{i} * c.delay_steps, 1, a.v, a.g,
-                              a.last_spike, [&](int32_t step) { out.push_back({step, i}); });
-      synaptic_slots_[i] &= ~consumed;
-      kick_steps_[i] = 0;
-      if (stays_active(shared, a)) {
-        kept.push_back(a);
-      } else {
-        rest_last_spike_[i] = a.last_spike;
-        listed_[i] = 0;
-      }
+    if (delivering) {
+      scatter_share(shared, *delivering, span.first, w, workers);
+      barrier_.arrive_and_wait(workers);
     }
+    const auto [begin, end] = share_of(size_, w, workers);
+    sweep(shared, span, key, static_cast<uint32_t>(begin), static_cast<uint32_t>(end), w);
   });
-  active_.clear();
-  for (const auto& kept : worker_kept_) active_.insert(active_.end(), kept.begin(), kept.end());
+  // The workers' shares are ascending, so their lists joined are too.
+  std::vector<uint32_t>& leaving = worker_leaving_[0];
+  for (std::size_t w = 1; w < worker_leaving_.size(); ++w)
+    leaving.insert(leaving.end(), worker_leaving_[w].begin(), worker_leaving_[w].end());
+  remove_entries(leaving);
 
   std::vector<Spike> spikes;
   for (const auto& out : worker_spikes_) spikes.insert(spikes.end(), out.begin(), out.end());
@@ -122,11 +217,11 @@ EngineState CpuTrial::export_state(const CpuShared& shared) const {
   s.next_step = next_step_;
   s.v.assign(n_, shared.constants.v0);
   s.g.assign(n_, 0.0);
-  s.last_spike = rest_last_spike_;
-  for (const ActiveNeuron& a : active_) {
-    s.v[a.index] = a.v;
-    s.g[a.index] = a.g;
-    s.last_spike[a.index] = a.last_spike;
+  s.last_spike.assign(rest_last_spike_.begin(), rest_last_spike_.end());
+  for (std::size_t e = 0; e < size_; ++e) {
+    s.v[index_[e]] = v_[e];
+    s.g[index_[e]] = g_[e];
+    s.last_spike[index_[e]] = last_spike_[e];
   }
   s.pending = queue_.undelivered(next_step_, shared.constants.delay_steps);
   return s;
@@ -137,31 +232,33 @@ void CpuTrial::reflag_poisson(const CpuShared& shared) {
   // every epoch even at rest: list the new ones. Listed neurons take their new flag; one
   // that is no longer driven leaves the list once at rest (stays_active), as after an
   // import of this state into an engine built with the new plan.
-  for (ActiveNeuron& a : active_) a.poisson = shared.poisson[a.index];
-  std::vector<uint32_t>& joined = worker_joined_[0];
-  joined.clear();
-  for (uint32_t i : shared.stimulus.poisson_neurons)
-    if (enlist(i)) joined.push_back(i);
-  join_active(shared, joined);
+  for (std::size_t e = 0; e < size_; ++e) poisson_[e] = shared.poisson[index_[e]];
+  for (uint32_t i : shared.stimulus.poisson_neurons) enlist(shared, i);
 }
 
 void CpuTrial::import_state(const CpuShared& shared, const EngineState& s, const RunWorkers& run) {
   trial_ = s.trial;
   next_step_ = s.next_step;
-  std::fill(ring_.begin(), ring_.end(), 0);
-  std::fill(synaptic_slots_.begin(), synaptic_slots_.end(), 0u);
-  std::fill(kick_steps_.begin(), kick_steps_.end(), 0u);
-  active_.clear();
+  // Back to an empty pool (entries past size_ are clean), then the listed neurons.
+  for (std::size_t e = 0; e < size_; ++e) {
+    for (std::size_t slot = 0; slot < d_; ++slot) ring_row(static_cast<uint32_t>(e))[slot] = 0;
+    synaptic_slots_[e] = 0;
+    kick_steps_[e] = 0;
+    entry_of_[index_[e]] = kUnlisted;
+  }
+  size_ = 0;
+  rest_last_spike_.assign(s.last_spike.begin(), s.last_spike.end());
   for (std::size_t i = 0; i < n_; ++i) {
     const uint32_t index = static_cast<uint32_t>(i);
-    rest_last_spike_[i] = s.last_spike[i];
-    const ActiveNeuron a{s.v[i], s.g[i], s.last_spike[i], index, shared.poisson[i]};
-    listed_[i] = stays_active(shared, a);
-    if (listed_[i]) active_.push_back(a);
+    if (kernels::at_rest(shared.constants, s.v[i], s.g[i]) && !shared.poisson[i]) continue;
+    const uint32_t e = enlist(shared, index);
+    v_[e] = s.v[i];
+    g_[e] = s.g[i];
   }
   // Mid-cell, the previous cell's spikes are still being delivered: scatter what is
   // left of them (deliveries before next_step happened already).
-  scatter(shared, queue_.restore(s.pending, s.next_step, shared.constants.delay_steps), s.next_step, run);
+  const std::vector<Spike>& delivering = queue_.restore(s.pending, s.next_step, shared.constants.delay_steps);
+  run([&](unsigned w, unsigned workers) { scatter_share(shared, delivering, s.next_step, w, workers); });
 }
 
 }  // namespace flysim

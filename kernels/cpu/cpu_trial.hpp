@@ -7,6 +7,8 @@
 #include <functional>
 #include <vector>
 
+#include "kernels/cpu/huge_pages.hpp"
+#include "kernels/cpu/thread_pool.hpp"
 #include "kernels/engine.hpp"
 #include "kernels/spike_queue.hpp"
 
@@ -42,41 +44,54 @@ class CpuTrial {
   void reflag_poisson(const CpuShared& shared);
 
  private:
-  // The state of a neuron the sweep visits. Active neurons live densely in active_,
-  // sorted by index, so the sweep streams through memory; a neuron leaves the list
-  // only exactly at rest (v = v_0, g = 0), so all the rest of the brain needs is its
-  // last spike step (rest_last_spike_).
-  struct ActiveNeuron {
-    double v;            // mV
-    double g;            // mV
-    int32_t last_spike;  // step
-    uint32_t index;      // model index
-    uint8_t poisson;     // Poisson-driven (never leaves the list)
-  };
+  static constexpr uint32_t kUnlisted = ~0u;
+  static constexpr uint32_t kPrefetchAhead = 4;  // stepwise entries
 
-  // Adds the connections of `spikes` that deliver at or after `first_delivery`; lists
-  // the targets that were not yet active.
-  void scatter(const CpuShared& shared, const std::vector<Spike>& spikes, int32_t first_delivery, const RunWorkers& run);
-  // Marks neuron i listed; true when it was not (thread-safe: the flag decides).
-  bool enlist(uint32_t i);
-  // Merges newly listed neurons (at rest) into active_, keeping it sorted.
-  void join_active(const CpuShared& shared, std::vector<uint32_t>& joined);
-  bool stays_active(const CpuShared& shared, const ActiveNeuron& a) const;
+  // Lists neuron i (at rest) at the end of the pool unless it is listed; its entry.
+  uint32_t enlist(const CpuShared& shared, uint32_t i);
+  // Worker w's part of the scatter: adds the connections of `spikes` that deliver at or
+  // after `first_delivery` onto its share of the neurons, listing those not yet listed.
+  void scatter_share(const CpuShared& shared, const std::vector<Spike>& spikes, int32_t first_delivery, unsigned w,
+                     unsigned workers);
+  // Advances entries [begin, end) through span on worker w (its spikes and leaving
+  // entries in worker_spikes_[w] and worker_leaving_[w]).
+  void sweep(const CpuShared& shared, kernels::EpochSpan span, kernels::RngKey key, uint32_t begin, uint32_t end, unsigned w);
+  // Removes the entries that left (ascending) from the pool, moving the last entries
+  // into their places.
+  void remove_entries(const std::vector<uint32_t>& leaving);
+  // Moves entry `from` (the last) to the free entry `to`.
+  void move_entry(uint32_t from, uint32_t to);
+  bool stays_active(const CpuShared& shared, uint32_t entry) const;
+  int64_t* ring_row(uint32_t entry) { return ring_.data() + std::size_t{entry} * d_; }
 
   std::size_t n_;
+  std::size_t d_;
   int32_t trial_ = 0;
   int32_t next_step_ = 0;
-  std::vector<ActiveNeuron> active_, merged_;
-  std::vector<int32_t> rest_last_spike_;   // per neuron, valid while not listed
-  std::vector<uint8_t> listed_;            // per neuron: in active_
-  std::vector<uint32_t> synaptic_slots_;   // per neuron: ring slots holding input
-  std::vector<uint32_t> kick_steps_;       // per neuron: kicks in the current epoch
-  // [neuron][slot], fixed-point units: a neuron's slots share a cache line or two (the
-  // GPU keeps [slot][neuron], which coalesces; the layout is the engine's own affair).
-  std::vector<int64_t> ring_;
+  // Per neuron: its pool entry (kUnlisted when not listed), and while not listed, its
+  // last spike step (an unlisted neuron is exactly at rest: v = v_0, g = 0).
+  HugeVector<uint32_t> entry_of_;
+  HugeVector<int32_t> rest_last_spike_;
+  // The pool: the listed neurons, entries [0, size_) in no particular order (the
+  // arithmetic of a neuron does not depend on its place, and spikes are sorted), as
+  // structure of arrays so that the sweep streams through it. A neuron leaves only
+  // exactly at rest, without input and not Poisson-driven; the last entry takes its
+  // place. Each array holds n_ entries; entries at and past size_ keep synaptic_slots_,
+  // kick_steps_ and their ring row zero.
+  std::size_t size_ = 0;
+  HugeVector<double> v_, g_;              // mV
+  HugeVector<int32_t> last_spike_;        // step
+  HugeVector<uint32_t> index_;            // model index
+  HugeVector<uint8_t> poisson_;           // Poisson-driven
+  HugeVector<uint32_t> synaptic_slots_;   // ring slots holding input
+  HugeVector<uint32_t> kick_steps_;       // kicks in the current epoch
+  // [entry][slot], fixed-point units: an entry's slots share two or three cache lines
+  // (the GPU keeps [slot][neuron], which coalesces; the layout is the engine's affair).
+  HugeVector<int64_t> ring_;
   SpikeQueue queue_;
-  std::vector<std::vector<uint32_t>> worker_joined_;
-  std::vector<std::vector<ActiveNeuron>> worker_kept_;
+  SpinBarrier barrier_;
+  std::vector<std::vector<uint32_t>> worker_leaving_;
+  std::vector<std::vector<uint32_t>> worker_stepwise_;
   std::vector<std::vector<Spike>> worker_spikes_;
 };
 

@@ -57,6 +57,18 @@ void ThreadPool::run(const std::function<void(unsigned, unsigned)>& job) {
   if (failure_) std::rethrow_exception(failure_);
 }
 
+void SpinBarrier::arrive_and_wait(unsigned parties) {
+  if (parties == 1) return;
+  const uint64_t generation = generation_.load(std::memory_order_acquire);
+  if (arrived_.fetch_add(1, std::memory_order_acq_rel) + 1 == parties) {
+    arrived_.store(0, std::memory_order_relaxed);
+    generation_.store(generation + 1, std::memory_order_release);
+    generation_.notify_all();
+    return;
+  }
+  spin_then_wait(generation_, generation, [&] { return generation_.load(std::memory_order_acquire) != generation; });
+}
+
 void ThreadPool::work(unsigned worker) {
   // fs-engine-N on cpus.engine (worker 0 is the engine actor's thread, named by it).
   enter_role(ThreadRole::engine, worker);

@@ -42,6 +42,22 @@ class ThreadPool {
   std::exception_ptr failure_;
 };
 
+// A reusable barrier for the workers of one job (ThreadPool::run): every one of
+// `parties` calls arrive_and_wait, and none returns before all have called it. The
+// workers of a job differ from job to job (a trial's loops run on the whole pool or on
+// one worker, for which it returns at once). Spins briefly, then sleeps.
+class SpinBarrier {
+ public:
+  SpinBarrier() = default;
+  // Moving (a trial into its engine's vector) gives a fresh barrier: never while in use.
+  SpinBarrier(SpinBarrier&&) noexcept {}
+  void arrive_and_wait(unsigned parties);
+
+ private:
+  std::atomic<unsigned> arrived_{0};
+  std::atomic<uint64_t> generation_{0};
+};
+
 // [begin, end) of worker `w` of `workers` over `count` items: contiguous, balanced.
 inline std::pair<std::size_t, std::size_t> share_of(std::size_t count, unsigned w, unsigned workers) {
   return {count * w / workers, count * (w + 1) / workers};

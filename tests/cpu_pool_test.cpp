@@ -1,0 +1,119 @@
+// The CPU engine's pool of listed neurons (kernels/cpu/cpu_trial.hpp): entries join,
+// move and leave, the pool is swept in two passes and spread over the workers with one
+// hand-off per epoch. None of that may change a bit: the spikes and the exported state
+// are held to those of the engine before the pool (kernel 3, the bits the CUDA engine
+// also gives), recorded as hashes, at epoch boundaries inside and between delay cells,
+// for 1, 2, 3 and 5 threads, straight and through export/import.
+#include <gtest/gtest.h>
+#include <xxhash.h>
+
+#include <algorithm>
+#include <atomic>
+#include <memory>
+#include <vector>
+
+#include "kernels/cpu/cpu_engine.hpp"
+#include "kernels/cpu/thread_pool.hpp"
+#include "model/stimulus.hpp"
+#include "test_support.hpp"
+
+namespace flysim::test {
+namespace {
+
+uint64_t hash_of(uint64_t seed, const void* data, std::size_t bytes) { return XXH3_64bits_withSeed(data, bytes, seed); }
+
+template <class T>
+uint64_t hash_of(uint64_t seed, const std::vector<T>& v) {
+  return hash_of(seed, v.data(), v.size() * sizeof(T));
+}
+
+// Spikes so far and the exported state, in one number.
+uint64_t bits_of(const std::vector<Spike>& spikes, const EngineState& s) {
+  uint64_t h = hash_of(static_cast<uint64_t>(s.next_step), spikes);
+  h = hash_of(h, s.v);
+  h = hash_of(h, s.g);
+  h = hash_of(h, s.last_spike);
+  return hash_of(h, s.pending);
+}
+
+// net2000 with its kicks, 21 Poisson-driven neurons at 150 Hz and, for a crowded pool,
+// every 7th neuron Poisson-driven at 40 Hz too.
+EngineSetup crowded_setup() {
+  EngineSetup setup = net2000_setup();
+  StimulusPlan plan = *setup.stimulus;
+  for (uint32_t i = 0; i < setup.network->neuron_count(); i += 7) plan.poisson_neurons.push_back(i);
+  std::sort(plan.poisson_neurons.begin(), plan.poisson_neurons.end());
+  plan.poisson_neurons.erase(std::unique(plan.poisson_neurons.begin(), plan.poisson_neurons.end()),
+                             plan.poisson_neurons.end());
+  LifParams params;
+  params.r_poi_Hz = 40.0;
+  return setup_for(setup.network, plan, params);
+}
+
+// The boundaries where the bits are checked: cell ends and, by cutting there, one step
+// inside a cell (the sim loop cuts epochs at cells and at a trial's end).
+constexpr int32_t kCheckpoints[] = {900, 1807, 3000};
+
+// Hash of the bits at each checkpoint for an engine of `threads` threads, exported and
+// imported into a fresh engine of `other_threads` at each checkpoint when given.
+std::vector<uint64_t> bits_at_checkpoints(const EngineSetup& setup, unsigned threads, unsigned other_threads = 0) {
+  std::vector<uint64_t> bits;
+  auto engine = std::make_unique<CpuEngine>(setup, threads);
+  std::vector<Spike> spikes;
+  int32_t step = 0;
+  for (const int32_t stop : kCheckpoints) {
+    for (; step < stop;) {  // epoch by epoch, cut as the sim loop cuts them
+      const kernels::EpochSpan span = next_epoch(step, stop, setup.constants.delay_steps);
+      const std::vector<Spike> part = engine->advance(span);
+      spikes.insert(spikes.end(), part.begin(), part.end());
+      step += span.steps;
+    }
+    const EngineState state = engine->export_state();
+    bits.push_back(bits_of(spikes, state));
+    if (other_threads) {
+      engine = std::make_unique<CpuEngine>(setup, other_threads);
+      engine->import_state(state);
+    }
+  }
+  return bits;
+}
+
+// Recorded from the engine before the pool (commit cd86fe2, flysim-kernel 3).
+const std::vector<uint64_t> kNet2000Bits = {0x2cd79e2ef9fceae1ULL, 0x25c067d03f002962ULL, 0xcab8e11fea7dc0d8ULL};
+const std::vector<uint64_t> kCrowdedBits = {0x91673a70ddb47873ULL, 0x9bc996e8e0ab593bULL, 0x51b43059679f8e2fULL};
+
+TEST(CpuPool, Net2000BitsAreKernel3sForAnyThreadCount) {
+  const EngineSetup setup = net2000_setup();
+  for (const unsigned threads : {1u, 2u, 3u, 5u})
+    EXPECT_EQ(bits_at_checkpoints(setup, threads), kNet2000Bits) << threads << " threads";
+}
+
+TEST(CpuPool, CrowdedPoolBitsAreKernel3sForAnyThreadCountAndThroughImports) {
+  const EngineSetup setup = crowded_setup();
+  for (const unsigned threads : {1u, 2u, 3u, 5u})
+    EXPECT_EQ(bits_at_checkpoints(setup, threads), kCrowdedBits) << threads << " threads";
+  EXPECT_EQ(bits_at_checkpoints(setup, 2, 3), kCrowdedBits) << "2 threads, imported into 3 at each checkpoint";
+  EXPECT_EQ(bits_at_checkpoints(setup, 5, 1), kCrowdedBits) << "5 threads, imported into 1 at each checkpoint";
+}
+
+TEST(SpinBarrier, NoWorkerPassesBeforeAllArriveRoundAfterRound) {
+  for (const unsigned threads : {1u, 2u, 5u}) {
+    ThreadPool pool(threads);
+    SpinBarrier barrier;
+    std::vector<std::atomic<int>> reached(threads);
+    std::atomic<bool> early{false};
+    pool.run([&](unsigned w, unsigned workers) {
+      for (int round = 1; round <= 200; ++round) {
+        reached[w].store(round);
+        barrier.arrive_and_wait(workers);
+        for (unsigned other = 0; other < workers; ++other)
+          if (reached[other].load() < round) early = true;
+        barrier.arrive_and_wait(workers);
+      }
+    });
+    EXPECT_FALSE(early) << threads << " threads";
+  }
+}
+
+}  // namespace
+}  // namespace flysim::test
