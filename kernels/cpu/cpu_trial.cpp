@@ -145,8 +145,7 @@ void CpuTrial::sweep(const CpuShared& shared, kernels::EpochSpan span, kernels::
     }
     if (path == kernels::EpochPath::quiet) {
       // advance_neuron's quiet path, without deciding the path a second time.
-      kernels::decay(c, span.steps, ve, ge);
-      kernels::settle_at_rest(c, ve, ge);
+      kernels::advance_quiet(c, span, ve, ge);
       v[e] = ve;
       g[e] = ge;
     }
