@@ -35,6 +35,14 @@ struct Args {
   std::string data = FLYSIM_BENCH_DATA_DIR;
 };
 
+constexpr char kUsage[] =
+    "usage: flysim_cpu_bench [--threads=N] [--batch=B] [--repeat=R] [--steps=S] [--dense] [--rate=HZ]\n"
+    "                        [--ids=FILE] [--data=DIR]\n"
+    "The CPU engine alone on the synthetic FlyWire-scale network (flysim's cache): the canonical\n"
+    "experiment (21 sugar GRNs, --rate default 150 Hz) or --dense (every 10th neuron, 50 Hz),\n"
+    "--steps steps (default 10000 = 1 s), --repeat times; prints the median engine seconds per\n"
+    "simulated second and hashes of the spikes and final state (two builds must agree).\n";
+
 Args parse(int argc, char** argv) {
   Args a;
   for (int i = 1; i < argc; ++i) {
@@ -51,8 +59,11 @@ Args parse(int argc, char** argv) {
     else if (const char* v = value("--ids=")) a.ids = v;
     else if (const char* v = value("--data=")) a.data = v;
     else if (arg == "--dense") a.dense = true;
-    else {
-      std::fprintf(stderr, "unknown argument %s\n", argv[i]);
+    else if (arg == "--help" || arg == "-h") {
+      std::printf("%s", kUsage);
+      std::exit(0);
+    } else {
+      std::fprintf(stderr, "flysim_cpu_bench: error: unknown argument %s\n%s", argv[i], kUsage);
       std::exit(2);
     }
   }
