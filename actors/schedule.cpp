@@ -50,8 +50,8 @@ std::vector<RunPosition> checkpoint_positions(double every_ms, const ScheduleGeo
 }
 
 Schedule::Schedule(ScheduleGeometry geometry, std::vector<RunPosition> checkpoints, std::vector<PlacedCommand> placed,
-                   double pace)
-    : g_(geometry), checkpoints_(std::move(checkpoints)), pace_(pace) {
+                   double pace, double pace_batch_ms)
+    : g_(geometry), checkpoints_(std::move(checkpoints)), pace_(pace), pace_batch_ms_(pace_batch_ms) {
   std::stable_sort(placed.begin(), placed.end(), [](const PlacedCommand& a, const PlacedCommand& b) { return a.at < b.at; });
   placed_.assign(placed.begin(), placed.end());
   trial_started_ = g_.start.step > 0;
@@ -62,7 +62,7 @@ bool Schedule::at_checkpoint_boundary(RunPosition p) const {
 }
 
 double Schedule::allowed_at_s(RunPosition p) const {
-  const double ahead_ms = static_cast<double>(steps_to(p, g_) - anchor_steps_) * g_.dt_ms - kPaceSlackMs;
+  const double ahead_ms = static_cast<double>(steps_to(p, g_) - anchor_steps_) * g_.dt_ms - 2 * pace_batch_ms_;
   return anchor_s_ + ahead_ms / (pace_ * 1e3);
 }
 
@@ -78,9 +78,9 @@ int32_t Schedule::epoch_end(RunPosition issued, double now_s) const {
   int32_t end = cell_end(issued.step);
   if (!g_.epochs_cross_cells) return end;
   const bool paced = pace_ > 0.0;
-  // However far behind the pace is, a batch holds at most kPaceBatchMs (and at least a
+  // However far behind the pace is, a batch holds at most the pace batch (and at least a
   // cell), so a slow engine still reports, and takes commands, that often.
-  const auto batch_steps = static_cast<int32_t>(std::ceil((paced ? kPaceBatchMs : kUnpacedBatchMs) / g_.dt_ms - 1e-9));
+  const auto batch_steps = static_cast<int32_t>(std::ceil((paced ? pace_batch_ms_ : kUnpacedBatchMs) / g_.dt_ms - 1e-9));
   while (end < g_.steps_per_trial && cell_end(end) - issued.step <= batch_steps) {
     const RunPosition next{issued.trial, end};
     if (boundary_is_busy(next) || (paced && allowed_at_s(next) > now_s)) break;
@@ -149,7 +149,7 @@ Schedule::Action Schedule::next(RunPosition issued, double now_s) {
     const double allowed_s = allowed_at_s(issued);
     if (allowed_s > now_s) {
       a.kind = Action::Kind::wait;
-      a.until_s = allowed_s + kPaceBatchMs / (pace_ * 1e3);
+      a.until_s = allowed_s + pace_batch_ms_ / (pace_ * 1e3);
       return a;
     }
   }

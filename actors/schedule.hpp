@@ -40,7 +40,7 @@ struct ScheduleGeometry {
   RunPosition start;                // (0, 0) or a restored checkpoint's position
   int32_t checkpoint_granularity = 18;  // a delay cell, or a plasticity period
   int32_t batch = 1;                // trials advanced together (run.batch)
-  // An epoch may cross delay cells, up to kPaceBatchMs of simulation in a paced run and
+  // An epoch may cross delay cells, up to the pace batch of simulation in a paced run and
   // kUnpacedBatchMs in an unpaced one, when nothing needs the spikes cell by cell (false
   // with plasticity: the shards learn per epoch).
   bool epochs_cross_cells = false;
@@ -64,7 +64,9 @@ std::vector<RunPosition> checkpoint_positions(double every_ms, const ScheduleGeo
 class Schedule {
  public:
   // `pace`: simulated seconds per wall second, 0 for as fast as possible.
-  Schedule(ScheduleGeometry geometry, std::vector<RunPosition> checkpoints, std::vector<PlacedCommand> placed, double pace);
+  // `pace_batch_ms`: the pace batch (run.pace-batch-ms), see kDefaultPaceBatchMs.
+  Schedule(ScheduleGeometry geometry, std::vector<RunPosition> checkpoints, std::vector<PlacedCommand> placed, double pace,
+           double pace_batch_ms = kDefaultPaceBatchMs);
 
   struct Action {
     enum class Kind {
@@ -72,7 +74,7 @@ class Schedule {
       checkpoint,   // a scripted checkpoint at `at`
       command,      // apply `command` at `at` (its id: `live_id`, 0 for scripted/replayed)
       epoch,        // advance through [at.step, at.step + steps): one delay cell, or in a
-                    // run without plasticity up to kPaceBatchMs (paced) or
+                    // run without plasticity up to the pace batch (paced) or
                     // kUnpacedBatchMs of them, stopping at any boundary
                     // where something else happens
       wait,         // nothing before wall time `until_s` (the pace)
@@ -110,16 +112,16 @@ class Schedule {
   double pace() const { return pace_; }
   const ScheduleGeometry& geometry() const { return g_; }
 
-  // The pace lets an epoch start up to kPaceSlackMs of simulated time ahead of the wall
-  // clock. When it says wait, it waits until kPaceBatchMs more is allowed, so a realtime
-  // run wakes about every 10 ms for a batch of epochs, not once per 1.8 ms epoch: fewer
-  // wake-ups are what keeps the host cost of a paced CUDA run low. A woken batch still
-  // starts kPaceSlackMs - kPaceBatchMs ahead of the wall clock, so waiting adds no lag.
-  // Without plasticity the batch goes to the engine as one epoch across its cells
-  // (ScheduleGeometry::epochs_cross_cells): one request, one reply, one recorder
-  // message per batch.
-  static constexpr double kPaceSlackMs = 20.0;
-  static constexpr double kPaceBatchMs = 10.0;
+  // The pace batch (run.pace-batch-ms, default 10 ms): the pace lets an epoch start up to
+  // two batches of simulated time ahead of the wall clock. When it says wait, it waits
+  // until a batch more is allowed, so a realtime run wakes about every 10 ms for a batch
+  // of epochs, not once per 1.8 ms epoch: fewer wake-ups are what keeps the host cost of
+  // a paced CUDA run low. A woken batch still starts a batch ahead of the wall clock, so
+  // waiting adds no lag. Without plasticity the batch goes to the engine as one epoch
+  // across its cells (ScheduleGeometry::epochs_cross_cells): one request, one reply, one
+  // recorder message per batch. A larger batch costs the host less and runs further
+  // ahead of the wall clock; it never changes a spike.
+  static constexpr double kDefaultPaceBatchMs = 10.0;
   // An unpaced run without plasticity asks the engine for up to this much at once: the
   // CUDA engine then launches its cells back to back and waits for the device once
   // (Engine::advance_cells), and the sim loop, the engine actor and the recorder handle
@@ -148,6 +150,7 @@ class Schedule {
   bool trial_started_ = false;
   bool paused_ = false, stopped_ = false;
   double pace_ = 0.0;
+  double pace_batch_ms_ = kDefaultPaceBatchMs;
   // Pacing: simulated steps at anchor_steps_ happen at wall time anchor_s_ (reset on resume).
   double anchor_s_ = 0.0;
   int64_t anchor_steps_ = 0;

@@ -300,7 +300,7 @@ sim_loop_actor::behavior_type sim_loop_behavior(sim_loop_actor::stateful_pointer
   st.engine_may_fail = st.plan.first_engine_may_fail;
   st.engine_description = st.plan.first_engine;
   st.engine_threads = st.plan.first_engine_threads;
-  st.schedule.emplace(geometry_of(st.plan), st.plan.checkpoints, st.plan.commands, st.plan.pace);
+  st.schedule.emplace(geometry_of(st.plan), st.plan.checkpoints, st.plan.commands, st.plan.pace, st.plan.pace_batch_ms);
   start_realtime(self);
   // Linked: when the sim loop ends (done, failed or interrupted), so do they; the
   // recorder then removes its unfinished files.

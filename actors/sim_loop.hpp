@@ -59,6 +59,9 @@ struct RunPlan {
   std::vector<PlacedCommand> commands;
   // Simulated seconds per wall second; 0: as fast as possible (run.pace).
   double pace = 0.0;
+  // Simulated ms a paced run issues at once, and twice that it may run ahead of the wall
+  // clock (run.pace-batch-ms, Schedule::kDefaultPaceBatchMs).
+  double pace_batch_ms = Schedule::kDefaultPaceBatchMs;
   std::string pace_text = "off";
   TrialPlan trial_plan;  // stored in every checkpoint; live stimulus changes update it
   // The first engine's describe() and CPU pool threads (0 on CUDA), for the status.

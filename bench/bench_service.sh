@@ -5,6 +5,7 @@
 #   REPEAT=5 ...      pairs of runs for the API on/off comparison (default 3)
 #   WINDOW=30 ...     seconds over which host cores are measured (default 20)
 #   REQUESTS=200 ...  status requests timed (default 200)
+#   PACE_BATCH_MS=50 ...  run.pace-batch-ms of the paced service in 3 (default 10)
 # 1. An unpaced 1 s run as `flysim run` (no control API) and as `flysim serve
 #    --run.pace=off` (control API and journal on), alternated: median wall s per simulated s.
 # 2. Status latency: GET /status, one after another, while an unpaced service runs the
@@ -61,8 +62,8 @@ for ((i = 0; i < ${REQUESTS:-200}; ++i)); do
 done | sort -g | awk '{a[NR] = $1 * 1e3} END {printf "median %.2f ms, p99 %.2f ms, slowest %.2f ms\n", a[int((NR + 1) / 2)], a[int(NR * 0.99 + 0.5)], a[NR]}'
 stop_service
 
-echo "== 3. host cores at pace=realtime, over ${WINDOW:-20} s after a 5 s warm-up"
-start_service --run.pace=realtime --run.duration-ms=forever
+echo "== 3. host cores at pace=realtime, run.pace-batch-ms=${PACE_BATCH_MS:-10}, over ${WINDOW:-20} s after a 5 s warm-up"
+start_service --run.pace=realtime --run.duration-ms=forever --run.pace-batch-ms="${PACE_BATCH_MS:-10}"
 sleep 5
 before=$(cpu_seconds "$serve_pid")
 start=$(date +%s.%N)

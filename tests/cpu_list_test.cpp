@@ -61,10 +61,14 @@ TEST(CpuPartition, AListNamingACpuThisProcessMayNotUseIsRefusedByOptionAndCpu) {
   EXPECT_THROW(realtime_settings(realtime_options_from({"--cpus.engine=2-"})), input_error);
   EXPECT_THROW(realtime_settings(realtime_options_from({"--run.max-lag-ms=0"})), input_error);
   EXPECT_THROW(realtime_settings(realtime_options_from({"--status.window-s=0.5"})), input_error);
+  EXPECT_THROW(realtime_settings(realtime_options_from({"--run.pace-batch-ms=0.5"})), input_error);
+  EXPECT_THROW(realtime_settings(realtime_options_from({"--run.pace-batch-ms=1001"})), input_error);
+  EXPECT_DOUBLE_EQ(realtime_settings(realtime_options_from({"--run.pace-batch-ms=50"})).pace_batch_ms, 50.0);
   const app::RealtimeSettings fine = realtime_settings(realtime_options_from({"--cpus.other=" + std::to_string(allowed.front())}));
   EXPECT_EQ(fine.cpus.other, CpuList{allowed.front()});
   EXPECT_EQ(fine.cpus.allowed, allowed);
   EXPECT_DOUBLE_EQ(fine.max_lag_ms, 100.0);
+  EXPECT_DOUBLE_EQ(fine.pace_batch_ms, 10.0);
 }
 
 // Restores "no partition" however the test ends: the partition is process-wide.

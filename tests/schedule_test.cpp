@@ -201,6 +201,24 @@ TEST(Schedule, AnEpochCrossesCellsUpToABatchAndStopsWhereSomethingHappens) {
   EXPECT_EQ(epoch_steps(paced_per_cell, {0, 0}, 0.0), 18);
 }
 
+// run.pace-batch-ms: a larger batch issues more at once and waits for a batch more of
+// wall time; ahead of the wall clock by up to two batches.
+TEST(Schedule, ALargerPaceBatchIssuesMoreAtOnce) {
+  ScheduleGeometry g = geometry(1, 10000);
+  g.epochs_cross_cells = true;
+  Schedule s(g, {}, {}, 1.0, 50.0);
+  s.next({0, 0}, 0.0);
+  // At wall 0, 100 ms may be issued, 50 ms a request: 27 whole cells of 18 steps.
+  EXPECT_EQ(epoch_steps(s, {0, 0}, 0.0), 486);
+  EXPECT_EQ(epoch_steps(s, {0, 486}, 0.0), 486);
+  // Only cells starting up to 100 ms ahead: to step 1008 (the cell at 1008 would start
+  // 100.8 ms ahead), and there it waits until 0.8 ms of wall time plus a batch.
+  EXPECT_EQ(epoch_steps(s, {0, 972}, 0.0), 36);
+  const Schedule::Action wait = s.next({0, 1008}, 0.0);
+  ASSERT_EQ(wait.kind, Kind::wait);
+  EXPECT_NEAR(wait.until_s, 0.0008 + 0.050, 1e-9);
+}
+
 TEST(Schedule, PositionsOfTimesAndIntervals) {
   ScheduleGeometry g = geometry(2, 1000, 18, 180);
   EXPECT_EQ(position_at_ms(10.0, g, 18), (RunPosition{0, 108}));

@@ -15,6 +15,7 @@ std::vector<OptionSpec> realtime_options();
 struct RealtimeSettings {
   CpuPartition cpus;        // allowed: the CPUs the process may use now
   double max_lag_ms = 100;
+  double pace_batch_ms = 10;  // run.pace-batch-ms
   double window_s = 10;
 };
 

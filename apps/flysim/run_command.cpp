@@ -449,6 +449,7 @@ int run_or_serve(const std::vector<std::string>& args, RunMode mode) {
   plan.first_engine_kind = first_kind;
   plan.status_window_s = realtime.window_s;
   plan.max_lag_ms = realtime.max_lag_ms;
+  plan.pace_batch_ms = realtime.pace_batch_ms;
   plan.cpus = realtime.cpus;
   // A service reports the other processes on its GPU; NVML is loaded once, here.
   if (serving) plan.gpu = std::make_shared<const NvmlReader>();
