@@ -12,7 +12,7 @@ ifneq ($(NVCC),)
 endif
 CMAKE_ARGS ?=
 
-.PHONY: setup configure build run test bench bench-checkpoint bench-plasticity bench-service watch bench-page fuzz clean
+.PHONY: setup configure build run test bench bench-checkpoint bench-plasticity bench-service watch bench-page bench-brian2 bench-compare bench-cpu-engine fuzz clean
 
 setup:
 	bash scripts/setup.sh
@@ -48,6 +48,19 @@ watch: build
 
 bench-page: build
 	bash bench/bench_page.sh $(BUILD)/flysim
+
+# Brian2 C++ standalone beside flysim on the same FlyWire-scale network and kicks.
+bench-brian2: build
+	bash bench/bench_brian2.sh $(BUILD)/flysim
+
+# Two builds interleaved, run by run; their spike files must match: OLD=PATH/TO/flysim.
+bench-compare: build
+	@test -n "$(OLD)" || { echo "usage: make bench-compare OLD=PATH/TO/OLD/flysim" >&2; exit 2; }
+	bash bench/bench_compare.sh $(OLD) $(BUILD)/flysim 1 2
+
+# The CPU engine alone, with hashes of its spikes and final state.
+bench-cpu-engine: build
+	$(BUILD)/flysim_cpu_bench --threads=1 --repeat=5
 
 fuzz: build
 	bash bench/fuzz.sh $(BUILD)
