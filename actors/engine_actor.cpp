@@ -1,5 +1,6 @@
 #include "actors/engine_actor.hpp"
 
+#include <malloc.h>
 #include <spdlog/spdlog.h>
 
 #include "model/thread_placement.hpp"
@@ -22,6 +23,11 @@ auto guarded(F&& f) -> caf::result<decltype(f())> {
   }
 }
 }  // namespace
+
+engine_state::~engine_state() {
+  engine.reset();
+  malloc_trim(0);
+}
 
 engine_actor::behavior_type engine_behavior(engine_actor::stateful_pointer<engine_state> self,
                                             std::shared_ptr<Engine> engine, EngineKind kind) {

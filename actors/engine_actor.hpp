@@ -15,6 +15,10 @@ namespace flysim {
 struct engine_state {
   std::shared_ptr<Engine> engine;
   static inline const char* name = "engine";
+  // Destroys the engine (a swapped-out one, or the last at the end), then hands the
+  // pages it freed inside the heap back to the system (malloc_trim): blocks under the
+  // mmap threshold (apps/flysim/main.cpp) would otherwise stay resident.
+  ~engine_state();
 };
 
 engine_actor::behavior_type engine_behavior(engine_actor::stateful_pointer<engine_state> self,

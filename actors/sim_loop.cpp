@@ -81,25 +81,27 @@ void log_progress(self_ptr self, bool force) {
 void deliver_summary(self_ptr self, RecorderSummary recorded, std::string engine, std::vector<int32_t> final_weights) {
   auto& st = self->state;
   RunSummary summary;
-      summary.recorded = std::move(recorded);
-      summary.engine = std::move(engine);
-      summary.trials = st.plan.trials;
-      summary.simulated_s = st.plan.steps_per_trial * st.plan.dt_ms * 1e-3;
-      summary.simulated_this_run_s = static_cast<double>(steps_since_start(st)) * st.plan.dt_ms * 1e-3;
-      summary.stopped_early = st.schedule->stopped();
-      summary.stopped_trial = st.done.trial;
-      summary.stopped_step = st.done.step;
-      add_realtime_summary(self, summary);
-      summary.wall_s = elapsed_s(st);
-      summary.cpu_s = process_cpu_seconds() - st.cpu_at_start;
-      summary.peak_memory_MiB = peak_memory_MiB();
-      summary.checkpoints = st.checkpoint_files;
-      summary.swaps = st.swap_log;
-      summary.plasticity_shards = static_cast<uint32_t>(st.plan.plasticity.shards.size());
-      summary.weight_changes = st.weight_changes;
-      summary.final_weights = std::move(final_weights);
-      stop_shards(self);
-      st.promise.deliver(std::move(summary));
+  summary.recorded = std::move(recorded);
+  summary.engine = std::move(engine);
+  summary.trials = st.plan.trials;
+  summary.simulated_s = st.plan.steps_per_trial * st.plan.dt_ms * 1e-3;
+  summary.simulated_this_run_s = static_cast<double>(steps_since_start(st)) * st.plan.dt_ms * 1e-3;
+  summary.stopped_early = st.schedule->stopped();
+  summary.stopped_trial = st.done.trial;
+  summary.stopped_step = st.done.step;
+  add_realtime_summary(self, summary);
+  add_plasticity_summary(self, summary);
+  summary.wall_s = elapsed_s(st);
+  summary.cpu_s = process_cpu_seconds() - st.cpu_at_start;
+  summary.peak_memory_MiB = peak_memory_MiB();
+  summary.checkpoints.assign(st.checkpoint_files.begin(), st.checkpoint_files.end());
+  summary.checkpoints_written = st.checkpoints_written;
+  summary.swaps = st.swap_log;
+  summary.plasticity_shards = static_cast<uint32_t>(st.plan.plasticity.shards.size());
+  summary.weight_changes = st.weight_changes;
+  summary.final_weights = std::move(final_weights);
+  stop_shards(self);
+  st.promise.deliver(std::move(summary));
 }
 
 void finish(self_ptr self) {

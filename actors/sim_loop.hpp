@@ -85,6 +85,9 @@ struct RunPlan {
   // Checkpoints fall on multiples of this many steps: a delay cell, or with plasticity a
   // plasticity period (where the learned state restores with any shard count).
   int32_t checkpoint_granularity = 18;
+  // The newest checkpoint files the sim loop remembers for the status and the summary:
+  // those still on disk (checkpoint.keep). A service writes them without end.
+  std::size_t checkpoints_listed = 3;
   // Progress is logged at most this often (wall time).
   std::chrono::milliseconds progress_every{1000};
   // Epoch requests in flight at once.
@@ -158,7 +161,9 @@ struct sim_loop_state {
   std::deque<StatusSample> samples;
   int32_t in_flight = 0, writing = 0;
   uint64_t spikes = 0;
-  std::vector<std::string> checkpoint_files, swap_log;
+  std::deque<std::string> checkpoint_files;  // the newest plan.checkpoints_listed, oldest first
+  uint64_t checkpoints_written = 0;
+  std::vector<std::string> swap_log;
   std::deque<PendingWeights> weights;   // in the order they apply
   uint64_t weight_changes = 0, weight_updates = 0;
   std::vector<AppliedWeights> applied_weights;  // RunSummary::applied

@@ -16,7 +16,9 @@ void write_checkpoint(self_ptr self, Snapshot& snapshot, uint64_t live_id) {
     auto& st = self->state;
     --st.writing;
     spdlog::info("checkpoint written: {}", path);
+    ++st.checkpoints_written;
     st.checkpoint_files.push_back(path);
+    while (st.checkpoint_files.size() > st.plan.checkpoints_listed) st.checkpoint_files.pop_front();
     answer_live(self, live_id, {true, "checkpoint written: " + path, at.trial, at.step, path});
     finish_if_done(self);
   }, on_error(self));

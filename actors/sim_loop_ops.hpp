@@ -86,7 +86,7 @@ void record_lag(self_ptr self);
 void judge_engine_if_due(self_ptr self, double wall_per_simulated);
 // The status's lag p99/max, cost, warnings, CPU partitions and GPU neighbours.
 void add_realtime_status(self_ptr self, ServiceStatus& s);
-// The summary's lag over the whole run and cost per role; and add_plasticity_summary.
+// The summary's lag over the whole run and cost per role.
 void add_realtime_summary(self_ptr self, RunSummary& summary);
 
 }  // namespace flysim::sim_loop_ops

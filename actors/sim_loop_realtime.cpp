@@ -103,8 +103,6 @@ void add_realtime_summary(self_ptr self, RunSummary& summary) {
   summary.lag = st.lag->whole_run();
   summary.max_lag_ms = st.plan.max_lag_ms;
   if (st.plan.cost) summary.cost = st.plan.cost->report_since_start();
-  // And plasticity's (sim_loop_plasticity.cpp): deliver_summary's one call for them.
-  add_plasticity_summary(self, summary);
 }
 
 }  // namespace flysim::sim_loop_ops

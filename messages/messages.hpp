@@ -93,7 +93,8 @@ struct RunSummary {
   double wall_s = 0.0;
   double cpu_s = 0.0;            // process CPU time (getrusage) during the run
   double peak_memory_MiB = 0.0;  // peak resident set of the process (getrusage)
-  std::vector<std::string> checkpoints;  // files written, oldest first
+  std::vector<std::string> checkpoints;  // the newest checkpoint.keep files written (on disk), oldest first
+  uint64_t checkpoints_written = 0;      // all of them
   std::vector<std::string> swaps;        // "step 5000 of trial 0: cpu pool, 2 threads -> cuda ..."
   uint32_t plasticity_shards = 0;        // 0: plasticity off
   uint64_t weight_changes = 0;           // weight changes the engine applied
@@ -188,7 +189,7 @@ typename Inspector::result_type inspect(Inspector& f, AppliedWeights& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, RunSummary& x) {
   return f(caf::meta::type_name("flysim.run_summary"), x.recorded, x.engine, x.trials, x.simulated_s, x.simulated_this_run_s, x.wall_s,
-           x.cpu_s, x.peak_memory_MiB, x.checkpoints, x.swaps, x.plasticity_shards, x.weight_changes, x.weight_updates,
+           x.cpu_s, x.peak_memory_MiB, x.checkpoints, x.checkpoints_written, x.swaps, x.plasticity_shards, x.weight_changes, x.weight_updates,
            x.applied, x.final_weights,
            x.stopped_early, x.stopped_trial, x.stopped_step, x.lag, x.max_lag_ms, x.cost);
 }

@@ -40,6 +40,11 @@ void StreamFile::flush() {
     done += static_cast<std::size_t>(n);
   }
   pending_.clear();
+  if (pending_.capacity() > kKeptBytes && pending_.capacity() > 4 * done) {
+    std::string smaller;
+    smaller.reserve(2 * done);
+    pending_.swap(smaller);
+  }
 }
 
 void StreamFile::commit() {

@@ -22,6 +22,12 @@ class StreamFile {
   // Flushes, fsyncs (regular files) and closes.
   void commit();
   std::size_t pending_bytes() const { return pending_.size(); }
+  // What the pending buffer holds on to. A flush keeps it for the next piece, unless it
+  // is over kKeptBytes and over 4 times what that flush wrote: a burst (a paced run
+  // catching up after a lag writes several times its usual share between flushes) would
+  // otherwise keep its high-water mark resident for as long as the service runs.
+  std::size_t buffer_capacity() const { return pending_.capacity(); }
+  static constexpr std::size_t kKeptBytes = 64 * 1024;
   const std::string& path() const { return path_; }
 
  private:

@@ -187,10 +187,10 @@ int BackgroundFlysim::wait_for(double timeout_s) {
   }
 }
 
-long resident_kib(int pid) {
+long resident_kib(int pid, const std::string& field) {
   std::ifstream status("/proc/" + std::to_string(pid) + "/status");
   for (std::string line; std::getline(status, line);)
-    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
+    if (line.rfind(field + ":", 0) == 0) return std::stol(line.substr(field.size() + 1));
   return -1;
 }
 

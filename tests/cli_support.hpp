@@ -85,7 +85,8 @@ class BackgroundFlysim {
   std::string out_path_, err_path_;
 };
 
-// Resident memory of a process, in KiB (/proc/PID/status VmRSS); -1 when unreadable.
-long resident_kib(int pid);
+// Resident memory of a process, in KiB, from /proc/PID/status: `field` VmRSS (all of it)
+// or RssAnon (heap and stacks, without the pages of mapped files); -1 when unreadable.
+long resident_kib(int pid, const std::string& field = "VmRSS");
 
 }  // namespace flysim::test

@@ -23,6 +23,7 @@
 #include "model/lif_params.hpp"
 #include "model/network_cache.hpp"
 #include "model/stimulus.hpp"
+#include "model/stream_file.hpp"
 #include "test_support.hpp"
 
 namespace flysim::test {
@@ -137,6 +138,27 @@ TEST_F(Reliability, AnUnfinishedOutputLeavesNoFileAndKeepsTheOldOne) {
   }
   EXPECT_EQ(slurp(path("out.csv")), "old\n");
   EXPECT_TRUE(temporaries().empty());
+}
+
+// A streamed output (flysim serve's spikes) keeps its buffer between flushes, but not
+// the high-water mark of a burst: that would stay resident for as long as the service runs.
+TEST_F(Reliability, AStreamedOutputGivesABurstsBufferBackAtTheNextQuietFlush) {
+  StreamFile out(path("stream.csv"));
+  const std::string line(100, 'x');
+  const auto write_lines = [&](int lines) {
+    for (int k = 0; k < lines; ++k) out.write(line.data(), line.size());
+    out.flush();
+  };
+  write_lines(100);  // 10 KB a flush: the usual share
+  const std::size_t usual = out.buffer_capacity();
+  write_lines(100);
+  EXPECT_EQ(out.buffer_capacity(), usual) << "a steady stream reallocates at every flush";
+  write_lines(10000);  // 1 MB: a burst
+  EXPECT_GE(out.buffer_capacity(), 1000000u);
+  write_lines(100);
+  EXPECT_LE(out.buffer_capacity(), std::max<std::size_t>(StreamFile::kKeptBytes, 4 * 10000));
+  out.commit();
+  EXPECT_EQ(fs::file_size(path("stream.csv")), 10300u * 100);
 }
 
 TEST_F(Reliability, StaleTemporariesOfDeadWritersAreRemovedLiveOnesKept) {

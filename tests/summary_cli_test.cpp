@@ -2,7 +2,10 @@
 // end to end through the flysim program on net2000.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "cli_support.hpp"
 #include "test_support.hpp"
@@ -51,6 +54,25 @@ TEST_F(SummaryCli, JsonHoldsTheFiguresOfTheTextSummary) {
   EXPECT_EQ(s.value("engine", ""), "cpu pool, 2 threads, batches of 2 trials");
   EXPECT_NE(r.out.find("engine      " + s.value("engine", "")), std::string::npos) << r.out;
   EXPECT_GT(s.value("wall_s", 0.0), 0.0);
+}
+
+// The summary names the checkpoint files still on disk (checkpoint.keep), not every one
+// written: a service writes them without end, and the sim loop keeps the list in memory.
+TEST_F(SummaryCli, CheckpointsListTheFilesKeptAndCountAllWritten) {
+  const CliResult r = run("--checkpoint.every-ms=10 --checkpoint.keep=2 --checkpoint.dir=" + dir_.path("ckpt") +
+                          " --output.summary=" + dir_.path("summary.json"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json s = read_summary(dir_.path("summary.json"));
+  const auto written = s.value("checkpoints_written", uint64_t{0});
+  EXPECT_GE(written, 9u);
+  ASSERT_EQ(s["checkpoints"].size(), 2u) << s["checkpoints"].dump();
+  std::vector<std::string> on_disk;
+  for (const auto& entry : std::filesystem::directory_iterator(dir_.path("ckpt"))) on_disk.push_back(entry.path().string());
+  std::sort(on_disk.begin(), on_disk.end());
+  EXPECT_EQ(on_disk, (std::vector<std::string>{s["checkpoints"][0], s["checkpoints"][1]}));
+  EXPECT_NE(r.out.find("checkpoints " + std::to_string(written) + " written, the last " + s["checkpoints"][1].get<std::string>()),
+            std::string::npos)
+      << r.out;
 }
 
 // A summary that cannot be written (a full device; a folder that does not exist, found

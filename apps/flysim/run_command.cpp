@@ -433,6 +433,7 @@ int run_or_serve(const std::vector<std::string>& args, RunMode mode) {
   plan.checkpoint_granularity = plasticity.enabled ? plasticity.params.period_steps : plan.delay_steps;
   const ScheduleGeometry geometry = geometry_of(plan);
   plan.checkpoints = checkpoint_positions(o.number("checkpoint.every-ms"), geometry);
+  plan.checkpoints_listed = static_cast<std::size_t>(checks.keep);
   if (checks.checkpointing && plan.checkpoints.empty() && o.text("run.duration-ms") != "forever")
     spdlog::warn("checkpoint.every-ms={} ms: no boundary of this run ({} steps apart) falls on it; no checkpoint will be written",
                  o.number("checkpoint.every-ms"), plan.checkpoint_granularity);

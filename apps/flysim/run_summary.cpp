@@ -91,7 +91,7 @@ void print_summary(const RunSummary& s, const SummaryContext& c) {
     std::cout << fmt::format("  plasticity  {} shard(s), {} weight changes applied in {} updates\n", s.plasticity_shards,
                              s.weight_changes, s.weight_updates);
   if (!s.checkpoints.empty())
-    std::cout << fmt::format("  checkpoints {} written, the last {}\n", s.checkpoints.size(), s.checkpoints.back());
+    std::cout << fmt::format("  checkpoints {} written, the last {}\n", s.checkpoints_written, s.checkpoints.back());
   print_realtime_summary(s, c.paced);
   const Speed speed = speed_of(s);
   std::cout << fmt::format(
@@ -135,6 +135,7 @@ std::string summary_json(const RunSummary& s, const SummaryContext& c) {
                      {"weights_out", c.weights_path},
                      {"plastic_connections", c.plastic_connections}};
   j["checkpoints"] = s.checkpoints;
+  j["checkpoints_written"] = s.checkpoints_written;
   j["paced"] = c.paced;
   j["lag"] = {{"now_ms", s.lag.now_ms}, {"p99_ms", s.lag.p99_ms}, {"max_ms", s.lag.max_ms}, {"max_lag_ms", s.max_lag_ms}};
   j["cost"] = s.cost;
