@@ -6,6 +6,8 @@
 #   WINDOW=30 ...     seconds over which host cores are measured (default 20)
 #   REQUESTS=200 ...  status requests timed (default 200)
 #   PACE_BATCH_MS=50 ...  run.pace-batch-ms of the paced service in 3 (default 10)
+#   THREADS=2 ...     engine.threads of the CPU engine (default: the option's default)
+#   SECTIONS="3" ...  which of the three parts to run (default "1 2 3")
 # 1. An unpaced 1 s run as `flysim run` (no control API) and as `flysim serve
 #    --run.pace=off` (control API and journal on), alternated: median wall s per simulated s.
 # 2. Status latency: GET /status, one after another, while an unpaced service runs the
@@ -20,7 +22,8 @@ source "$here/bench/bench_lib.sh"
 work=$(mktemp -d)
 serve_pid=
 trap '[[ -n $serve_pid ]] && kill "$serve_pid" 2> /dev/null; rm -rf "$work"' EXIT
-common=(--engine.kind="$engine" --log.level=warn)
+common=(--engine.kind="$engine" --log.level=warn ${THREADS:+--engine.threads="$THREADS"})
+sections=" ${SECTIONS:-1 2 3} "
 
 # Starts `flysim serve ARGS...` in the background; sets serve_pid and port.
 start_service() {
@@ -42,38 +45,44 @@ cpu_seconds() { awk -v hz="$(getconf CLK_TCK)" '{print ($14 + $15) / hz}' "/proc
 echo "# flysim service benchmark, engine $engine, $(machine_line)"
 "$flysim" run "${common[@]}" --run.duration-ms=1 > /dev/null  # the network, generated and cached once
 
-echo "== 1. unpaced 1 s run, control API off (run) and on (serve --run.pace=off), ${REPEAT:-3} pairs alternated"
-off=() on=()
-for ((r = 0; r < ${REPEAT:-3}; ++r)); do
-  REPEAT=1 timed_runs "$flysim" "${common[@]}"
-  off+=("$wall")
-  REPEAT=1 COMMAND=serve timed_runs "$flysim" "${common[@]}" --run.pace=off --run.duration-ms=1000 --control.port=0 \
-    --output.journal="$work/journal.jsonl"
-  on+=("$wall")
-done
-echo "API off: $(printf '%s\n' "${off[@]}" | median) wall s per simulated s (runs: ${off[*]})"
-echo "API on:  $(printf '%s\n' "${on[@]}" | median) wall s per simulated s (runs: ${on[*]})"
+if [[ $sections == *" 1 "* ]]; then
+  echo "== 1. unpaced 1 s run, control API off (run) and on (serve --run.pace=off), ${REPEAT:-3} pairs alternated"
+  off=() on=()
+  for ((r = 0; r < ${REPEAT:-3}; ++r)); do
+    REPEAT=1 timed_runs "$flysim" "${common[@]}"
+    off+=("$wall")
+    REPEAT=1 COMMAND=serve timed_runs "$flysim" "${common[@]}" --run.pace=off --run.duration-ms=1000 --control.port=0 \
+      --output.journal="$work/journal.jsonl"
+    on+=("$wall")
+  done
+  echo "API off: $(printf '%s\n' "${off[@]}" | median) wall s per simulated s (runs: ${off[*]})"
+  echo "API on:  $(printf '%s\n' "${on[@]}" | median) wall s per simulated s (runs: ${on[*]})"
+fi
 
-echo "== 2. status latency while the engine runs unpaced, ${REQUESTS:-200} requests"
-start_service --run.pace=off --run.duration-ms=forever
-until curl -s "localhost:$port/status" | grep -q '"simulated_s":[1-9]'; do sleep 0.2; done  # past the start-up
-for ((i = 0; i < ${REQUESTS:-200}; ++i)); do
-  curl -s -o /dev/null -w '%{time_total}\n' "localhost:$port/status"
-done | sort -g | awk '{a[NR] = $1 * 1e3} END {printf "median %.2f ms, p99 %.2f ms, slowest %.2f ms\n", a[int((NR + 1) / 2)], a[int(NR * 0.99 + 0.5)], a[NR]}'
-stop_service
+if [[ $sections == *" 2 "* ]]; then
+  echo "== 2. status latency while the engine runs unpaced, ${REQUESTS:-200} requests"
+  start_service --run.pace=off --run.duration-ms=forever
+  until curl -s "localhost:$port/status" | grep -q '"simulated_s":[1-9]'; do sleep 0.2; done  # past the start-up
+  for ((i = 0; i < ${REQUESTS:-200}; ++i)); do
+    curl -s -o /dev/null -w '%{time_total}\n' "localhost:$port/status"
+  done | sort -g | awk '{a[NR] = $1 * 1e3} END {printf "median %.2f ms, p99 %.2f ms, slowest %.2f ms\n", a[int((NR + 1) / 2)], a[int(NR * 0.99 + 0.5)], a[NR]}'
+  stop_service
+fi
 
-echo "== 3. host cores at pace=realtime, run.pace-batch-ms=${PACE_BATCH_MS:-10}, over ${WINDOW:-20} s after a 5 s warm-up"
-start_service --run.pace=realtime --run.duration-ms=forever --run.pace-batch-ms="${PACE_BATCH_MS:-10}"
-sleep 5
-before=$(cpu_seconds "$serve_pid")
-start=$(date +%s.%N)
-# The window itself: flysim cost reads the service's per-thread counters at its two ends
-# (two status requests) and prints the cores per role.
-"$flysim" cost --url="http://127.0.0.1:$port" --window="${WINDOW:-20}"
-after=$(cpu_seconds "$serve_pid")
-end=$(date +%s.%N)
-status=$(curl -s "localhost:$port/status")
-echo "$status" | tr ',' '\n' | grep -E '"(engine|lag_ms|host_cores|wall_per_simulated)"' | tr '\n' ' '
-echo
-awk -v a="$before" -v b="$after" -v s="$start" -v e="$end" 'BEGIN {printf "whole process: %.3f host cores (%.2f cpu s over %.1f wall s)\n", (b - a) / (e - s), b - a, e - s}'
-stop_service
+if [[ $sections == *" 3 "* ]]; then
+  echo "== 3. host cores at pace=realtime, run.pace-batch-ms=${PACE_BATCH_MS:-10}, over ${WINDOW:-20} s after a 5 s warm-up"
+  start_service --run.pace=realtime --run.duration-ms=forever --run.pace-batch-ms="${PACE_BATCH_MS:-10}"
+  sleep 5
+  before=$(cpu_seconds "$serve_pid")
+  start=$(date +%s.%N)
+  # The window itself: flysim cost reads the service's per-thread counters at its two ends
+  # (two status requests) and prints the cores per role.
+  "$flysim" cost --url="http://127.0.0.1:$port" --window="${WINDOW:-20}"
+  after=$(cpu_seconds "$serve_pid")
+  end=$(date +%s.%N)
+  status=$(curl -s "localhost:$port/status")
+  echo "$status" | tr ',' '\n' | grep -E '"(engine|lag_ms|lag_p99_ms|lag_max_ms|host_cores|wall_per_simulated)"' | tr '\n' ' '
+  echo
+  awk -v a="$before" -v b="$after" -v s="$start" -v e="$end" 'BEGIN {printf "whole process: %.3f host cores (%.2f cpu s over %.1f wall s)\n", (b - a) / (e - s), b - a, e - s}'
+  stop_service
+fi
