@@ -259,7 +259,9 @@ TEST_F(ControlServerTest, StopEndsTheServerPromptly) {
   ok_body(get("/status"));
   const auto before = std::chrono::steady_clock::now();
   server_->stop();
-  EXPECT_LT(std::chrono::steady_clock::now() - before, std::chrono::seconds(1));
+  // Promptly: not after httplib's 5 s keep-alive or read timeout. The margin is for a
+  // loaded machine joining the server's threads.
+  EXPECT_LT(std::chrono::steady_clock::now() - before, std::chrono::seconds(3));
   EXPECT_FALSE(get("/status")) << "the server answered after stop()";
   server_->stop();  // idempotent
 }
