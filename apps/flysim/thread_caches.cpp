@@ -25,7 +25,7 @@ void exec_without_thread_caches(char** argv) {
   const char* tunables = std::getenv("GLIBC_TUNABLES");
   const std::string before = tunables ? tunables : "";
   if (before.find(kTunable) != std::string::npos) return;
-  const std::string after = (before.empty() ? "" : before + ":") + kTunable + "=0";
+  const std::string after = std::string(kTunable) + "=0" + (before.empty() ? "" : ":" + before);
   setenv("GLIBC_TUNABLES", after.c_str(), 1);
   execv("/proc/self/exe", argv);
   // The exec failed: the environment as it was.
