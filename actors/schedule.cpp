@@ -138,7 +138,6 @@ Schedule::Action Schedule::next(RunPosition issued, double now_s) {
     a.command = std::move(live_.front().command);
     a.live_id = live_.front().id;
     live_.pop_front();
-    placed_live_.push_back({issued, a.command});
     return a;
   }
   if (paused_ || stopped_) {

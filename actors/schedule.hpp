@@ -95,10 +95,10 @@ class Schedule {
 
   // A live command; it is placed at the first boundary where it can apply (a checkpoint
   // with plasticity waits for a period boundary) and comes back from next() there.
-  // `id` lets the caller answer it (non-zero).
+  // `id` lets the caller answer it (non-zero). The boundary chosen is the `at` of the
+  // action that hands it back; the caller journals it (the schedule keeps no copy: a
+  // service receives commands without end).
   void receive(LiveCommand command, uint64_t id);
-  // The boundaries chosen for live commands, in order: what the journal holds.
-  const std::vector<PlacedCommand>& placed_live() const { return placed_live_; }
 
   // Effects of commands, applied by the caller when it applies the command.
   void pause() { paused_ = true; }
@@ -146,7 +146,6 @@ class Schedule {
     uint64_t id;
   };
   std::deque<Waiting> live_;
-  std::vector<PlacedCommand> placed_live_;
   bool trial_started_ = false;
   bool paused_ = false, stopped_ = false;
   double pace_ = 0.0;

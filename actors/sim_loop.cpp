@@ -96,7 +96,8 @@ void deliver_summary(self_ptr self, RecorderSummary recorded, std::string engine
   summary.peak_memory_MiB = peak_memory_MiB();
   summary.checkpoints.assign(st.checkpoint_files.begin(), st.checkpoint_files.end());
   summary.checkpoints_written = st.checkpoints_written;
-  summary.swaps = st.swap_log;
+  summary.swaps = st.swap_log.items();
+  summary.swaps_done = st.swap_log.count();
   summary.plasticity_shards = static_cast<uint32_t>(st.plan.plasticity.shards.size());
   summary.weight_changes = st.weight_changes;
   summary.final_weights = std::move(final_weights);
@@ -219,7 +220,7 @@ void request_swap(self_ptr self, EngineKind kind, unsigned threads, uint64_t liv
       const std::string line = "trial " + std::to_string(at.trial) + " step " + std::to_string(at.step) +
                                ": swapped to " + description + " in " + std::to_string(ms) + " ms";
       spdlog::info("engine {}", line);
-      st.swap_log.push_back(line);
+      st.swap_log.add(line);
       answer_live(self, live_id, {true, "swapped to " + description, at.trial, at.step, ""});
       st.swapping = false;
       issue(self);

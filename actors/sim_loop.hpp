@@ -18,6 +18,7 @@
 #include "messages/interfaces.hpp"
 #include "model/cost_diagnosis.hpp"
 #include "model/cost_sampler.hpp"
+#include "model/first_listed.hpp"
 #include "model/gpu_processes.hpp"
 #include "model/journal.hpp"
 #include "model/lag_watch.hpp"
@@ -163,10 +164,10 @@ struct sim_loop_state {
   uint64_t spikes = 0;
   std::deque<std::string> checkpoint_files;  // the newest plan.checkpoints_listed, oldest first
   uint64_t checkpoints_written = 0;
-  std::vector<std::string> swap_log;
+  FirstListed<std::string> swap_log{kSwapsListed};  // RunSummary::swaps, swaps_done
   std::deque<PendingWeights> weights;   // in the order they apply
-  uint64_t weight_changes = 0, weight_updates = 0;
-  std::vector<AppliedWeights> applied_weights;  // RunSummary::applied
+  uint64_t weight_changes = 0;
+  FirstListed<AppliedWeights> applied_weights{kAppliedWeightsListed};  // RunSummary::applied, weight_updates
   bool finishing = false;
   std::chrono::steady_clock::time_point started, last_progress;
   double cpu_at_start = 0.0;

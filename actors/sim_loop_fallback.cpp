@@ -91,7 +91,7 @@ void fall_back(self_ptr self, const caf::error& err) {
                                          st.recorded_until.trial, st.recorded_until.step, failed, description, point.at.trial,
                                          point.at.step);
     spdlog::warn("engine {}", line);
-    st.swap_log.push_back(line);
+    st.swap_log.add(line);
     st.swapping = false;
     issue(self);
     finish_if_done(self);

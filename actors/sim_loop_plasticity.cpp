@@ -41,10 +41,8 @@ bool apply_due_weights(self_ptr self) {
     PendingWeights& front = st.weights.front();
     if (front.awaiting > 0) return false;
     st.weight_changes += front.update.changes.size();
-    ++st.weight_updates;
-    if (st.applied_weights.size() < kAppliedWeightsListed)
-      st.applied_weights.push_back({front.update.trial, front.update.first, st.issued.trial, st.issued.step,
-                                    front.update.changes.size()});
+    st.applied_weights.add(
+        {front.update.trial, front.update.first, st.issued.trial, st.issued.step, front.update.changes.size()});
     spdlog::debug("plasticity: {} weight changes of the period from trial {} step {} applied at trial {} step {}",
                   front.update.changes.size(), front.update.trial, front.update.first, st.issued.trial, st.issued.step);
     ++st.in_flight;
@@ -59,8 +57,8 @@ bool apply_due_weights(self_ptr self) {
 
 void add_plasticity_summary(self_ptr self, RunSummary& summary) {
   const auto& st = self->state;
-  summary.weight_updates = st.weight_updates;
-  summary.applied = st.applied_weights;
+  summary.weight_updates = st.applied_weights.count();
+  summary.applied = st.applied_weights.items();
 }
 
 bool period_not_ended_yet(self_ptr self) {

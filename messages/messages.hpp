@@ -80,8 +80,10 @@ struct AppliedWeights {
   int32_t at_trial = 0, at_step = 0;
   uint64_t changes = 0;
 };
-// RunSummary::applied lists at most this many (a service learns without end).
+// RunSummary::applied and RunSummary::swaps list at most this many, the first (a service
+// learns and swaps without end; model/first_listed.hpp).
 constexpr std::size_t kAppliedWeightsListed = 1000;
+constexpr std::size_t kSwapsListed = 1000;
 
 // ---- sim_loop -> caller: the whole run
 struct RunSummary {
@@ -95,7 +97,8 @@ struct RunSummary {
   double peak_memory_MiB = 0.0;  // peak resident set of the process (getrusage)
   std::vector<std::string> checkpoints;  // the newest checkpoint.keep files written (on disk), oldest first
   uint64_t checkpoints_written = 0;      // all of them
-  std::vector<std::string> swaps;        // "step 5000 of trial 0: cpu pool, 2 threads -> cuda ..."
+  std::vector<std::string> swaps;        // "trial 0 step 5000: swapped to cuda ...", the first kSwapsListed
+  uint64_t swaps_done = 0;               // all of them (fallbacks included)
   uint32_t plasticity_shards = 0;        // 0: plasticity off
   uint64_t weight_changes = 0;           // weight changes the engine applied
   uint64_t weight_updates = 0;           // periods' updates the engine applied
@@ -189,7 +192,7 @@ typename Inspector::result_type inspect(Inspector& f, AppliedWeights& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, RunSummary& x) {
   return f(caf::meta::type_name("flysim.run_summary"), x.recorded, x.engine, x.trials, x.simulated_s, x.simulated_this_run_s, x.wall_s,
-           x.cpu_s, x.peak_memory_MiB, x.checkpoints, x.checkpoints_written, x.swaps, x.plasticity_shards, x.weight_changes, x.weight_updates,
+           x.cpu_s, x.peak_memory_MiB, x.checkpoints, x.checkpoints_written, x.swaps, x.swaps_done, x.plasticity_shards, x.weight_changes, x.weight_updates,
            x.applied, x.final_weights,
            x.stopped_early, x.stopped_trial, x.stopped_step, x.lag, x.max_lag_ms, x.cost);
 }

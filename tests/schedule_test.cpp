@@ -24,10 +24,12 @@ LiveCommand command(const std::string& action) {
 }
 
 // Drives a schedule as the sim loop does (unpaced, clock at 0): every action in order,
-// with the position it came at; live commands are handed in when `issued` reaches them.
+// with the position it came at; live commands are handed in when `issued` reaches them,
+// and journaled (`journal`) where they come back, as actors/sim_loop_live.cpp does.
 struct Trace {
   std::vector<std::pair<Kind, RunPosition>> actions;
   std::vector<std::string> commands;
+  std::vector<PlacedCommand> journal;
 };
 
 Trace drive(Schedule& s, const std::vector<std::pair<RunPosition, LiveCommand>>& live = {}) {
@@ -40,6 +42,7 @@ Trace drive(Schedule& s, const std::vector<std::pair<RunPosition, LiveCommand>>&
     t.actions.push_back({a.kind, a.at});
     if (a.kind == Kind::command) {
       t.commands.push_back(a.command.action + "@" + std::to_string(a.at.trial) + ":" + std::to_string(a.at.step));
+      if (a.live_id != 0) t.journal.push_back({a.at, a.command});
       if (a.command.action == "stop") s.stop();
       if (a.command.action == "pause") s.pause();
       if (a.command.action == "resume") s.resume(issued, 0.0);
@@ -80,15 +83,15 @@ TEST(Schedule, ALiveCommandIsPlacedAtTheNextBoundaryAndJournaled) {
   Schedule s(geometry(), {}, {}, 0.0);
   const Trace t = drive(s, {{{0, 20}, command("swap")}, {{1, 0}, command("stimulus")}});
   EXPECT_EQ(t.commands, (std::vector<std::string>{"swap@0:36", "stimulus@1:0"}));
-  ASSERT_EQ(s.placed_live().size(), 2u);
-  EXPECT_EQ(s.placed_live()[0].at, (RunPosition{0, 36}));
-  EXPECT_EQ(s.placed_live()[1].at, (RunPosition{1, 0}));
+  ASSERT_EQ(t.journal.size(), 2u);
+  EXPECT_EQ(t.journal[0].at, (RunPosition{0, 36}));
+  EXPECT_EQ(t.journal[1].at, (RunPosition{1, 0}));
 }
 
 TEST(Schedule, ReplayingTheJournalGivesTheSameActions) {
   Schedule live(geometry(3, 200), {{0, 90}}, {}, 0.0);
   const Trace original = drive(live, {{{0, 5}, command("stimulus")}, {{0, 90}, command("swap")}, {{2, 7}, command("stop")}});
-  Schedule replay(geometry(3, 200), {{0, 90}}, live.placed_live(), 0.0);
+  Schedule replay(geometry(3, 200), {{0, 90}}, original.journal, 0.0);
   const Trace again = drive(replay);
   EXPECT_EQ(again.actions, original.actions);
   EXPECT_EQ(again.commands, original.commands);

@@ -128,7 +128,8 @@ TEST_F(Service, SwappedOutEnginesGiveTheirMemoryBack) {
 // API for hours: once the first swaps are behind it, its heap must stop growing. Each
 // swap starts new engine threads and each HTTP thread's first request used to take a
 // malloc arena of its own; each checkpoint's file name stayed in a list
-// (apps/flysim/main.cpp, actors/engine_actor.hpp). Anonymous memory (heap and stacks)
+// (apps/flysim/main.cpp, actors/engine_actor.hpp); each thread's cache of freed blocks
+// filled (apps/flysim/thread_caches.cpp). Anonymous memory (heap and stacks)
 // is measured: the pages of the binary and its libraries come in as code runs first.
 TEST_F(Service, MemoryStaysFlatOverSwapsCheckpointsAndRequests) {
   BackgroundFlysim serve("serve " + network() + " --run.pace=2 --engine.threads=2 --control.port=0 --checkpoint.every-ms=100" +
@@ -160,6 +161,24 @@ TEST_F(Service, MemoryStaysFlatOverSwapsCheckpointsAndRequests) {
   // +0.30 MiB; before (an arena per thread, no trim after a swap): +1.4 to +2.1 MiB.
   EXPECT_LT(last - first, 1024) << first << " KiB after swaps 5-7, " << last << " KiB after swaps 22-24, " << checkpoints
                                << " checkpoints between";
+  EXPECT_EQ(ctl(port, "stop").code, 0);
+  EXPECT_EQ(serve.wait(), 0) << slurp(path("serve.err"));
+}
+
+// A service runs without glibc's per-thread caches of freed blocks, which held memory for
+// good (apps/flysim/thread_caches.cpp): flysim serve re-executes itself with the tunable
+// put before those the caller set. (The dynamic loader cuts the variable at the first
+// ':' in what /proc shows; the program itself sees all of it.)
+TEST_F(Service, RunsWithoutThreadCachesWhateverTunablesTheCallerSet) {
+  ::setenv("GLIBC_TUNABLES", "glibc.malloc.trim_threshold=131072", 1);
+  BackgroundFlysim serve("serve " + network() + " --control.port=0 --output.spikes=" + path("spikes.csv"), path("serve.out"),
+                         path("serve.err"));
+  ::unsetenv("GLIBC_TUNABLES");
+  const std::string line = serve.wait_for_output("control API on http://", 60);
+  ASSERT_NE(line, "") << slurp(path("serve.err"));
+  const std::string port = line.substr(line.rfind(':') + 1);
+  const std::string environment = slurp("/proc/" + std::to_string(serve.pid()) + "/environ");
+  EXPECT_NE(environment.find(std::string("GLIBC_TUNABLES=glibc.malloc.tcache_count=0") + '\0'), std::string::npos);
   EXPECT_EQ(ctl(port, "stop").code, 0);
   EXPECT_EQ(serve.wait(), 0) << slurp(path("serve.err"));
 }

@@ -75,6 +75,20 @@ TEST_F(SummaryCli, CheckpointsListTheFilesKeptAndCountAllWritten) {
       << r.out;
 }
 
+// The summary lists the first kSwapsListed swaps and counts them all: a service swaps
+// without end, and the sim loop keeps the list in memory.
+TEST_F(SummaryCli, SwapsListTheFirstThousandAndCountAll) {
+  const int swaps = 1002;
+  std::string at;
+  for (int k = 1; k <= swaps; ++k) at += (k > 1 ? "," : "") + std::to_string(k * 0.1) + ":cpu";
+  const CliResult r = run("--run.swap-at=" + at + " --output.summary=" + dir_.path("summary.json"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json s = read_summary(dir_.path("summary.json"));
+  EXPECT_EQ(s.value("swaps_done", uint64_t{0}), uint64_t{swaps});
+  EXPECT_EQ(s["swaps"].size(), 1000u);
+  EXPECT_NE(r.out.find("swaps       1002 in all, the first 1000 listed"), std::string::npos) << r.out.substr(0, 2000);
+}
+
 // A summary that cannot be written (a full device; a folder that does not exist, found
 // before the run) ends the run with one error naming it, exit 2.
 TEST_F(SummaryCli, UnwritableSummaryIsAnErrorNamingTheFile) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "apps/flysim/commands.hpp"
+#include "apps/flysim/thread_caches.hpp"
 #include "model/errors.hpp"
 
 namespace {
@@ -50,6 +51,9 @@ constexpr const char* kUsage =
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A service lives long: its threads' caches of freed blocks would hold memory for good
+  // (apps/flysim/thread_caches.cpp).
+  if (argc > 1 && std::string(argv[1]) == "serve") flysim::app::exec_without_thread_caches(argv);
   // glibc raises its mmap threshold each time a large mmapped block is freed, so after the
   // first engine swap the next engine's delay ring and state (tens of MiB) come from the
   // heap, and freeing them at the following swap leaves them there: resident memory grew

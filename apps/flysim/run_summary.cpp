@@ -84,6 +84,8 @@ void print_summary(const RunSummary& s, const SummaryContext& c) {
     std::cout << fmt::format("  readout     {} ({}index {}): {:.1f} Hz\n", r.root_id, r.root_id == kMn9RootId ? "MN9, " : "",
                              r.index, r.rate_Hz);
   for (const std::string& swap : s.swaps) std::cout << fmt::format("  swap        {}\n", swap);
+  if (s.swaps_done > s.swaps.size())
+    std::cout << fmt::format("  swaps       {} in all, the first {} listed\n", s.swaps_done, s.swaps.size());
   if (s.stopped_early)
     std::cout << fmt::format("  stopped     early, by a stop signal, at trial {} step {}: the outputs hold everything up to there\n",
                              s.stopped_trial, s.stopped_step);
@@ -127,6 +129,7 @@ std::string summary_json(const RunSummary& s, const SummaryContext& c) {
   j["top"] = responders_json(s.recorded.top);
   j["readouts"] = responders_json(s.recorded.readouts);
   j["swaps"] = s.swaps;
+  j["swaps_done"] = s.swaps_done;
   j["stopped_at"] = s.stopped_early ? position_json(s.stopped_trial, s.stopped_step) : ordered_json();
   j["plasticity"] = {{"shards", s.plasticity_shards},
                      {"weight_changes", s.weight_changes},
