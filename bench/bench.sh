@@ -25,7 +25,7 @@ echo "# flysim benchmark, $(machine_line)"
 start=$(date +%s.%N)
 "$flysim" run --run.duration-ms=1 --network.cache=false --log.level=warn > /dev/null
 awk -v s="$start" -v e="$(date +%s.%N)" -v limit=30 \
-  'BEGIN {printf "# synthetic network generated and run for 1 ms in %.1f s (limit %d s)%s\n", e - s, limit, e - s > limit ? ": OVER THE LIMIT" : ""}'
+  'BEGIN {printf "# synthetic network generated and run for 1 ms in %.1f s (limit %d s)%s\n", e - s, limit, (e - s > limit ? ": OVER THE LIMIT" : "")}'
 # Load (and, the first time, generate and cache) the network once, outside the timings.
 "$flysim" run --run.duration-ms=1 --log.level=warn > /dev/null
 printf "%-9s %-6s %-8s %18s %14s %10s %8s %8s\n" scenario engine threads "wall_s/sim_s" "cpu_s/sim_s" "peak_MiB" spikes active
