@@ -159,7 +159,8 @@ TEST_F(ShardNode, TokenAuthenticatesRunsAndRefusesOthers) {
   BackgroundFlysim node("shard --port=0 --token-file=" + good, path("node.out"), path("node.err"));
   const unsigned port = serving_port(node);
   ASSERT_NE(port, 0u) << slurp(path("node.err"));
-  EXPECT_NE(slurp(path("node.err")).find("shard node: TLS; only runs with the token of " + good), std::string::npos);
+  // Logged just after the serving line the port came from: waited for, not read at once.
+  EXPECT_NE(node.wait_for_log("shard node: TLS; only runs with the token of " + good, 30), "") << slurp(path("node.err"));
 
   const CliResult ok = flysim("ok", run_args(port, "50", "--plasticity.token-file=" + good));
   ASSERT_EQ(ok.code, 0) << ok.err;
