@@ -184,7 +184,7 @@ TEST_F(Service, RunsWithoutThreadCachesWhateverTunablesTheCallerSet) {
 }
 
 // Pacing to real time: over 10 s of wall time, simulated time advances by the same
-// amount within 1%. Each status poll is an event (a status answer), not a sleep guess.
+// amount within 1%. Each sample is a status answer, taken every 50 ms.
 TEST_F(Service, RealTimePacingKeepsSimulatedTimeWithinOnePercentOfWallTimeOver10s) {
   BackgroundFlysim serve("serve " + network() + " --control.port=0 --output.spikes=" + path("paced.csv") +
                              " --output.journal=" + path("journal.jsonl"),
@@ -199,8 +199,7 @@ TEST_F(Service, RealTimePacingKeepsSimulatedTimeWithinOnePercentOfWallTimeOver10
   }
   nlohmann::json last = first;
   while (last["wall_s"].get<double>() - first["wall_s"].get<double>() < 10.0) {
-    // The poll's pace: asking without a pause held a core of a two-core machine against
-    // the service it measures.
+    // Asking without a pause held a core of a two-core machine against the service it measures.
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     last = status(port);
     EXPECT_LT(last["lag_ms"].get<double>(), 100.0) << last.dump();
