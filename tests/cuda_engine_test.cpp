@@ -125,6 +125,34 @@ std::vector<Spike> lockstep(const std::vector<Engine*>& engines, int32_t from, i
   return all;
 }
 
+// Advances every engine through spans of `lengths` steps (cycled) from `from` to `to`
+// with advance_cells, which the CUDA engine runs as rounds of many epochs (one graph
+// launch each); spikes and exported state must agree after every span. Returns the spikes.
+std::vector<Spike> lockstep_rounds(const std::vector<Engine*>& engines, int32_t from, int32_t to,
+                                   const std::vector<int32_t>& lengths) {
+  std::vector<Spike> all;
+  std::size_t k = 0;
+  for (int32_t next = from; next < to; ++k) {
+    const kernels::EpochSpan span{next, std::min(lengths[k % lengths.size()], to - next)};
+    const std::vector<Spike> expected = engines[0]->advance_cells(span).front();
+    for (std::size_t e = 1; e < engines.size(); ++e) {
+      const std::vector<Spike> actual = engines[e]->advance_cells(span).front();
+      EXPECT_TRUE(same_spikes(expected, actual)) << engines[e]->describe() << ", steps [" << span.first << ", +"
+                                                 << span.steps << ")";
+      if (expected != actual) return all;
+    }
+    const EngineState reference = engines[0]->export_state();
+    for (std::size_t e = 1; e < engines.size(); ++e) {
+      const auto same = same_state(reference, engines[e]->export_state());
+      EXPECT_TRUE(same) << engines[e]->describe() << ", after steps [" << span.first << ", +" << span.steps << ")";
+      if (!same) return all;
+    }
+    all.insert(all.end(), expected.begin(), expected.end());
+    next += span.steps;
+  }
+  return all;
+}
+
 std::shared_ptr<const Network> net2000() {
   static const auto net = std::make_shared<const Network>(
       load_flywire(data_path("net2000/neurons.csv"), data_path("net2000/connectivity.csv")));
@@ -404,6 +432,45 @@ TEST(CudaEngine, Net2000StimulusChangesMatchCpu) {
   CpuEngine unchanged(before, 2);
   EXPECT_NE(run_until(unchanged, 0, 5000), spikes);
   std::printf("net2000 stimulus changes at 1800 and 3007: %zu spikes identical\n", spikes.size());
+  EXPECT_GT(spikes.size(), 1000u);
+}
+
+// Rounds of many epochs (advance_cells, as the sim loop asks): spans that start and end
+// inside cells, one step, whole seconds; Poisson input and kicks; a stimulus change
+// between rounds (the engine's captured graphs hold the old one and must be dropped);
+// and a state imported into a running engine (its graphs hold the old first trial).
+TEST(CudaEngine, Net2000RoundsOfManyCellsMatchCpu) {
+  SKIP_WITHOUT_CUDA();
+  const EngineSetup before = net2000_setup();
+  const int32_t d = before.constants.delay_steps;
+  CpuEngine reference(before, 2);
+  const std::unique_ptr<Engine> cuda = make_cuda_engine(before);
+  const std::vector<Engine*> engines{&reference, cuda.get()};
+  const std::vector<int32_t> lengths{100, 1, 37, 1100, 18, 250, 5, 2 * d, 555, 10000};
+  std::vector<Spike> spikes = lockstep_rounds(engines, 0, 4000, lengths);
+  const StimulusChange change = stimulus_change(before, 4000, 80.0);
+  for (Engine* e : engines) e->set_stimulus(change.plan, change.poisson_threshold);
+  std::vector<Spike> more = lockstep_rounds(engines, 4000, 8003, lengths);
+  spikes.insert(spikes.end(), more.begin(), more.end());
+  EngineState moved = reference.export_state();
+  moved.trial = 3;
+  for (Engine* e : engines) e->import_state(moved);
+  more = lockstep_rounds(engines, 8003, 12000, lengths);
+  spikes.insert(spikes.end(), more.begin(), more.end());
+  ASSERT_FALSE(testing::Test::HasFailure());
+  std::printf("net2000 rounds of many cells, a stimulus change and an import: %zu spikes identical\n", spikes.size());
+  EXPECT_GT(spikes.size(), 1000u);
+}
+
+// The same at FlyWire scale with the sugar stimulus: rounds as long as the spike buffer
+// allows, and the short rounds of a paced service.
+TEST(CudaEngine, FlyWireScaleRoundsOfManyCellsMatchCpu) {
+  SKIP_WITHOUT_CUDA();
+  const EngineSetup setup = sugar_setup(150.0);
+  CpuEngine reference(setup, 2);
+  const std::unique_ptr<Engine> cuda = make_cuda_engine(setup);
+  const auto spikes = lockstep_rounds({&reference, cuda.get()}, 0, 20000, {5000, 100, 100, 3, 1000});
+  std::printf("FlyWire-scale sugar, rounds of many cells: %zu spikes identical\n", spikes.size());
   EXPECT_GT(spikes.size(), 1000u);
 }
 

@@ -1,6 +1,8 @@
 #include "kernels/cuda/cuda_engine.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <map>
 #include <stdexcept>
 #include <utility>
 
@@ -19,6 +21,25 @@ void upload(cudaStream_t stream, T* device, const std::vector<T>& host, const ch
   if (!host.empty())
     cuda::check(cudaMemcpyAsync(device, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice, stream), what);
 }
+
+// A grid size for `needed` blocks that changes rarely: a power of two, grown at once,
+// shrunk only when a quarter would do. Rounds then keep their shape, and their graph,
+// while the activity drifts (every grid size gives the same result).
+uint32_t settled_grid(uint32_t current, uint32_t needed) {
+  needed = std::max(needed, 1u);
+  return needed > current || needed * 4 < current ? std::bit_ceil(needed) : current;
+}
+
+// What a round's graph is built for: its epochs, whether it starts a delay cell, and its
+// grids. Everything else a round varies is in its cuda::RoundPlan.
+struct RoundShape {
+  uint32_t epochs = 0;
+  bool starts_cell = false;
+  uint32_t start_rows = 0, scatter_rows = 0, kick_blocks = 0, stepwise_blocks = 0;
+  auto operator<=>(const RoundShape&) const = default;
+};
+// Graphs kept at once; beyond that the cache starts again (shapes settle within a few).
+constexpr std::size_t kMaxRoundGraphs = 64;
 
 // The CUDA stream engine: CpuEngine's epoch (kernels/README.md) for a batch of trials,
 // with the network and every trial's state resident on one device and every call ordered
@@ -57,8 +78,12 @@ class CudaEngine final : public Engine {
   // The longest round from `first` towards `end` whose spikes surely fit in cell_spikes_
   // (kernels::max_spikes_per_cell) and whose steps fit in a round key.
   Round plan_round(int32_t first, int32_t end) const;
-  // Launches the round, waits for it and appends each trial's spikes to `spikes`.
+  // Launches the round (its graph), waits for it and appends each trial's spikes to `spikes`.
   void run_round(const Round& round, BatchSpikes& spikes);
+  // Writes the round's plan to round_plan_ and returns the shape of its launches.
+  RoundShape plan_launches(const Round& round);
+  // The graph of a round of `shape`, captured on first use.
+  const cuda::Graph& round_graph(const RoundShape& shape);
   // Mid-cell, the current cell's spikes must lie at the start of cell_spikes_ when a
   // round begins: moves them there (from the host's copy in the queues) if they do not.
   void current_cell_to_front();
@@ -108,8 +133,17 @@ class CudaEngine final : public Engine {
   std::vector<cuda::CellSpike> moved_spikes_;  // current_cell_to_front's staging
   uint32_t poisson_neurons_ = 0;               // in the current plan, for max_spikes_per_cell
   // Blocks of spikes a scatter inside a round launches: twice the busiest cell seen
-  // lately (the count is the device's; any number gives the same ring).
+  // lately (the count is the device's; any number gives the same ring); and at a round
+  // start, as many as the previous cell's spikes (settled_grid of each).
   uint32_t scatter_rows_ = 64;
+  uint32_t start_rows_ = 64;
+  // The rounds' launches as graphs (one launch per round instead of four per epoch),
+  // by shape. They hold the launch arguments of their capture, so whatever changes one
+  // (the stimulus, the batch) clears them. round_plan_ is what varies per round: written
+  // here, copied to round_plan_device_ by the graph's first node.
+  std::map<RoundShape, cuda::Graph> round_graphs_;
+  cuda::MappedHostBuffer<cuda::RoundPlan> round_plan_;
+  cuda::DeviceBuffer<cuda::RoundPlan> round_plan_device_;
   std::vector<SpikeQueue> queues_;  // per trial of the batch
   PlasticEdges plastic_;
   // The plastic index -> edge map on the device, and staging for what crosses the bus
@@ -144,6 +178,7 @@ CudaEngine::CudaEngine(EngineSetup setup, int device, std::string device_name)
   check_stimulus(*setup_.stimulus, n_);
   select_device();
   cuda::check(cuda::allow_advance_shared_memory(), "setting the advance kernel's shared memory");
+  cuda::check(cuda::load_round_kernels(), "loading the round's kernels");
 
   for (std::size_t i = 0; i < n_; ++i)
     max_out_degree_ = std::max(max_out_degree_, net.out_offsets[i + 1] - net.out_offsets[i]);
@@ -165,6 +200,8 @@ CudaEngine::CudaEngine(EngineSetup setup, int device, std::string device_name)
   most_stepwise_ = cuda::MappedHostBuffer<uint32_t>(1, "allocating mapped host memory for the stepwise count");
   *most_stepwise_.host() = 0;
   stepwise_blocks_ = cuda::stepwise_blocks_for(batch * n_);
+  round_plan_ = cuda::MappedHostBuffer<cuda::RoundPlan>(1, "allocating pinned host memory for the round plan");
+  round_plan_device_ = cuda::DeviceBuffer<cuda::RoundPlan>(1, "allocating the round plan");
   queues_.resize(batch);
 
   const cudaStream_t s = stream_.get();
@@ -184,6 +221,8 @@ CudaEngine::CudaEngine(EngineSetup setup, int device, std::string device_name)
 }
 
 void CudaEngine::upload_stimulus() {
+  // The graphs hold the old kicks, seed and constants.
+  round_graphs_.clear();
   const StimulusPlan& plan = *setup_.stimulus;
   std::vector<uint8_t> poisson(n_, 0);
   for (uint32_t i : plan.poisson_neurons) poisson[i] = 1;
@@ -250,7 +289,9 @@ CudaEngine::Round CudaEngine::plan_round(int32_t first, int32_t end) const {
   Round round{first, {next_epoch(first, end, delay)}};
   for (int32_t step = first + round.epochs.back().steps; step < end; step += round.epochs.back().steps) {
     const kernels::EpochSpan next = next_epoch(step, end, delay);
-    if (step + next.steps - first > cuda::kMaxRoundSteps || worst + per_cell > cell_spikes_.size()) break;
+    if (step + next.steps - first > cuda::kMaxRoundSteps || worst + per_cell > cell_spikes_.size() ||
+        round.epochs.size() == cuda::kMaxRoundEpochs)
+      break;
     worst += per_cell;
     round.epochs.push_back(next);
   }
@@ -270,36 +311,73 @@ void CudaEngine::current_cell_to_front() {
   cell_begin_ = 0;
 }
 
-void CudaEngine::run_round(const Round& round, BatchSpikes& spikes) {
+RoundShape CudaEngine::plan_launches(const Round& round) {
   const LifConstants& c = setup_.constants;
-  const cudaStream_t s = stream_.get();
-  if (round.first % c.delay_steps == 0) {
+  cuda::RoundPlan& plan = *round_plan_.host();
+  RoundShape shape;
+  shape.epochs = static_cast<uint32_t>(round.epochs.size());
+  shape.starts_cell = round.first % c.delay_steps == 0;
+  plan.first = round.first;
+  plan.start_scatter_begin = plan.start_scatter_count = 0;
+  if (shape.starts_cell) {
     // The previous cell's spikes, where the last round left them; this round then
-    // writes from the front (the stream runs the scatter first).
-    cuda::launch_scatter(s, c, device_network(), device_state(), cell_spikes_.get() + cell_begin_,
-                         static_cast<uint32_t>(cell_end_ - cell_begin_), round.first);
+    // writes from the front (the graph runs the scatter first).
+    plan.start_scatter_begin = static_cast<uint32_t>(cell_begin_);
+    plan.start_scatter_count = static_cast<uint32_t>(cell_end_ - cell_begin_);
+    start_rows_ = settled_grid(start_rows_, std::min(plan.start_scatter_count, cuda::kMaxScatterRows));
+    shape.start_rows = start_rows_;
     cell_begin_ = cell_end_ = 0;
   } else {
     current_cell_to_front();
   }
-  const auto base = static_cast<uint32_t>(cell_end_);
-  const auto capacity = static_cast<uint32_t>(cell_spikes_.size());
-  const auto host_capacity = static_cast<uint32_t>(round_keys_.size());
+  plan.base = static_cast<uint32_t>(cell_end_);
+  uint32_t most_kicks = 0;
   for (std::size_t j = 0; j < round.epochs.size(); ++j) {
-    const kernels::EpochSpan epoch = round.epochs[j];
-    if (j > 0)
-      cuda::launch_scatter_last_cell(s, c, device_network(), device_state(), cell_spikes_.get(), counters_.get(),
-                                     scatter_rows_, epoch.first);
-    const kernels::KickRange kicks = kernels::kicks_in(setup_.stimulus->kicks, epoch);
-    cuda::launch_set_kicks(s, kicks_.get() + (kicks.first - setup_.stimulus->kicks.begin()),
-                           static_cast<uint32_t>(kicks.last - kicks.first), epoch.first, device_state());
-    cuda::launch_advance(s, c, epoch, setup_.stimulus->seed, first_trial_, device_state(), stepwise_.get(),
-                         stepwise_blocks_,
-                         {cell_spikes_.get(), round_keys_.device(), capacity, host_capacity, counters_.get(),
-                          round_spike_count_.device(), most_stepwise_.device(), round.first, base, j == 0,
-                          j + 1 == round.epochs.size()});
+    const kernels::KickRange kicks = kernels::kicks_in(setup_.stimulus->kicks, round.epochs[j]);
+    const auto count = static_cast<uint32_t>(kicks.last - kicks.first);
+    plan.epochs[j] = {round.epochs[j], static_cast<uint32_t>(kicks.first - setup_.stimulus->kicks.begin()), count};
+    most_kicks = std::max(most_kicks, count);
   }
-  cuda::check(cudaGetLastError(), "launching the epochs");
+  // No kick launches in a round without kicks (the usual Poisson stimulus).
+  shape.kick_blocks = most_kicks == 0 ? 0 : std::bit_ceil(cuda::blocks_for(most_kicks));
+  shape.scatter_rows = shape.epochs > 1 ? scatter_rows_ : 0;
+  shape.stepwise_blocks = stepwise_blocks_;
+  return shape;
+}
+
+const cuda::Graph& CudaEngine::round_graph(const RoundShape& shape) {
+  if (const auto found = round_graphs_.find(shape); found != round_graphs_.end()) return found->second;
+  if (round_graphs_.size() == kMaxRoundGraphs) round_graphs_.clear();
+  const LifConstants& c = setup_.constants;
+  const cuda::DeviceNetwork net = device_network();
+  const cuda::DeviceState state = device_state();
+  const cuda::RoundPlan* plan = round_plan_device_.get();
+  auto queue = [&](cudaStream_t s) {
+    cuda::check(cudaMemcpyAsync(round_plan_device_.get(), round_plan_.host(), sizeof(cuda::RoundPlan),
+                                cudaMemcpyHostToDevice, s),
+                "copying the round plan");
+    if (shape.starts_cell) cuda::launch_round_start_scatter(s, c, net, state, cell_spikes_.get(), plan, shape.start_rows);
+    for (uint32_t j = 0; j < shape.epochs; ++j) {
+      if (j > 0)
+        cuda::launch_scatter_last_cell(s, c, net, state, cell_spikes_.get(), counters_.get(), plan, j, shape.scatter_rows);
+      if (shape.kick_blocks > 0) cuda::launch_set_kicks(s, kicks_.get(), plan, j, shape.kick_blocks, state);
+      cuda::launch_advance(s, c, plan, j, setup_.stimulus->seed, first_trial_, state, stepwise_.get(),
+                           shape.stepwise_blocks,
+                           {cell_spikes_.get(), round_keys_.device(), static_cast<uint32_t>(cell_spikes_.size()),
+                            static_cast<uint32_t>(round_keys_.size()), counters_.get(), round_spike_count_.device(),
+                            most_stepwise_.device(), j == 0, j + 1 == shape.epochs});
+    }
+  };
+  return round_graphs_.emplace(shape, cuda::Graph(stream_.get(), queue, "capturing a round's launches")).first->second;
+}
+
+void CudaEngine::run_round(const Round& round, BatchSpikes& spikes) {
+  const LifConstants& c = setup_.constants;
+  const cudaStream_t s = stream_.get();
+  const RoundShape shape = plan_launches(round);
+  const uint32_t base = round_plan_.host()->base;
+  const auto capacity = static_cast<uint32_t>(cell_spikes_.size());
+  round_graph(shape).launch(s, "launching a round");
   epoch_done_.wait_for(s, "running the epochs");
 
   const uint32_t count = *round_spike_count_.host();
@@ -336,9 +414,12 @@ void CudaEngine::run_round(const Round& round, BatchSpikes& spikes) {
   cell_begin_ = last.first % c.delay_steps == 0 ? base + before_last : 0;
   cell_end_ = std::size_t{base} + count;
   const std::size_t busiest = *std::max_element(per_epoch.begin(), per_epoch.end());
-  scatter_rows_ = static_cast<uint32_t>(std::clamp<std::size_t>(2 * busiest, 64, 8192));
+  scatter_rows_ = settled_grid(
+      scatter_rows_, static_cast<uint32_t>(std::clamp<std::size_t>(2 * busiest, 64, cuda::kMaxScatterRows)));
   const uint32_t most_stepwise = std::exchange(*most_stepwise_.host(), 0u);
-  stepwise_blocks_ = cuda::stepwise_blocks_for(std::min<std::size_t>(most_stepwise + most_stepwise / 5, stepwise_.size()));
+  stepwise_blocks_ = settled_grid(
+      stepwise_blocks_,
+      cuda::stepwise_blocks_for(std::min<std::size_t>(most_stepwise + most_stepwise / 5, stepwise_.size())));
   next_step_ = last.first + last.steps;
 }
 
@@ -463,6 +544,8 @@ void CudaEngine::import_batch(const std::vector<EngineState>& states) {
   cuda::check(cudaMemsetAsync(counters_.get(), 0, cuda::kRoundCounters * sizeof(uint32_t), s),
               "clearing the spike counters");
   batch_size_ = static_cast<uint32_t>(states.size());
+  // The graphs hold the old batch (its size and first trial).
+  round_graphs_.clear();
   // Mid-cell, the previous cell's spikes are scattered now, from next_step on; the
   // current cell's wait in cell_spikes_ for the next cell's start.
   std::vector<cuda::CellSpike> scatter_now, waiting;

@@ -105,6 +105,51 @@ class Stream {
   cudaStream_t stream_ = nullptr;
 };
 
+// An instantiated CUDA Graph: the launches one call queued on a stream, recorded once
+// (stream capture) and replayed with one launch. A graph keeps its kernels' arguments as
+// they were at capture: whoever replays it must rebuild it when one changes.
+class Graph {
+ public:
+  // Records what `queue(stream)` puts on `stream` (launches only: nothing may wait or
+  // allocate while a stream is captured) and instantiates it.
+  template <class Queue>
+  Graph(cudaStream_t stream, Queue&& queue, const char* what) {
+    check(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), what);
+    cudaGraph_t graph = nullptr;
+    try {
+      queue(stream);
+    } catch (...) {
+      cudaStreamEndCapture(stream, &graph);
+      if (graph != nullptr) cudaGraphDestroy(graph);
+      throw;
+    }
+    const cudaError_t ended = cudaStreamEndCapture(stream, &graph);
+    const cudaError_t launched = cudaGetLastError();
+    const cudaError_t instantiated = ended == cudaSuccess && launched == cudaSuccess
+                                         ? cudaGraphInstantiate(&exec_, graph, 0)
+                                         : cudaSuccess;
+    if (graph != nullptr) cudaGraphDestroy(graph);
+    check(ended, what);
+    check(launched, what);
+    check(instantiated, what);
+  }
+  Graph(Graph&& other) noexcept : exec_(std::exchange(other.exec_, nullptr)) {}
+  Graph& operator=(Graph&& other) noexcept {
+    std::swap(exec_, other.exec_);
+    return *this;
+  }
+  Graph(const Graph&) = delete;
+  Graph& operator=(const Graph&) = delete;
+  // A graph still running is freed when it completes (cudaGraphExecDestroy).
+  ~Graph() {
+    if (exec_ != nullptr) cudaGraphExecDestroy(exec_);
+  }
+  void launch(cudaStream_t stream, const char* what) const { check(cudaGraphLaunch(exec_, stream), what); }
+
+ private:
+  cudaGraphExec_t exec_ = nullptr;
+};
+
 // An event for the host to wait on. Polling (cudaEventSynchronize on a spinning event)
 // answers within a microsecond and holds a core. Napping asks cudaEventQuery, then sleeps
 // kNap between asks: a paced service's engine thread holds almost no CPU while the

@@ -51,24 +51,44 @@ __device__ inline void scatter_spike(const LifConstants& c, const DeviceNetwork&
   }
 }
 
-// Row x of blocks takes spikes x, x + gridDim.x, ... of spikes[0, count); with `range`,
-// the spikes are spikes[range[0], range[1]) (a count the host does not know).
-__global__ void __launch_bounds__(kBlock)
-    scatter_kernel(LifConstants c, DeviceNetwork net, DeviceState state, const CellSpike* spikes, uint32_t count,
-                   const uint32_t* range, int32_t first_delivery) {
-  if (range != nullptr) {
-    spikes += range[0];
-    count = range[1] - range[0];
-  }
+// Row x of blocks takes spikes x, x + gridDim.x, ... of spikes[0, count).
+__device__ inline void scatter_spikes(const LifConstants& c, const DeviceNetwork& net, const DeviceState& state,
+                                      const CellSpike* spikes, uint32_t count, int32_t first_delivery) {
   for (uint32_t x = blockIdx.x; x < count; x += gridDim.x) scatter_spike(c, net, state, spikes[x], first_delivery);
 }
 
-// Block row y sets the kicks of trial y.
 __global__ void __launch_bounds__(kBlock)
-    set_kicks_kernel(const Kick* kicks, uint32_t count, int32_t first, DeviceState state) {
-  const uint64_t k = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    scatter_kernel(LifConstants c, DeviceNetwork net, DeviceState state, const CellSpike* spikes, uint32_t count,
+                   int32_t first_delivery) {
+  scatter_spikes(c, net, state, spikes, count, first_delivery);
+}
+
+// The previous cell's spikes at a round's start, where the plan says they lie.
+__global__ void __launch_bounds__(kBlock)
+    round_start_scatter_kernel(LifConstants c, DeviceNetwork net, DeviceState state, const CellSpike* cell_spikes,
+                               const RoundPlan* plan) {
+  scatter_spikes(c, net, state, cell_spikes + plan->start_scatter_begin, plan->start_scatter_count, plan->first);
+}
+
+// The spikes of the cell the device last advanced, before epoch j (counters: a range the
+// host does not know).
+__global__ void __launch_bounds__(kBlock)
+    scatter_last_cell_kernel(LifConstants c, DeviceNetwork net, DeviceState state, const CellSpike* cell_spikes,
+                             const uint32_t* counters, const RoundPlan* plan, uint32_t j) {
+  const uint32_t begin = counters[kCellBegin];
+  scatter_spikes(c, net, state, cell_spikes + begin, counters[kCellEnd] - begin, plan->epochs[j].span.first);
+}
+
+// Block row y sets the kicks of trial y; block columns loop over the epoch's kicks.
+__global__ void __launch_bounds__(kBlock)
+    set_kicks_kernel(const Kick* kicks, const RoundPlan* plan, uint32_t j, DeviceState state) {
+  const EpochPlan epoch = plan->epochs[j];
   uint32_t* kick_steps = state.kick_steps + static_cast<std::size_t>(blockIdx.y) * state.neurons;
-  if (k < count) atomicOr(kick_steps + kicks[k].neuron, 1u << (kicks[k].step - first));
+  for (uint64_t k = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < epoch.kick_count;
+       k += static_cast<uint64_t>(gridDim.x) * blockDim.x) {
+    const Kick kick = kicks[epoch.kick_begin + k];
+    atomicOr(kick_steps + kick.neuron, 1u << (kick.step - epoch.span.first));
+  }
 }
 
 __global__ void __launch_bounds__(kBlock)
@@ -129,8 +149,9 @@ constexpr unsigned kFullWarp = 0xffffffffu;
 // the FlyWire-scale sugar experiment about 3,000 of 138,639 neurons per trial step
 // through a cell.
 __global__ void __launch_bounds__(kBlock)
-    sort_paths_kernel(LifConstants c, kernels::EpochSpan span, DeviceState state, uint32_t* stepwise,
+    sort_paths_kernel(LifConstants c, const RoundPlan* plan, uint32_t j, DeviceState state, uint32_t* stepwise,
                       uint32_t* counters) {
+  const kernels::EpochSpan span = plan->epochs[j].span;
   const uint64_t index = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   bool listed = false;
   uint32_t at = 0;
@@ -184,12 +205,15 @@ __device__ inline uint32_t warp_poisson_steps(const LifConstants& c, kernels::Rn
 // (stage_ring_slots). Blocks take the list kBlock entries at a time; its length is the
 // device's (counters[kStepwise]). Dynamic shared memory: delay_steps * kBlock int64.
 __global__ void __launch_bounds__(kBlock)
-    stepwise_kernel(LifConstants c, kernels::EpochSpan span, uint64_t seed, int32_t first_trial, uint32_t consumed,
+    stepwise_kernel(LifConstants c, const RoundPlan* plan, uint32_t j, uint64_t seed, int32_t first_trial,
                     DeviceState state, const uint32_t* stepwise, EpochOutput out) {
   extern __shared__ int64_t stage[];
+  const kernels::EpochSpan span = plan->epochs[j].span;
+  const uint32_t consumed = kernels::consumed_slots(c, span);
+  const int32_t round_first = plan->first;
   // Read by every block before the last one updates them (it is last because all others
   // have counted themselves finished).
-  const uint32_t base = out.first_of_round ? out.base : out.counters[kCellEnd];
+  const uint32_t base = out.first_of_round ? plan->base : out.counters[kCellEnd];
   const uint32_t keys_before = out.first_of_round ? 0u : out.counters[kRoundSpikes];
   const uint32_t listed = out.counters[kStepwise];
   for (uint32_t from = blockIdx.x * kBlock; from < listed; from += gridDim.x * kBlock) {
@@ -216,7 +240,7 @@ __global__ void __launch_bounds__(kBlock)
       const uint32_t k = atomicAdd(out.counters + kEpochSpikes, 1u);
       if (base + k < out.capacity) out.cell_spikes[base + k] = CellSpike{step, i, trial_slot};
       if (keys_before + k < out.host_capacity)
-        out.host_keys[keys_before + k] = round_spike_key(trial_slot, step - out.round_first, i);
+        out.host_keys[keys_before + k] = round_spike_key(trial_slot, step - round_first, i);
     });
     // Bits, not ==, so that a g decaying to -0.0 is still written.
     if (!same_bits(v, v_before)) state.v[at] = v;
@@ -254,40 +278,57 @@ std::size_t advance_shared_bytes(const LifConstants& c) {
   return static_cast<std::size_t>(c.delay_steps) * kBlock * sizeof(int64_t);
 }
 
-unsigned blocks_for(uint64_t threads) { return static_cast<unsigned>((threads + kBlock - 1) / kBlock); }
-
 }  // namespace
+
+unsigned blocks_for(uint64_t threads) { return static_cast<unsigned>((threads + kBlock - 1) / kBlock); }
 
 unsigned stepwise_blocks_for(uint64_t neurons) { return std::max(blocks_for(neurons), 1u); }
 
 void launch_scatter(cudaStream_t stream, const LifConstants& c, DeviceNetwork net, DeviceState state,
                     const CellSpike* spikes, uint32_t count, int32_t first_delivery) {
   if (count == 0) return;
-  scatter_kernel<<<dim3(count, scatter_chunks(net)), kBlock, 0, stream>>>(c, net, state, spikes, count, nullptr,
+  scatter_kernel<<<dim3(count, scatter_chunks(net)), kBlock, 0, stream>>>(c, net, state, spikes, count,
                                                                          first_delivery);
 }
 
+void launch_round_start_scatter(cudaStream_t stream, const LifConstants& c, DeviceNetwork net, DeviceState state,
+                                const CellSpike* cell_spikes, const RoundPlan* plan, uint32_t rows) {
+  round_start_scatter_kernel<<<dim3(std::max(rows, 1u), scatter_chunks(net)), kBlock, 0, stream>>>(
+      c, net, state, cell_spikes, plan);
+}
+
 void launch_scatter_last_cell(cudaStream_t stream, const LifConstants& c, DeviceNetwork net, DeviceState state,
-                              const CellSpike* cell_spikes, const uint32_t* counters, uint32_t rows,
-                              int32_t first_delivery) {
-  scatter_kernel<<<dim3(rows, scatter_chunks(net)), kBlock, 0, stream>>>(c, net, state, cell_spikes, 0,
-                                                                        counters + kCellBegin, first_delivery);
+                              const CellSpike* cell_spikes, const uint32_t* counters, const RoundPlan* plan,
+                              uint32_t j, uint32_t rows) {
+  scatter_last_cell_kernel<<<dim3(std::max(rows, 1u), scatter_chunks(net)), kBlock, 0, stream>>>(
+      c, net, state, cell_spikes, counters, plan, j);
 }
 
-void launch_set_kicks(cudaStream_t stream, const Kick* kicks, uint32_t count, int32_t first, DeviceState state) {
-  if (count == 0) return;
-  set_kicks_kernel<<<dim3(blocks_for(count), state.trials), kBlock, 0, stream>>>(kicks, count, first, state);
+void launch_set_kicks(cudaStream_t stream, const Kick* kicks, const RoundPlan* plan, uint32_t j, uint32_t blocks,
+                      DeviceState state) {
+  set_kicks_kernel<<<dim3(std::max(blocks, 1u), state.trials), kBlock, 0, stream>>>(kicks, plan, j, state);
 }
 
-void launch_advance(cudaStream_t stream, const LifConstants& c, kernels::EpochSpan span, uint64_t seed,
+void launch_advance(cudaStream_t stream, const LifConstants& c, const RoundPlan* plan, uint32_t j, uint64_t seed,
                     int32_t first_trial, DeviceState state, uint32_t* stepwise, unsigned stepwise_blocks,
                     EpochOutput out) {
   if (state.neurons > 0)
-    sort_paths_kernel<<<dim3(blocks_for(state.neurons), state.trials), kBlock, 0, stream>>>(c, span, state, stepwise,
-                                                                                          out.counters);
+    sort_paths_kernel<<<dim3(blocks_for(state.neurons), state.trials), kBlock, 0, stream>>>(c, plan, j, state,
+                                                                                          stepwise, out.counters);
   // At least one block, even when nothing is listed: the last block counts the epoch in.
   stepwise_kernel<<<std::max(stepwise_blocks, 1u), kBlock, advance_shared_bytes(c), stream>>>(
-      c, span, seed, first_trial, kernels::consumed_slots(c, span), state, stepwise, out);
+      c, plan, j, seed, first_trial, state, stepwise, out);
+}
+
+cudaError_t load_round_kernels() {
+  cudaFuncAttributes attributes{};
+  for (const void* kernel : {reinterpret_cast<const void*>(round_start_scatter_kernel),
+                             reinterpret_cast<const void*>(scatter_last_cell_kernel),
+                             reinterpret_cast<const void*>(set_kicks_kernel),
+                             reinterpret_cast<const void*>(sort_paths_kernel),
+                             reinterpret_cast<const void*>(stepwise_kernel)})
+    if (const cudaError_t e = cudaFuncGetAttributes(&attributes, kernel); e != cudaSuccess) return e;
+  return cudaSuccess;
 }
 
 void launch_set_weights(cudaStream_t stream, const WeightChange* changes, uint32_t count, const uint64_t* edges,

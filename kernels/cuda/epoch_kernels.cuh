@@ -76,13 +76,34 @@ enum RoundCounter : uint32_t {
   kRoundCounters
 };
 
+// What changes from one round to the next, read by the round's kernels from device
+// memory instead of taken by value at launch: so one captured graph (a CUDA Graph of the
+// round's launches) serves every round of the same shape. The host writes it to pinned
+// memory, and the graph's first node copies it to the device.
+inline constexpr uint32_t kMaxRoundEpochs = 64;
+// The most rows of spike blocks a scatter launches (more spikes loop over them).
+inline constexpr uint32_t kMaxScatterRows = 8192;
+struct EpochPlan {
+  kernels::EpochSpan span;
+  uint32_t kick_begin;  // the epoch's kicks: kicks[kick_begin, kick_begin + kick_count)
+  uint32_t kick_count;
+};
+struct RoundPlan {
+  int32_t first;  // the round's first step
+  uint32_t base;  // where the round's first epoch appends its spikes in cell_spikes
+  // At a cell start, the previous cell's spikes, cell_spikes[start_scatter_begin, +count).
+  uint32_t start_scatter_begin;
+  uint32_t start_scatter_count;
+  EpochPlan epochs[kMaxRoundEpochs];
+};
+
 // Where the advance kernel puts an epoch's spikes, in the order atomics hand out slots:
 // `cell_spikes` (device; `capacity`), kept for the scatter at the next cell start, and,
 // as round keys, `host_keys` (mapped host memory, read after the round is synchronized;
 // `host_capacity`: beyond it the host copies the round's spikes from `cell_spikes`
-// instead). The first epoch of a round takes its place from the host (`base`, and the
-// current cell then begins at 0); the others from `counters`. The round's last epoch
-// publishes the round's spike count to *host_count. *host_most_stepwise: the most
+// instead). The first epoch of a round takes its place from the plan (RoundPlan::base,
+// and the current cell then begins at 0); the others from `counters`. The round's last
+// epoch publishes the round's spike count to *host_count. *host_most_stepwise: the most
 // neurons an epoch listed for its stepwise phase since the host last reset it (mapped;
 // the host sizes the next stepwise grids by it).
 struct EpochOutput {
@@ -93,39 +114,47 @@ struct EpochOutput {
   uint32_t* counters;
   uint32_t* host_count;
   uint32_t* host_most_stepwise;
-  int32_t round_first;
-  uint32_t base;
   bool first_of_round;
   bool last_of_round;
 };
 
 // Adds the connections of spikes[0, count) (of any trials of the batch) that deliver at
 // or after first_delivery to their trial's ring and flags their slots (CpuTrial::scatter),
-// spread over blocks by connection.
+// spread over blocks by connection. Outside rounds (an imported state's spikes).
 void launch_scatter(cudaStream_t stream, const LifConstants& c, DeviceNetwork net, DeviceState state,
                     const CellSpike* spikes, uint32_t count, int32_t first_delivery);
-// The same for the spikes of the cell the device last advanced, cell_spikes[counters[
-// kCellBegin], counters[kCellEnd]), a count only the device knows: `rows` blocks of
-// spikes loop over them (any number of rows gives the same ring).
+
+// The launches of a round, each reading its epoch `j` of *plan (device memory). `rows`,
+// `blocks`: grid sizes, any of which gives the same result (the kernels loop over what
+// the plan or the device's counters say there is); they only spread the work.
+//
+// At a cell start: the same scatter for the previous cell's spikes, from the plan.
+void launch_round_start_scatter(cudaStream_t stream, const LifConstants& c, DeviceNetwork net, DeviceState state,
+                                const CellSpike* cell_spikes, const RoundPlan* plan, uint32_t rows);
+// Before epoch j > 0: the same for the spikes of the cell the device last advanced,
+// cell_spikes[counters[kCellBegin], counters[kCellEnd]), a count only the device knows.
 void launch_scatter_last_cell(cudaStream_t stream, const LifConstants& c, DeviceNetwork net, DeviceState state,
-                              const CellSpike* cell_spikes, const uint32_t* counters, uint32_t rows,
-                              int32_t first_delivery);
-
-// Sets bit (step - first) of every trial's kick_steps for kicks[0, count), all inside
-// the epoch (every trial of a batch has the same kicks).
-void launch_set_kicks(cudaStream_t stream, const Kick* kicks, uint32_t count, int32_t first, DeviceState state);
-
-// kernels::advance_neuron for every neuron of every trial through `span` (trial k of the
+                              const CellSpike* cell_spikes, const uint32_t* counters, const RoundPlan* plan,
+                              uint32_t j, uint32_t rows);
+// Sets bit (step - first) of every trial's kick_steps for the epoch's kicks (every trial
+// of a batch has the same kicks).
+void launch_set_kicks(cudaStream_t stream, const Kick* kicks, const RoundPlan* plan, uint32_t j, uint32_t blocks,
+                      DeviceState state);
+// kernels::advance_neuron for every neuron of every trial through epoch j (trial k of the
 // batch is trial first_trial + k, its generator key rng_key(seed, first_trial + k)), then
 // clears the span's ring slot flags and the kicks (CpuTrial::advance), in two launches for
 // the whole batch: one sorts the neurons by path (and decays the quiet ones), listing
 // the stepwise ones in `stepwise` (room for every neuron of the batch); the other steps
-// the listed ones with `stepwise_blocks` blocks (any number gives the same result; the
-// list's length is the device's).
-void launch_advance(cudaStream_t stream, const LifConstants& c, kernels::EpochSpan span, uint64_t seed,
+// the listed ones with `stepwise_blocks` blocks (the list's length is the device's).
+void launch_advance(cudaStream_t stream, const LifConstants& c, const RoundPlan* plan, uint32_t j, uint64_t seed,
                     int32_t first_trial, DeviceState state, uint32_t* stepwise, unsigned stepwise_blocks,
                     EpochOutput out);
 
+// Loads every kernel a round launches: a graph capture cannot load a module lazily.
+cudaError_t load_round_kernels();
+
+// Blocks of a launch that give `threads` threads one item each.
+unsigned blocks_for(uint64_t threads);
 // Blocks of the stepwise launch that hold `neurons` listed neurons in one pass.
 unsigned stepwise_blocks_for(uint64_t neurons);
 
