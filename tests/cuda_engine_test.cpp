@@ -98,28 +98,38 @@ kernels::EpochSpan epoch_at(int32_t next_step, int32_t end_step, int32_t delay_s
   return span;
 }
 
-// Advances every engine through the same epochs from `from` to `to`; the first is the
-// reference. Spikes and exported state must agree at every boundary. Returns the spikes.
+// Advances every engine through `span` with `advance(engine, span)`; the first is the
+// reference. Spikes and exported state must agree afterwards; the spikes are appended to
+// `all`. False at the first difference.
+template <class Advance>
+bool agree_after(const std::vector<Engine*>& engines, kernels::EpochSpan span, Advance advance, std::vector<Spike>& all) {
+  const std::vector<Spike> expected = advance(*engines[0], span);
+  for (std::size_t e = 1; e < engines.size(); ++e) {
+    const std::vector<Spike> actual = advance(*engines[e], span);
+    EXPECT_TRUE(same_spikes(expected, actual)) << engines[e]->describe() << ", steps [" << span.first << ", +"
+                                               << span.steps << ")";
+    if (expected != actual) return false;
+  }
+  const EngineState reference = engines[0]->export_state();
+  for (std::size_t e = 1; e < engines.size(); ++e) {
+    const auto same = same_state(reference, engines[e]->export_state());
+    EXPECT_TRUE(same) << engines[e]->describe() << ", after steps [" << span.first << ", +" << span.steps << ")";
+    if (!same) return false;
+  }
+  all.insert(all.end(), expected.begin(), expected.end());
+  return true;
+}
+
+// Advances every engine through the same epochs from `from` to `to` (Engine::advance,
+// one epoch per call). Returns the spikes.
 std::vector<Spike> lockstep(const std::vector<Engine*>& engines, int32_t from, int32_t to, int32_t delay_steps,
                             Epochs epochs = Epochs::cells) {
   std::vector<Spike> all;
+  const auto one_epoch = [](Engine& engine, kernels::EpochSpan span) { return engine.advance(span); };
   std::size_t k = 0;
   for (int32_t next = from; next < to; ++k) {
     const kernels::EpochSpan span = epoch_at(next, to, delay_steps, epochs, k);
-    const std::vector<Spike> expected = engines[0]->advance(span);
-    for (std::size_t e = 1; e < engines.size(); ++e) {
-      const std::vector<Spike> actual = engines[e]->advance(span);
-      EXPECT_TRUE(same_spikes(expected, actual)) << engines[e]->describe() << ", epoch [" << span.first << ", +"
-                                                 << span.steps << ")";
-      if (expected != actual) return all;
-    }
-    const EngineState reference = engines[0]->export_state();
-    for (std::size_t e = 1; e < engines.size(); ++e) {
-      const auto same = same_state(reference, engines[e]->export_state());
-      EXPECT_TRUE(same) << engines[e]->describe() << ", after epoch [" << span.first << ", +" << span.steps << ")";
-      if (!same) return all;
-    }
-    all.insert(all.end(), expected.begin(), expected.end());
+    if (!agree_after(engines, span, one_epoch, all)) break;
     next += span.steps;
   }
   return all;
@@ -127,27 +137,15 @@ std::vector<Spike> lockstep(const std::vector<Engine*>& engines, int32_t from, i
 
 // Advances every engine through spans of `lengths` steps (cycled) from `from` to `to`
 // with advance_cells, which the CUDA engine runs as rounds of many epochs (one graph
-// launch each); spikes and exported state must agree after every span. Returns the spikes.
+// launch each). Returns the spikes.
 std::vector<Spike> lockstep_rounds(const std::vector<Engine*>& engines, int32_t from, int32_t to,
                                    const std::vector<int32_t>& lengths) {
   std::vector<Spike> all;
+  const auto rounds = [](Engine& engine, kernels::EpochSpan span) { return engine.advance_cells(span).front(); };
   std::size_t k = 0;
   for (int32_t next = from; next < to; ++k) {
     const kernels::EpochSpan span{next, std::min(lengths[k % lengths.size()], to - next)};
-    const std::vector<Spike> expected = engines[0]->advance_cells(span).front();
-    for (std::size_t e = 1; e < engines.size(); ++e) {
-      const std::vector<Spike> actual = engines[e]->advance_cells(span).front();
-      EXPECT_TRUE(same_spikes(expected, actual)) << engines[e]->describe() << ", steps [" << span.first << ", +"
-                                                 << span.steps << ")";
-      if (expected != actual) return all;
-    }
-    const EngineState reference = engines[0]->export_state();
-    for (std::size_t e = 1; e < engines.size(); ++e) {
-      const auto same = same_state(reference, engines[e]->export_state());
-      EXPECT_TRUE(same) << engines[e]->describe() << ", after steps [" << span.first << ", +" << span.steps << ")";
-      if (!same) return all;
-    }
-    all.insert(all.end(), expected.begin(), expected.end());
+    if (!agree_after(engines, span, rounds, all)) break;
     next += span.steps;
   }
   return all;
