@@ -97,18 +97,6 @@ FLYSIM_HD inline int32_t lowest_bit(uint32_t word) {
 #endif
 }
 
-// Steps at the start of a stepwise epoch before the first input (synaptic or kick) that
-// may be taken as one exact multi-step decay: the neuron is not Poisson-driven, not
-// refractory, and provably below threshold until that input arrives. 0 when not.
-FLYSIM_HD inline int32_t quiet_prefix(const LifConstants& c, const NeuronInputs& in, EpochSpan e, double v, double g,
-                                      int32_t last_spike, int32_t ref) {
-  if (in.poisson || e.first - last_spike < ref || !provably_below_threshold(c, v, g)) return 0;
-  // Bit t of input_steps: input at step e.first + t (slots of this cell start at first % D).
-  const uint32_t input_steps = (in.synaptic_slots >> (e.first % c.delay_steps)) | in.kick_steps;
-  const int32_t first_input = input_steps ? lowest_bit(input_steps) : e.steps;
-  return first_input < e.steps ? first_input : e.steps;
-}
-
 // The Poisson draws of a neuron over the epoch: bit t set when poisson_event at step
 // first + t. Drawn up front (a counter-based draw depends on nothing that happens in the
 // epoch), so a device can draw a neuron's steps in parallel.
@@ -125,8 +113,18 @@ FLYSIM_HD inline void advance_quiet(const LifConstants& c, EpochSpan e, double& 
   settle_at_rest(c, v, g);
 }
 
+// Bit t: something arrives at step first + t of the epoch: synaptic input (its ring
+// slot is flagged), a timed kick or a Poisson event.
+FLYSIM_HD inline uint32_t input_steps(const LifConstants& c, const NeuronInputs& in, EpochSpan e, uint32_t poisson_draws) {
+  const uint32_t in_epoch = static_cast<uint32_t>((uint64_t{1} << e.steps) - 1);
+  return ((in.synaptic_slots >> (e.first % c.delay_steps)) | in.kick_steps | poisson_draws) & in_epoch;
+}
+
 // advance_neuron with the neuron's Poisson draws given (poisson_steps; 0 when it is not
-// Poisson-driven).
+// Poisson-driven). The stepwise path pays for events, not steps: refractory steps change
+// nothing (their input is discarded), and from a step without input at which the neuron
+// is provably below threshold it takes the quiet stretch up to its next input as one
+// exact multi-step decay; only steps with input, or near threshold, go one by one.
 template <class Emit>
 FLYSIM_HD inline void advance_neuron_drawn(const LifConstants& c, EpochSpan e, const NeuronInputs& in,
                                            uint32_t poisson_draws, int64_t* ring, std::size_t stride, double& v,
@@ -138,36 +136,49 @@ FLYSIM_HD inline void advance_neuron_drawn(const LifConstants& c, EpochSpan e, c
     return;
   }
   const int32_t ref = refractory_steps(c, in);
-  int32_t t = quiet_prefix(c, in, e, v, g, last_spike, ref);
-  if (t > 0) decay(c, t, v, g);
-  for (; t < e.steps; ++t) {
+  const uint32_t arrivals = input_steps(c, in, e, poisson_draws);
+  // The epoch lies in one delay cell: step first + t reads ring slot first_slot + t.
+  const int32_t first_slot = e.first % c.delay_steps;
+  for (int32_t t = 0; t < e.steps;) {
     const int32_t step = e.first + t;
-    const int32_t slot = step % c.delay_steps;
+    const int32_t slot = first_slot + t;
+    // 1. refractoriness: the whole refractory stretch at once, its input read and dropped
+    if (step - last_spike < ref) {
+      const int32_t until = last_spike + ref - e.first < e.steps ? last_spike + ref - e.first : e.steps;
+      for (; t < until; ++t)
+        if ((in.synaptic_slots >> (first_slot + t)) & 1u) ring[(first_slot + t) * stride] = 0;
+      continue;
+    }
+    // A quiet stretch: no input before step first + t + quiet, none can reach threshold.
+    const uint32_t ahead = arrivals >> t;
+    if (!(ahead & 1u) && provably_below_threshold(c, v, g)) {
+      const int32_t quiet = ahead ? lowest_bit(ahead) : e.steps - t;
+      decay(c, quiet, v, g);
+      t += quiet;
+      continue;
+    }
     int64_t synaptic_units = 0;
     if ((in.synaptic_slots >> slot) & 1u) {
       synaptic_units = ring[slot * stride];
       ring[slot * stride] = 0;
     }
-    // 1. refractoriness; 2. state update where not refractory
-    const bool not_refractory = step - last_spike >= ref;
-    if (not_refractory) decay(c, 1, v, g);
+    // 2. state update
+    decay(c, 1, v, g);
     // 3. threshold (strict)
-    const bool spiked = not_refractory && v > c.v_threshold;
+    const bool spiked = v > c.v_threshold;
     if (spiked) {
       last_spike = step;
       emit(step);
-    }
-    // 4. input delivery: a conditional write, discarded while refractory (or spiking)
-    if (not_refractory && !spiked) {
+      // 5. reset (4. input delivery is a conditional write, discarded when spiking)
+      v = c.v_reset;
+      g = 0.0;
+    } else {
+      // 4. input delivery
       g += static_cast<double>(synaptic_units) * c.mV_per_unit;
       if ((in.kick_steps >> t) & 1u) v += c.kick_mV;
       if ((poisson_draws >> t) & 1u) v += c.kick_mV;
     }
-    // 5. reset
-    if (spiked) {
-      v = c.v_reset;
-      g = 0.0;
-    }
+    ++t;
   }
 }
 

@@ -1,9 +1,10 @@
 // The CPU engine's pool of listed neurons (kernels/cpu/cpu_trial.hpp): entries join,
 // move and leave, the pool is swept in two passes and spread over the workers with one
 // hand-off per epoch. None of that may change a bit: the spikes and the exported state
-// are held to those of the engine before the pool (kernel 3, the bits the CUDA engine
-// also gives), recorded as hashes, at epoch boundaries inside and between delay cells,
-// for 1, 2, 3 and 5 threads, straight and through export/import.
+// are held to those of the plainest engine (tests/plain_engine.hpp: every neuron every
+// epoch, the same per-neuron arithmetic the CUDA engine also runs), as hashes, at epoch
+// boundaries inside and between delay cells, for 1, 2, 3 and 5 threads, straight and
+// through export/import.
 #include <gtest/gtest.h>
 #include <xxhash.h>
 
@@ -15,6 +16,7 @@
 #include "kernels/cpu/cpu_engine.hpp"
 #include "kernels/cpu/thread_pool.hpp"
 #include "model/stimulus.hpp"
+#include "plain_engine.hpp"
 #include "test_support.hpp"
 
 namespace flysim::test {
@@ -54,46 +56,56 @@ EngineSetup crowded_setup() {
 // inside a cell (the sim loop cuts epochs at cells and at a trial's end).
 constexpr int32_t kCheckpoints[] = {900, 1807, 3000};
 
-// Hash of the bits at each checkpoint for an engine of `threads` threads, exported and
-// imported into a fresh engine of `other_threads` at each checkpoint when given.
-std::vector<uint64_t> bits_at_checkpoints(const EngineSetup& setup, unsigned threads, unsigned other_threads = 0) {
+// Hash of the bits at each checkpoint for `engine` (PlainEngine or a CpuEngine), advanced
+// epoch by epoch, cut as the sim loop cuts them; `handover(state)`, when given, may
+// replace the engine at each checkpoint by one that imported `state`.
+template <class AnEngine, class Handover>
+std::vector<uint64_t> bits_at_checkpoints(std::unique_ptr<AnEngine> engine, int32_t delay_steps, Handover handover) {
   std::vector<uint64_t> bits;
-  auto engine = std::make_unique<CpuEngine>(setup, threads);
   std::vector<Spike> spikes;
   int32_t step = 0;
   for (const int32_t stop : kCheckpoints) {
-    for (; step < stop;) {  // epoch by epoch, cut as the sim loop cuts them
-      const kernels::EpochSpan span = next_epoch(step, stop, setup.constants.delay_steps);
+    for (; step < stop;) {
+      const kernels::EpochSpan span = next_epoch(step, stop, delay_steps);
       const std::vector<Spike> part = engine->advance(span);
       spikes.insert(spikes.end(), part.begin(), part.end());
       step += span.steps;
     }
     const EngineState state = engine->export_state();
     bits.push_back(bits_of(spikes, state));
-    if (other_threads) {
-      engine = std::make_unique<CpuEngine>(setup, other_threads);
-      engine->import_state(state);
-    }
+    handover(engine, state);
   }
   return bits;
 }
 
-// Recorded from the engine before the pool (commit cd86fe2, flysim-kernel 3).
-const std::vector<uint64_t> kNet2000Bits = {0x2cd79e2ef9fceae1ULL, 0x25c067d03f002962ULL, 0xcab8e11fea7dc0d8ULL};
-const std::vector<uint64_t> kCrowdedBits = {0x91673a70ddb47873ULL, 0x9bc996e8e0ab593bULL, 0x51b43059679f8e2fULL};
-
-TEST(CpuPool, Net2000BitsAreKernel3sForAnyThreadCount) {
-  const EngineSetup setup = net2000_setup();
-  for (const unsigned threads : {1u, 2u, 3u, 5u})
-    EXPECT_EQ(bits_at_checkpoints(setup, threads), kNet2000Bits) << threads << " threads";
+std::vector<uint64_t> plain_bits(const EngineSetup& setup) {
+  return bits_at_checkpoints(std::make_unique<PlainEngine>(setup), setup.constants.delay_steps,
+                             [](auto&, const EngineState&) {});
 }
 
-TEST(CpuPool, CrowdedPoolBitsAreKernel3sForAnyThreadCountAndThroughImports) {
+// The CPU pool of `threads` threads, exported and imported into a fresh engine of
+// `other_threads` at each checkpoint when given.
+std::vector<uint64_t> pool_bits(const EngineSetup& setup, unsigned threads, unsigned other_threads = 0) {
+  return bits_at_checkpoints(std::make_unique<CpuEngine>(setup, threads), setup.constants.delay_steps,
+                             [&](std::unique_ptr<CpuEngine>& engine, const EngineState& state) {
+                               if (other_threads == 0) return;
+                               engine = std::make_unique<CpuEngine>(setup, other_threads);
+                               engine->import_state(state);
+                             });
+}
+
+TEST(CpuPool, Net2000BitsAreThePlainEnginesForAnyThreadCount) {
+  const EngineSetup setup = net2000_setup();
+  const std::vector<uint64_t> plain = plain_bits(setup);
+  for (const unsigned threads : {1u, 2u, 3u, 5u}) EXPECT_EQ(pool_bits(setup, threads), plain) << threads << " threads";
+}
+
+TEST(CpuPool, CrowdedPoolBitsAreThePlainEnginesForAnyThreadCountAndThroughImports) {
   const EngineSetup setup = crowded_setup();
-  for (const unsigned threads : {1u, 2u, 3u, 5u})
-    EXPECT_EQ(bits_at_checkpoints(setup, threads), kCrowdedBits) << threads << " threads";
-  EXPECT_EQ(bits_at_checkpoints(setup, 2, 3), kCrowdedBits) << "2 threads, imported into 3 at each checkpoint";
-  EXPECT_EQ(bits_at_checkpoints(setup, 5, 1), kCrowdedBits) << "5 threads, imported into 1 at each checkpoint";
+  const std::vector<uint64_t> plain = plain_bits(setup);
+  for (const unsigned threads : {1u, 2u, 3u, 5u}) EXPECT_EQ(pool_bits(setup, threads), plain) << threads << " threads";
+  EXPECT_EQ(pool_bits(setup, 2, 3), plain) << "2 threads, imported into 3 at each checkpoint";
+  EXPECT_EQ(pool_bits(setup, 5, 1), plain) << "5 threads, imported into 1 at each checkpoint";
 }
 
 TEST(SpinBarrier, NoWorkerPassesBeforeAllArriveRoundAfterRound) {
