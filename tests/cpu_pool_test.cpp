@@ -108,6 +108,19 @@ TEST(CpuPool, CrowdedPoolBitsAreThePlainEnginesForAnyThreadCountAndThroughImport
   EXPECT_EQ(pool_bits(setup, 5, 1), plain) << "5 threads, imported into 1 at each checkpoint";
 }
 
+// A trial's epoch runs on one worker while few neurons are listed and is spread from
+// EngineSetup::cpu_spread_from on; thresholds inside the crowded pool's range switch
+// between the two from epoch to epoch. None of it changes a bit.
+TEST(CpuPool, SpreadingOnlyLargePoolsChangesNoBit) {
+  EngineSetup setup = crowded_setup();
+  const std::vector<uint64_t> plain = plain_bits(setup);
+  for (const std::size_t spread_from : {std::size_t{300}, std::size_t{600}, std::size_t{1000}, EngineSetup{}.cpu_spread_from}) {
+    setup.cpu_spread_from = spread_from;
+    EXPECT_EQ(pool_bits(setup, 2), plain) << "spread from " << spread_from << " listed neurons";
+    EXPECT_EQ(pool_bits(setup, 3, 2), plain) << "spread from " << spread_from << ", 3 threads imported into 2";
+  }
+}
+
 TEST(SpinBarrier, NoWorkerPassesBeforeAllArriveRoundAfterRound) {
   for (const unsigned threads : {1u, 2u, 5u}) {
     ThreadPool pool(threads);

@@ -14,7 +14,11 @@ std::shared_ptr<Network> tiny_network(std::size_t n, const std::vector<Connectio
 }
 
 EngineSetup setup_for(std::shared_ptr<const Network> net, StimulusPlan plan, const LifParams& params) {
-  return EngineSetup{std::move(net), std::make_shared<const StimulusPlan>(std::move(plan)), derive_constants(params), nullptr};
+  EngineSetup setup{std::move(net), std::make_shared<const StimulusPlan>(std::move(plan)), derive_constants(params), nullptr};
+  // Every epoch spread over the threads, however few neurons are listed: the tests of
+  // thread counts must exercise the shares, the barrier and the joined lists.
+  setup.cpu_spread_from = 0;
+  return setup;
 }
 
 EngineSetup net2000_setup() {

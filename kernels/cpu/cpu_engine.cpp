@@ -21,7 +21,7 @@ CpuEngine::CpuEngine(EngineSetup setup, unsigned threads)
   poisson_.assign(n_, 0);
   flag_poisson();
   trials_.reserve(static_cast<std::size_t>(setup_.batch));
-  for (int32_t k = 0; k < setup_.batch; ++k) trials_.emplace_back(n_, setup_.constants.delay_steps, pool_.size());
+  for (int32_t k = 0; k < setup_.batch; ++k) trials_.emplace_back(n_, setup_.constants.delay_steps, pool_.size(), setup_.cpu_spread_from);
   import_state(resting_state(n_, setup_.constants.v0, 0));
 }
 

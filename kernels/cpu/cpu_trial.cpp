@@ -7,9 +7,10 @@
 
 namespace flysim {
 
-CpuTrial::CpuTrial(std::size_t neurons, int32_t delay_steps, unsigned workers)
+CpuTrial::CpuTrial(std::size_t neurons, int32_t delay_steps, unsigned workers, std::size_t spread_from)
     : n_(neurons),
       d_(static_cast<std::size_t>(delay_steps)),
+      spread_from_(spread_from),
       entry_of_(neurons, kUnlisted),
       rest_last_spike_(neurons, kNeverSpiked),
       v_(neurons),
@@ -188,22 +189,28 @@ std::vector<Spike> CpuTrial::advance(const CpuShared& shared, kernels::EpochSpan
   // pool.
   const std::vector<Spike>* delivering = span.first % c.delay_steps == 0 ? &queue_.begin_cell() : nullptr;
   const kernels::RngKey key = kernels::rng_key(shared.stimulus.seed, trial_);
-  run([&](unsigned w, unsigned workers) {
+  const auto epoch = [&](unsigned w, unsigned workers) {
+    if (w == 0) epoch_workers_ = workers;
     if (delivering) {
       scatter_share(shared, *delivering, span.first, w, workers);
       barrier_.arrive_and_wait(workers);
     }
     const auto [begin, end] = share_of(size_, w, workers);
     sweep(shared, span, key, static_cast<uint32_t>(begin), static_cast<uint32_t>(end), w);
-  });
+  };
+  if (size_ >= spread_from_)
+    run(epoch);
+  else
+    epoch(0, 1);
   // The workers' shares are ascending, so their lists joined are too.
   std::vector<uint32_t>& leaving = worker_leaving_[0];
-  for (std::size_t w = 1; w < worker_leaving_.size(); ++w)
+  for (std::size_t w = 1; w < epoch_workers_; ++w)
     leaving.insert(leaving.end(), worker_leaving_[w].begin(), worker_leaving_[w].end());
   remove_entries(leaving);
 
   std::vector<Spike> spikes;
-  for (const auto& out : worker_spikes_) spikes.insert(spikes.end(), out.begin(), out.end());
+  for (std::size_t w = 0; w < epoch_workers_; ++w)
+    spikes.insert(spikes.end(), worker_spikes_[w].begin(), worker_spikes_[w].end());
   std::sort(spikes.begin(), spikes.end());
   queue_.record(spikes);
   next_step_ = span.first + span.steps;

@@ -29,8 +29,9 @@ using RunWorkers = std::function<void(const std::function<void(unsigned, unsigne
 
 class CpuTrial {
  public:
-  // `workers`: the most workers a loop of this trial is spread over (the pool's size).
-  CpuTrial(std::size_t neurons, int32_t delay_steps, unsigned workers);
+  // `workers`: the most workers a loop of this trial is spread over (the pool's size);
+  // `spread_from`: listed neurons from which an epoch is spread over them.
+  CpuTrial(std::size_t neurons, int32_t delay_steps, unsigned workers, std::size_t spread_from);
 
   int32_t trial() const { return trial_; }
   int32_t next_step() const { return next_step_; }
@@ -66,6 +67,7 @@ class CpuTrial {
 
   std::size_t n_;
   std::size_t d_;
+  std::size_t spread_from_;
   int32_t trial_ = 0;
   int32_t next_step_ = 0;
   // Per neuron: its pool entry (kUnlisted when not listed), and while not listed, its
@@ -93,6 +95,7 @@ class CpuTrial {
   std::vector<std::vector<uint32_t>> worker_leaving_;
   std::vector<std::vector<uint32_t>> worker_stepwise_;
   std::vector<std::vector<Spike>> worker_spikes_;
+  unsigned epoch_workers_ = 1;  // the workers the last epoch ran on
 };
 
 }  // namespace flysim

@@ -205,9 +205,16 @@ __device__ inline uint32_t warp_poisson_steps(const LifConstants& c, kernels::Rn
 // (stage_ring_slots). Blocks take the list kBlock entries at a time; its length is the
 // device's (counters[kStepwise]). Dynamic shared memory: delay_steps * kBlock int64.
 __global__ void __launch_bounds__(kBlock)
-    stepwise_kernel(LifConstants c, const RoundPlan* plan, uint32_t j, uint64_t seed, int32_t first_trial,
+    stepwise_kernel(LifConstants parameter_c, const RoundPlan* plan, uint32_t j, uint64_t seed, int32_t first_trial,
                     DeviceState state, const uint32_t* stepwise, EpochOutput out) {
   extern __shared__ int64_t stage[];
+  // The constants from shared memory: a quiet stretch indexes the propagator tables by
+  // its length, which differs from lane to lane, and the kernel-parameter bank serves
+  // such loads one address at a time.
+  __shared__ LifConstants shared_c;
+  if (threadIdx.x == 0) shared_c = parameter_c;
+  __syncthreads();
+  const LifConstants& c = shared_c;
   const kernels::EpochSpan span = plan->epochs[j].span;
   const uint32_t consumed = kernels::consumed_slots(c, span);
   const int32_t round_first = plan->first;
