@@ -189,8 +189,9 @@ std::vector<Spike> CpuTrial::advance(const CpuShared& shared, kernels::EpochSpan
   // pool.
   const std::vector<Spike>* delivering = span.first % c.delay_steps == 0 ? &queue_.begin_cell() : nullptr;
   const kernels::RngKey key = kernels::rng_key(shared.stimulus.seed, trial_);
+  unsigned epoch_workers = 1;  // what `run` gave this epoch (its worker 0 says; read after it returns)
   const auto epoch = [&](unsigned w, unsigned workers) {
-    if (w == 0) epoch_workers_ = workers;
+    if (w == 0) epoch_workers = workers;
     if (delivering) {
       scatter_share(shared, *delivering, span.first, w, workers);
       barrier_.arrive_and_wait(workers);
@@ -204,12 +205,12 @@ std::vector<Spike> CpuTrial::advance(const CpuShared& shared, kernels::EpochSpan
     epoch(0, 1);
   // The workers' shares are ascending, so their lists joined are too.
   std::vector<uint32_t>& leaving = worker_leaving_[0];
-  for (std::size_t w = 1; w < epoch_workers_; ++w)
+  for (std::size_t w = 1; w < epoch_workers; ++w)
     leaving.insert(leaving.end(), worker_leaving_[w].begin(), worker_leaving_[w].end());
   remove_entries(leaving);
 
   std::vector<Spike> spikes;
-  for (std::size_t w = 0; w < epoch_workers_; ++w)
+  for (std::size_t w = 0; w < epoch_workers; ++w)
     spikes.insert(spikes.end(), worker_spikes_[w].begin(), worker_spikes_[w].end());
   std::sort(spikes.begin(), spikes.end());
   queue_.record(spikes);

@@ -95,7 +95,6 @@ class CpuTrial {
   std::vector<std::vector<uint32_t>> worker_leaving_;
   std::vector<std::vector<uint32_t>> worker_stepwise_;
   std::vector<std::vector<Spike>> worker_spikes_;
-  unsigned epoch_workers_ = 1;  // the workers the last epoch ran on
 };
 
 }  // namespace flysim
