@@ -49,43 +49,71 @@ FLYSIM_HD inline bool poisson_event(const LifConstants& c, RngKey key, uint32_t 
   return r123::Philox4x32()(counter, k)[0] < c.poisson_threshold;
 }
 
+// The predicates and updates from here to choose_path are templates over the number
+// type: `Real` is double, or on the CPU a GCC vector of doubles (kernels/cpu/path_pass.cpp),
+// where a comparison gives a lane mask, `&` combines masks and `?:` selects by lane. One
+// text for both, so the vector pass rounds exactly as the scalar one; for double,
+// `Real{}` is 0.0.
+
 // The conservative bound of the quiet path: without input, v(t) - v_0 is at most
 // max(v - v_0, 0) + max(g, 0) * max_t evg(t) over the epoch.
-FLYSIM_HD inline bool provably_below_threshold(const LifConstants& c, double v, double g) {
-  const double lift_v = v > c.v0 ? v - c.v0 : 0.0;
-  const double lift_g = g > 0.0 ? g * c.evg_epoch_max : 0.0;
+template <class Real>
+FLYSIM_HD inline auto provably_below_threshold(const LifConstants& c, Real v, Real g) {
+  const Real lift_v = v > c.v0 ? v - c.v0 : Real{};
+  const Real lift_g = g > 0.0 ? g * c.evg_epoch_max : Real{};
   return c.v0 + lift_v + lift_g < c.v_threshold - c.quiet_margin_mV;
 }
 
 // A quiet neuron within rest_snap_mV of rest (v and g) is put exactly at rest, so it
 // drops out of the work (EpochPath::unchanged) instead of decaying for seconds, and
 // into subnormal numbers, towards a rest it never reaches in floating point.
-FLYSIM_HD inline void settle_at_rest(const LifConstants& c, double& v, double& g) {
-  const double dv = v - c.v0;
-  if (dv < c.rest_snap_mV && dv > -c.rest_snap_mV && g < c.rest_snap_mV && g > -c.rest_snap_mV) {
-    v = c.v0;
-    g = 0.0;
-  }
+template <class Real>
+FLYSIM_HD inline void settle_at_rest(const LifConstants& c, Real& v, Real& g) {
+  const Real dv = v - c.v0;
+  const auto near_rest = (dv < c.rest_snap_mV) & (dv > -c.rest_snap_mV) & (g < c.rest_snap_mV) & (g > -c.rest_snap_mV);
+  v = near_rest ? Real{} + c.v0 : v;
+  g = near_rest ? Real{} : g;
 }
 
 // True when a neuron is exactly at rest (its update maps it to itself).
-FLYSIM_HD inline bool at_rest(const LifConstants& c, double v, double g) { return v == c.v0 && g == 0.0; }
+template <class Real>
+FLYSIM_HD inline auto at_rest(const LifConstants& c, Real v, Real g) {
+  return (v == c.v0) & (g == 0.0);
+}
+
+// Whether the refractory period (ref steps after last_spike) covers the whole epoch, and
+// whether it is over at the epoch's first step. `Int` is int32_t or a vector of them.
+template <class Int>
+FLYSIM_HD inline auto refractory_throughout(EpochSpan e, Int last_spike, int32_t ref) {
+  return e.first + e.steps - 1 - last_spike < ref;
+}
+template <class Int>
+FLYSIM_HD inline auto refractory_over(EpochSpan e, Int last_spike, int32_t ref) {
+  return e.first - last_spike >= ref;
+}
+
+// MODEL.md step 2 over `steps` steps at once (steps = 1 is the ordinary update).
+template <class Real>
+FLYSIM_HD inline void decay(const LifConstants& c, int32_t steps, Real& v, Real& g) {
+  const Real v_next = c.v0 + (v - c.v0) * c.ev_epoch[steps] + g * c.evg_epoch[steps];
+  g = g * c.eg_epoch[steps];
+  v = v_next;
+}
+
+// EpochPath::quiet: the epoch as one exact multi-step decay, then settled at rest.
+template <class Real>
+FLYSIM_HD inline void advance_quiet(const LifConstants& c, EpochSpan e, Real& v, Real& g) {
+  decay(c, e.steps, v, g);
+  settle_at_rest(c, v, g);
+}
 
 FLYSIM_HD inline EpochPath choose_path(const LifConstants& c, const NeuronInputs& in, EpochSpan e, double v, double g,
                                       int32_t last_spike) {
   if (in.synaptic_slots != 0u || in.kick_steps != 0u || in.poisson) return EpochPath::stepwise;
   const int32_t ref = refractory_steps(c, in);
-  if (at_rest(c, v, g)) return EpochPath::unchanged;
-  if (e.first + e.steps - 1 - last_spike < ref) return EpochPath::unchanged;
-  if (e.first - last_spike >= ref && provably_below_threshold(c, v, g)) return EpochPath::quiet;
+  if (at_rest(c, v, g) || refractory_throughout(e, last_spike, ref)) return EpochPath::unchanged;
+  if (refractory_over(e, last_spike, ref) && provably_below_threshold(c, v, g)) return EpochPath::quiet;
   return EpochPath::stepwise;
-}
-
-// MODEL.md step 2 over `steps` steps at once (steps = 1 is the ordinary update).
-FLYSIM_HD inline void decay(const LifConstants& c, int32_t steps, double& v, double& g) {
-  const double v_next = c.v0 + (v - c.v0) * c.ev_epoch[steps] + g * c.evg_epoch[steps];
-  g = g * c.eg_epoch[steps];
-  v = v_next;
 }
 
 // Index of the lowest set bit of a non-zero word.
@@ -105,12 +133,6 @@ FLYSIM_HD inline uint32_t poisson_steps(const LifConstants& c, RngKey key, uint3
   for (int32_t t = 0; t < e.steps; ++t)
     if (poisson_event(c, key, neuron, e.first + t)) bits |= 1u << t;
   return bits;
-}
-
-// EpochPath::quiet: the epoch as one exact multi-step decay, then settled at rest.
-FLYSIM_HD inline void advance_quiet(const LifConstants& c, EpochSpan e, double& v, double& g) {
-  decay(c, e.steps, v, g);
-  settle_at_rest(c, v, g);
 }
 
 // Bit t: something arrives at step first + t of the epoch: synaptic input (its ring

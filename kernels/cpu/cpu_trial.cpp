@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 
+#include "kernels/cpu/path_pass.hpp"
 #include "kernels/cpu/thread_pool.hpp"
 
 namespace flysim {
@@ -132,26 +133,9 @@ void CpuTrial::sweep(const CpuShared& shared, kernels::EpochSpan span, kernels::
     return !kernels::at_rest(c, v[e], g[e]) || poisson[e] || synaptic_slots[e];
   };
   // First every entry whose epoch cannot spike (unchanged or quiet: most of them), in
-  // one streaming pass with well-predicted branches, noting the stepwise ones; then
-  // those, each in one piece.
-  uint32_t stepwise_count = 0;
-  for (uint32_t e = begin; e < end; ++e) {
-    const kernels::NeuronInputs in = inputs(e);
-    double ve = v[e], ge = g[e];
-    int32_t last = last_spike[e];
-    const kernels::EpochPath path = kernels::choose_path(c, in, span, ve, ge, last);
-    if (path == kernels::EpochPath::stepwise) {
-      stepwise[stepwise_count++] = e;
-      continue;
-    }
-    if (path == kernels::EpochPath::quiet) {
-      // advance_neuron's quiet path, without deciding the path a second time.
-      kernels::advance_quiet(c, span, ve, ge);
-      v[e] = ve;
-      g[e] = ge;
-    }
-    if (!stays(e)) leaving.push_back(e);
-  }
+  // one vectorized pass that notes the stepwise ones; then those, each in one piece.
+  const kernels::PoolArrays pool{v, g, last_spike, poisson, synaptic_slots, kick_steps};
+  const uint32_t stepwise_count = kernels::sort_pool_paths(c, span, pool, begin, end, stepwise.data(), leaving);
   const uint32_t consumed = kernels::consumed_slots(c, span);
   for (uint32_t k = 0; k < stepwise_count; ++k) {
     const uint32_t e = stepwise[k];

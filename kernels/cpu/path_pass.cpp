@@ -1,0 +1,67 @@
+#include "kernels/cpu/path_pass.hpp"
+
+#include "kernels/cpu/path_pass_avx512.hpp"
+
+namespace flysim::kernels {
+namespace {
+
+// One entry, as the scalar pass takes it; true when it is stepwise.
+bool sort_entry(const LifConstants& c, EpochSpan span, const PoolArrays& pool, uint32_t e,
+                std::vector<uint32_t>& leaving) {
+  const NeuronInputs in{pool.synaptic_slots[e], pool.kick_steps[e], pool.poisson[e] != 0};
+  double v = pool.v[e], g = pool.g[e];
+  const EpochPath path = choose_path(c, in, span, v, g, pool.last_spike[e]);
+  if (path == EpochPath::stepwise) return true;
+  if (path == EpochPath::quiet) {
+    advance_quiet(c, span, v, g);
+    pool.v[e] = v;
+    pool.g[e] = g;
+  }
+  // Without input and not Poisson-driven (else it would be stepwise): it leaves at rest.
+  if (at_rest(c, v, g)) leaving.push_back(e);
+  return false;
+}
+
+// Calls f(entry) for each entry whose lane bit is set, ascending: entry first + kLanes * b
+// + k for bit k of bits[b], b < blocks.
+template <class F>
+void for_each_lane(const std::vector<uint8_t>& bits, uint32_t blocks, uint32_t first, F&& f) {
+  for (uint32_t b = 0; b < blocks; ++b)
+    for (uint32_t lanes = bits[b]; lanes != 0; lanes &= lanes - 1) f(first + kLanes * b + lowest_bit(lanes));
+}
+
+}  // namespace
+
+bool avx512_pass_available() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+         __builtin_cpu_supports("avx512dq");
+}
+
+uint32_t sort_pool_paths_one_by_one(const LifConstants& c, EpochSpan span, const PoolArrays& pool, uint32_t begin,
+                                    uint32_t end, uint32_t* stepwise, std::vector<uint32_t>& leaving) {
+  uint32_t count = 0;
+  for (uint32_t e = begin; e < end; ++e)
+    if (sort_entry(c, span, pool, e, leaving)) stepwise[count++] = e;
+  return count;
+}
+
+uint32_t sort_pool_paths(const LifConstants& c, EpochSpan span, const PoolArrays& pool, uint32_t begin, uint32_t end,
+                         uint32_t* stepwise, std::vector<uint32_t>& leaving) {
+  static const bool vectorized = avx512_pass_available();
+  if (!vectorized) return sort_pool_paths_one_by_one(c, span, pool, begin, end, stepwise, leaving);
+  // The whole blocks of kLanes entries in AVX-512, their lanes' bits gathered, then the
+  // rest one by one: both lists stay ascending.
+  thread_local std::vector<uint8_t> stepwise_bits, leaving_bits;
+  const uint32_t blocks = (end - begin) / kLanes;
+  stepwise_bits.resize(blocks);
+  leaving_bits.resize(blocks);
+  sort_blocks_avx512(c, span, pool, begin, blocks, stepwise_bits.data(), leaving_bits.data());
+  uint32_t count = 0;
+  for_each_lane(stepwise_bits, blocks, begin, [&](uint32_t e) { stepwise[count++] = e; });
+  for_each_lane(leaving_bits, blocks, begin, [&](uint32_t e) { leaving.push_back(e); });
+  const uint32_t rest = begin + kLanes * blocks;
+  return count + sort_pool_paths_one_by_one(c, span, pool, rest, end, stepwise + count, leaving);
+}
+
+}  // namespace flysim::kernels

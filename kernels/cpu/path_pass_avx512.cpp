@@ -1,0 +1,59 @@
+#include "kernels/cpu/path_pass_avx512.hpp"
+
+#include <immintrin.h>
+
+#include <cstring>
+
+// kernels/lif.hpp's templates take __m512d and Int32Lanes as their Real and Int: GCC
+// defines them as vector types, so +, -, *, comparisons (lane masks) and ?: work lane by
+// lane with the scalar text's rounding (-ffp-contract=off: no FMA here either). They
+// must be compiled in a file built for AVX-512: a template instantiated elsewhere is
+// lowered to scalar code before it could be inlined here.
+// The lane helpers return vectors by value; nothing here is called across instruction
+// sets but sort_blocks_avx512, which takes and returns none.
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+namespace flysim::kernels {
+namespace {
+
+using Int32Lanes = int32_t __attribute__((vector_size(kLanes * sizeof(int32_t))));
+
+__mmask8 mask_of(__m512i lanes) { return _mm512_movepi64_mask(lanes); }
+__mmask8 mask_of(__m256i lanes) { return _mm256_movepi32_mask(lanes); }
+
+// Eight entries from e: choose_path lane by lane. A lane with input (or a Poisson drive)
+// is stepwise; else unchanged when at rest or refractory throughout; else quiet when
+// past its refractory period and provably below threshold; else stepwise. The quiet
+// decay is computed in every lane and stored in the quiet ones.
+void sort_block(const LifConstants& c, EpochSpan span, const PoolArrays& pool, uint32_t e, uint8_t& stepwise_bits,
+                uint8_t& leaving_bits) {
+  const __m256i inputs = _mm256_or_si256(
+      _mm256_or_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(pool.synaptic_slots + e)),
+                      _mm256_loadu_si256(reinterpret_cast<const __m256i*>(pool.kick_steps + e))),
+      _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(pool.poisson + e))));
+  const __mmask8 no_input = _mm256_testn_epi32_mask(inputs, inputs);
+  Int32Lanes last_spike;
+  std::memcpy(&last_spike, pool.last_spike + e, sizeof last_spike);
+  const __m512d v = _mm512_loadu_pd(pool.v + e), g = _mm512_loadu_pd(pool.g + e);
+  const __mmask8 unchanged = no_input & (mask_of(__m512i(at_rest(c, v, g))) |
+                                         mask_of(__m256i(refractory_throughout(span, last_spike, c.ref_steps))));
+  const __mmask8 quiet = no_input & ~unchanged & mask_of(__m256i(refractory_over(span, last_spike, c.ref_steps))) &
+                         mask_of(__m512i(provably_below_threshold(c, v, g)));
+  __m512d v_quiet = v, g_quiet = g;
+  advance_quiet(c, span, v_quiet, g_quiet);
+  _mm512_mask_storeu_pd(pool.v + e, quiet, v_quiet);
+  _mm512_mask_storeu_pd(pool.g + e, quiet, g_quiet);
+  const __m512d v_after = _mm512_mask_blend_pd(quiet, v, v_quiet), g_after = _mm512_mask_blend_pd(quiet, g, g_quiet);
+  leaving_bits = (unchanged | quiet) & mask_of(__m512i(at_rest(c, v_after, g_after)));
+  stepwise_bits = static_cast<uint8_t>(~(unchanged | quiet));
+}
+
+}  // namespace
+
+void sort_blocks_avx512(const LifConstants& c, EpochSpan span, const PoolArrays& pool, uint32_t begin,
+                        uint32_t blocks, uint8_t* stepwise_bits, uint8_t* leaving_bits) {
+  for (uint32_t b = 0; b < blocks; ++b)
+    sort_block(c, span, pool, begin + kLanes * b, stepwise_bits[b], leaving_bits[b]);
+}
+
+}  // namespace flysim::kernels
