@@ -171,36 +171,35 @@ FLYSIM_HD inline void advance_neuron_drawn(const LifConstants& c, EpochSpan e, c
         if ((in.synaptic_slots >> (first_slot + t)) & 1u) ring[(first_slot + t) * stride] = 0;
       continue;
     }
-    // A quiet stretch: no input before step first + t + quiet, none can reach threshold.
+    // Either a quiet stretch (no input before step first + t + stretch, and none can
+    // reach threshold) or one ordinary step: the same decay over `stretch` steps, so that
+    // the lanes of a GPU warp stay together through it whichever each one takes.
     const uint32_t ahead = arrivals >> t;
-    if (!(ahead & 1u) && provably_below_threshold(c, v, g)) {
-      const int32_t quiet = ahead ? lowest_bit(ahead) : e.steps - t;
-      decay(c, quiet, v, g);
-      t += quiet;
-      continue;
-    }
-    int64_t synaptic_units = 0;
-    if ((in.synaptic_slots >> slot) & 1u) {
-      synaptic_units = ring[slot * stride];
-      ring[slot * stride] = 0;
-    }
+    const bool quiet = !(ahead & 1u) && provably_below_threshold(c, v, g);
+    const int32_t stretch = !quiet ? 1 : ahead ? lowest_bit(ahead) : e.steps - t;
     // 2. state update
-    decay(c, 1, v, g);
-    // 3. threshold (strict)
-    const bool spiked = v > c.v_threshold;
-    if (spiked) {
-      last_spike = step;
-      emit(step);
-      // 5. reset (4. input delivery is a conditional write, discarded when spiking)
-      v = c.v_reset;
-      g = 0.0;
-    } else {
-      // 4. input delivery
-      g += static_cast<double>(synaptic_units) * c.mV_per_unit;
-      if ((in.kick_steps >> t) & 1u) v += c.kick_mV;
-      if ((poisson_draws >> t) & 1u) v += c.kick_mV;
+    decay(c, stretch, v, g);
+    if (!quiet) {
+      int64_t synaptic_units = 0;
+      if ((in.synaptic_slots >> slot) & 1u) {
+        synaptic_units = ring[slot * stride];
+        ring[slot * stride] = 0;
+      }
+      // 3. threshold (strict)
+      if (v > c.v_threshold) {
+        last_spike = step;
+        emit(step);
+        // 5. reset (4. input delivery is a conditional write, discarded when spiking)
+        v = c.v_reset;
+        g = 0.0;
+      } else {
+        // 4. input delivery
+        g += static_cast<double>(synaptic_units) * c.mV_per_unit;
+        if ((in.kick_steps >> t) & 1u) v += c.kick_mV;
+        if ((poisson_draws >> t) & 1u) v += c.kick_mV;
+      }
     }
-    ++t;
+    t += stretch;
   }
 }
 

@@ -4,6 +4,7 @@
 #include <atomic>
 
 #include "kernels/cpu/path_pass.hpp"
+#include "kernels/cpu/poisson_draws.hpp"
 #include "kernels/cpu/thread_pool.hpp"
 
 namespace flysim {
@@ -24,6 +25,7 @@ CpuTrial::CpuTrial(std::size_t neurons, int32_t delay_steps, unsigned workers, s
       ring_(d_ * neurons, 0),
       worker_leaving_(workers),
       worker_stepwise_(workers),
+      worker_stepwise_count_(workers),
       worker_spikes_(workers) {}
 
 bool CpuTrial::stays_active(const CpuShared& shared, uint32_t e) const {
@@ -110,56 +112,68 @@ void CpuTrial::remove_entries(const std::vector<uint32_t>& leaving) {
   }
 }
 
-void CpuTrial::sweep(const CpuShared& shared, kernels::EpochSpan span, kernels::RngKey key, uint32_t begin,
-                     uint32_t end, unsigned w) {
-  // A copy the compiler may keep in registers: nothing the loops store can change it.
+uint32_t CpuTrial::sort_share(const CpuShared& shared, kernels::EpochSpan span, uint32_t begin, uint32_t end,
+                              unsigned w) {
+  std::vector<uint32_t>& stepwise = worker_stepwise_[w];
+  worker_leaving_[w].clear();
+  stepwise.resize(end - begin);
+  const kernels::PoolArrays pool{v_.data(),           g_.data(),           last_spike_.data(),
+                                 poisson_.data(),     synaptic_slots_.data(), kick_steps_.data()};
+  return kernels::sort_pool_paths(shared.constants, span, pool, begin, end, stepwise.data(), worker_leaving_[w]);
+}
+
+void CpuTrial::step_share(const CpuShared& shared, kernels::EpochSpan span, kernels::RngKey key, unsigned w,
+                          unsigned workers) {
+  // A copy the compiler may keep in registers: nothing the loop stores can change it.
   const LifConstants c = shared.constants;
   std::vector<Spike>& out = worker_spikes_[w];
   std::vector<uint32_t>& leaving = worker_leaving_[w];
-  std::vector<uint32_t>& stepwise = worker_stepwise_[w];
   out.clear();
-  leaving.clear();
-  stepwise.resize(end - begin);
   double* const v = v_.data();
   double* const g = g_.data();
   int32_t* const last_spike = last_spike_.data();
   const uint8_t* const poisson = poisson_.data();
   uint32_t* const synaptic_slots = synaptic_slots_.data();
   uint32_t* const kick_steps = kick_steps_.data();
-  const auto inputs = [&](uint32_t e) {
-    return kernels::NeuronInputs{synaptic_slots[e], kick_steps[e], poisson[e] != 0};
-  };
-  const auto stays = [&](uint32_t e) {
-    return !kernels::at_rest(c, v[e], g[e]) || poisson[e] || synaptic_slots[e];
-  };
-  // First every entry whose epoch cannot spike (unchanged or quiet: most of them), in
-  // one vectorized pass that notes the stepwise ones; then those, each in one piece.
-  const kernels::PoolArrays pool{v, g, last_spike, poisson, synaptic_slots, kick_steps};
-  const uint32_t stepwise_count = kernels::sort_pool_paths(c, span, pool, begin, end, stepwise.data(), leaving);
   const uint32_t consumed = kernels::consumed_slots(c, span);
-  for (uint32_t k = 0; k < stepwise_count; ++k) {
-    const uint32_t e = stepwise[k];
-    // The ring slots that hold input for an entry a few ahead: the scatter wrote them
-    // long ago (a dense run's ring rows far exceed the caches).
-    if (k + kPrefetchAhead < stepwise_count) {
-      const uint32_t ahead = stepwise[k + kPrefetchAhead];
-      for (uint32_t bits = synaptic_slots[ahead]; bits != 0; bits &= bits - 1)
-        __builtin_prefetch(ring_row(ahead) + kernels::lowest_bit(bits), 1);
-    }
+  const auto step_entry = [&](uint32_t e) {
     const uint32_t i = index_[e];
-    const kernels::NeuronInputs in = inputs(e);
+    const kernels::NeuronInputs in{synaptic_slots[e], kick_steps[e], poisson[e] != 0};
     double ve = v[e], ge = g[e];
     int32_t last = last_spike[e];
-    kernels::advance_neuron(c, i, span, in, key, ring_row(e), 1, ve, ge, last,
-                            [&](int32_t step) { out.push_back({step, i}); });
+    const uint32_t draws = in.poisson ? kernels::poisson_draws(c, key, i, span) : 0u;
+    kernels::advance_neuron_drawn(c, span, in, draws, ring_row(e), 1, ve, ge, last,
+                                  [&](int32_t step) { out.push_back({step, i}); });
     v[e] = ve;
     g[e] = ge;
     last_spike[e] = last;
     synaptic_slots[e] = in.synaptic_slots & ~consumed;
     kick_steps[e] = 0;
-    if (!stays(e)) leaving.push_back(e);
+    if (!stays_active(shared, e)) leaving.push_back(e);
+  };
+  // Worker w's share of all workers' stepwise lists joined: the first pass found them in
+  // its own share of the pool, but they cluster (the Poisson-driven neurons, listed
+  // first, are all stepwise), so the stepwise work is shared out anew.
+  std::size_t total = 0;
+  for (unsigned j = 0; j < workers; ++j) total += worker_stepwise_count_[j];
+  const auto [lo, hi] = share_of(total, w, workers);
+  std::size_t offset = 0;
+  for (unsigned j = 0; j < workers && offset < hi; ++j) {
+    const uint32_t* const list = worker_stepwise_[j].data();
+    const std::size_t count = worker_stepwise_count_[j];
+    const std::size_t from = std::max(lo, offset) - offset, to = std::min(hi, offset + count) - offset;
+    for (std::size_t k = from; k < to; ++k) {
+      // The ring slots that hold input for an entry a few ahead: the scatter wrote them
+      // long ago (a dense run's ring rows far exceed the caches).
+      if (k + kPrefetchAhead < to) {
+        const uint32_t ahead = list[k + kPrefetchAhead];
+        for (uint32_t bits = synaptic_slots[ahead]; bits != 0; bits &= bits - 1)
+          __builtin_prefetch(ring_row(ahead) + kernels::lowest_bit(bits), 1);
+      }
+      step_entry(list[k]);
+    }
+    offset += count;
   }
-  std::sort(leaving.begin(), leaving.end());
 }
 
 std::vector<Spike> CpuTrial::advance(const CpuShared& shared, kernels::EpochSpan span, const RunWorkers& run) {
@@ -180,17 +194,21 @@ std::vector<Spike> CpuTrial::advance(const CpuShared& shared, kernels::EpochSpan
       scatter_share(shared, *delivering, span.first, w, workers);
       barrier_.arrive_and_wait(workers);
     }
+    // The sweep: each worker sorts its share of the pool by path, then (once all have)
+    // steps its share of the stepwise entries that all of them found.
     const auto [begin, end] = share_of(size_, w, workers);
-    sweep(shared, span, key, static_cast<uint32_t>(begin), static_cast<uint32_t>(end), w);
+    worker_stepwise_count_[w] = sort_share(shared, span, static_cast<uint32_t>(begin), static_cast<uint32_t>(end), w);
+    if (workers > 1) barrier_.arrive_and_wait(workers);
+    step_share(shared, span, key, w, workers);
   };
   if (size_ >= spread_from_)
     run(epoch);
   else
     epoch(0, 1);
-  // The workers' shares are ascending, so their lists joined are too.
   std::vector<uint32_t>& leaving = worker_leaving_[0];
   for (std::size_t w = 1; w < epoch_workers; ++w)
     leaving.insert(leaving.end(), worker_leaving_[w].begin(), worker_leaving_[w].end());
+  std::sort(leaving.begin(), leaving.end());
   remove_entries(leaving);
 
   std::vector<Spike> spikes;

@@ -54,9 +54,13 @@ class CpuTrial {
   // after `first_delivery` onto its share of the neurons, listing those not yet listed.
   void scatter_share(const CpuShared& shared, const std::vector<Spike>& spikes, int32_t first_delivery, unsigned w,
                      unsigned workers);
-  // Advances entries [begin, end) through span on worker w (its spikes and leaving
-  // entries in worker_spikes_[w] and worker_leaving_[w]).
-  void sweep(const CpuShared& shared, kernels::EpochSpan span, kernels::RngKey key, uint32_t begin, uint32_t end, unsigned w);
+  // The sweep's first pass on worker w: sorts entries [begin, end) by path, the quiet
+  // ones advanced (kernels/cpu/path_pass.hpp); the stepwise ones in worker_stepwise_[w]
+  // (their count returned), those leaving in worker_leaving_[w].
+  uint32_t sort_share(const CpuShared& shared, kernels::EpochSpan span, uint32_t begin, uint32_t end, unsigned w);
+  // Its second: worker w's share of all workers' stepwise entries through span (its
+  // spikes in worker_spikes_[w], leaving entries appended to worker_leaving_[w]).
+  void step_share(const CpuShared& shared, kernels::EpochSpan span, kernels::RngKey key, unsigned w, unsigned workers);
   // Removes the entries that left (ascending) from the pool, moving the last entries
   // into their places.
   void remove_entries(const std::vector<uint32_t>& leaving);
@@ -94,6 +98,7 @@ class CpuTrial {
   SpinBarrier barrier_;
   std::vector<std::vector<uint32_t>> worker_leaving_;
   std::vector<std::vector<uint32_t>> worker_stepwise_;
+  std::vector<uint32_t> worker_stepwise_count_;
   std::vector<std::vector<Spike>> worker_spikes_;
 };
 

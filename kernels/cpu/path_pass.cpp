@@ -1,5 +1,6 @@
 #include "kernels/cpu/path_pass.hpp"
 
+#include "kernels/cpu/cpu_features.hpp"
 #include "kernels/cpu/path_pass_avx512.hpp"
 
 namespace flysim::kernels {
@@ -32,12 +33,6 @@ void for_each_lane(const std::vector<uint8_t>& bits, uint32_t blocks, uint32_t f
 
 }  // namespace
 
-bool avx512_pass_available() {
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
-         __builtin_cpu_supports("avx512dq");
-}
-
 uint32_t sort_pool_paths_one_by_one(const LifConstants& c, EpochSpan span, const PoolArrays& pool, uint32_t begin,
                                     uint32_t end, uint32_t* stepwise, std::vector<uint32_t>& leaving) {
   uint32_t count = 0;
@@ -48,7 +43,7 @@ uint32_t sort_pool_paths_one_by_one(const LifConstants& c, EpochSpan span, const
 
 uint32_t sort_pool_paths(const LifConstants& c, EpochSpan span, const PoolArrays& pool, uint32_t begin, uint32_t end,
                          uint32_t* stepwise, std::vector<uint32_t>& leaving) {
-  static const bool vectorized = avx512_pass_available();
+  static const bool vectorized = cpu_has_avx512();
   if (!vectorized) return sort_pool_paths_one_by_one(c, span, pool, begin, end, stepwise, leaving);
   // The whole blocks of kLanes entries in AVX-512, their lanes' bits gathered, then the
   // rest one by one: both lists stay ascending.

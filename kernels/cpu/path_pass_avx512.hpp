@@ -1,9 +1,10 @@
 #pragma once
 // The AVX-512 lanes of the CPU epoch's first pass (path_pass.hpp). path_pass_avx512.cpp
-// is the one file compiled with AVX-512 enabled (CMakeLists.txt); sort_pool_paths calls
-// it only where avx512_pass_available() says the CPU runs it. It includes nothing that
-// would put an AVX-512 copy of a shared inline function into the program: only
-// kernels/lif.hpp's templates instantiated with vector types, which no other file uses.
+// is built with AVX-512 enabled (CMakeLists.txt), and sort_pool_paths calls it only
+// where cpu_has_avx512(). Such a file must not emit a copy of an inline function that
+// other files share (the linker could keep its AVX-512 copy for the whole program): it
+// instantiates kernels/lif.hpp's templates with vector types only, which no other file
+// uses.
 #include <cstdint>
 
 #include "kernels/cpu/path_pass.hpp"
@@ -11,9 +12,6 @@
 namespace flysim::kernels {
 
 inline constexpr uint32_t kLanes = 8;
-
-// Whether this CPU has AVX-512 F, VL and DQ (path_pass.cpp, compiled without them).
-bool avx512_pass_available();
 
 // choose_path and the quiet decay for blocks [0, blocks) of kLanes entries from `begin`:
 // bit k of stepwise_bits[b] (leaving_bits[b]) set when entry begin + kLanes * b + k is

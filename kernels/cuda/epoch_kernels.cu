@@ -111,29 +111,30 @@ __global__ void __launch_bounds__(kBlock)
 
 __device__ inline bool same_bits(double a, double b) { return __double_as_longlong(a) == __double_as_longlong(b); }
 
-// Copies this neuron's ring slots that the epoch reads (flagged in `slots`) into the
-// block's staging area (`stage`, slot s of thread t at stage[s * kBlock + t]) and clears
-// them in the ring. The epoch's steps then read shared memory: read from the ring one
-// step at a time, nearly every step of a warp waited for a global load (some lane has
-// input at almost every step), and the advance kernel was bound by that latency. Here
-// the loads of kStageLoads slots are in flight together.
-__device__ inline void stage_ring_slots(const LifConstants& c, kernels::EpochSpan span, uint32_t slots, int64_t* ring,
-                                        std::size_t stride, int64_t* stage) {
-  constexpr int32_t kStageLoads = 6;
-  const int32_t first_slot = span.first % c.delay_steps;
-  for (int32_t t0 = 0; t0 < span.steps; t0 += kStageLoads) {
+// Copies this neuron's ring slots that the epoch reads (the bits of `slots`, all within
+// the epoch's span) into the block's staging area (`stage`, slot s of thread t at
+// stage[s * kBlock + t]) and clears them in the ring. The epoch's steps then read shared
+// memory: read from the ring one step at a time, nearly every step of a warp waited for a
+// global load (some lane has input at almost every step), and the advance kernel was
+// bound by that latency. Here the loads of up to kStageLoads flagged slots are in flight
+// together, so most neurons wait for one load, whichever steps their input falls on.
+__device__ inline void stage_ring_slots(uint32_t slots, int64_t* ring, std::size_t stride, int64_t* stage) {
+  constexpr int32_t kStageLoads = 8;
+  while (slots != 0u) {
+    int32_t slot[kStageLoads];
     int64_t units[kStageLoads];
 #pragma unroll
     for (int32_t u = 0; u < kStageLoads; ++u) {
-      const int32_t slot = first_slot + t0 + u;
-      units[u] = t0 + u < span.steps && ((slots >> slot) & 1u) ? ring[slot * stride] : 0;
+      slot[u] = slots != 0u ? kernels::lowest_bit(slots) : -1;
+      slots &= slots - 1u;
     }
 #pragma unroll
+    for (int32_t u = 0; u < kStageLoads; ++u) units[u] = slot[u] >= 0 ? ring[slot[u] * stride] : 0;
+#pragma unroll
     for (int32_t u = 0; u < kStageLoads; ++u) {
-      const int32_t slot = first_slot + t0 + u;
-      if (t0 + u < span.steps && ((slots >> slot) & 1u)) {
-        stage[slot * kBlock + threadIdx.x] = units[u];
-        ring[slot * stride] = 0;
+      if (slot[u] >= 0) {
+        stage[slot[u] * kBlock + threadIdx.x] = units[u];
+        ring[slot[u] * stride] = 0;
       }
     }
   }
@@ -236,7 +237,7 @@ __global__ void __launch_bounds__(kBlock)
     if (!active) continue;
     // The epoch reads the staged copy; advance_neuron_drawn's clearing of what it read
     // then lands in shared memory, and the ring was cleared while staging.
-    stage_ring_slots(c, span, in.synaptic_slots & consumed,
+    stage_ring_slots(in.synaptic_slots & consumed,
                      state.ring + static_cast<std::size_t>(trial_slot) * c.delay_steps * state.neurons + i,
                      state.neurons, stage);
     const double v_before = state.v[at], g_before = state.g[at];

@@ -1,0 +1,11 @@
+#include "kernels/cpu/cpu_features.hpp"
+
+namespace flysim::kernels {
+
+bool cpu_has_avx512() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+         __builtin_cpu_supports("avx512dq");
+}
+
+}  // namespace flysim::kernels

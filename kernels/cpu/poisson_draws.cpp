@@ -1,0 +1,12 @@
+#include "kernels/cpu/poisson_draws.hpp"
+
+#include "kernels/cpu/cpu_features.hpp"
+
+namespace flysim::kernels {
+
+uint32_t poisson_draws(const LifConstants& c, RngKey key, uint32_t neuron, EpochSpan e) {
+  static const bool vectorized = cpu_has_avx512();
+  return vectorized ? poisson_draws_avx512(c, key, neuron, e) : poisson_steps(c, key, neuron, e);
+}
+
+}  // namespace flysim::kernels

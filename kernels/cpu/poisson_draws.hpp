@@ -1,0 +1,20 @@
+#pragma once
+// The CPU pool's Poisson draws: kernels::poisson_steps (Random123's Philox4x32-10, one
+// draw per step), eight steps at a time in AVX-512 where the CPU has it. A dense
+// stimulus draws for every stimulated neuron at every step (in the dense benchmark about
+// 139 million draws per simulated second), which one at a time cost about an eighth of
+// the run.
+#include <cstdint>
+
+#include "kernels/lif.hpp"
+
+namespace flysim::kernels {
+
+// Bit t set when poisson_event(c, key, neuron, e.first + t): poisson_steps' bits.
+uint32_t poisson_draws(const LifConstants& c, RngKey key, uint32_t neuron, EpochSpan e);
+
+// The AVX-512 lanes (poisson_draws_avx512.cpp, the file built for AVX-512): call only
+// where cpu_has_avx512().
+uint32_t poisson_draws_avx512(const LifConstants& c, RngKey key, uint32_t neuron, EpochSpan e);
+
+}  // namespace flysim::kernels
