@@ -57,6 +57,14 @@ void build_csr(Network& net, std::vector<Connection> connections, const std::str
   for (std::size_t i = 0; i < n; ++i) net.out_offsets[i + 1] += net.out_offsets[i];
 }
 
+bool rows_sorted_by_target(const Network& net) {
+  for (std::size_t pre = 0; pre < net.neuron_count(); ++pre)
+    if (!std::is_sorted(net.out_targets.begin() + static_cast<std::ptrdiff_t>(net.out_offsets[pre]),
+                        net.out_targets.begin() + static_cast<std::ptrdiff_t>(net.out_offsets[pre + 1])))
+      return false;
+  return true;
+}
+
 std::vector<uint32_t> mixed_sign_neurons(const Network& net) {
   std::vector<uint32_t> mixed;
   for (std::size_t pre = 0; pre < net.neuron_count(); ++pre) {

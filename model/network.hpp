@@ -27,6 +27,10 @@ struct Network {
   uint64_t synapse_count() const;
 };
 
+// Whether every neuron's outgoing connections are in ascending target order (build_csr
+// and the generator make them so; a hand-built Network need not be).
+bool rows_sorted_by_target(const Network& net);
+
 // Presynaptic neurons with both excitatory and inhibitory connections, in index order.
 // The model allows them (each connection has its own sign), but in FlyWire data a neuron
 // has one transmitter, so they usually mean a damaged or hand-edited table.

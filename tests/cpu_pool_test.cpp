@@ -121,6 +121,25 @@ TEST(CpuPool, SpreadingOnlyLargePoolsChangesNoBit) {
   }
 }
 
+// The scatter's workers find their targets by search in rows sorted by target, and filter
+// every connection in rows that are not: with each row reversed, the same bits.
+TEST(CpuPool, RowsOutOfTargetOrderGiveTheSameBits) {
+  const EngineSetup sorted = crowded_setup();
+  auto reversed = std::make_shared<Network>(*sorted.network);
+  for (std::size_t pre = 0; pre < reversed->neuron_count(); ++pre) {
+    const auto first = static_cast<std::ptrdiff_t>(reversed->out_offsets[pre]);
+    const auto last = static_cast<std::ptrdiff_t>(reversed->out_offsets[pre + 1]);
+    std::reverse(reversed->out_targets.begin() + first, reversed->out_targets.begin() + last);
+    std::reverse(reversed->out_weights.begin() + first, reversed->out_weights.begin() + last);
+  }
+  ASSERT_TRUE(rows_sorted_by_target(*sorted.network));
+  ASSERT_FALSE(rows_sorted_by_target(*reversed));
+  EngineSetup setup = sorted;
+  setup.network = reversed;
+  const std::vector<uint64_t> plain = plain_bits(sorted);
+  for (const unsigned threads : {2u, 3u}) EXPECT_EQ(pool_bits(setup, threads), plain) << threads << " threads";
+}
+
 TEST(SpinBarrier, NoWorkerPassesBeforeAllArriveRoundAfterRound) {
   for (const unsigned threads : {1u, 2u, 5u}) {
     ThreadPool pool(threads);

@@ -11,7 +11,8 @@ CpuEngine::CpuEngine(EngineSetup setup, unsigned threads)
       n_(setup_.network->neuron_count()),
       pool_(threads),
       plastic_(setup_.plastic_edges, setup_.network->out_weights),
-      weights_(setup_.network->out_weights.data()) {
+      weights_(setup_.network->out_weights.data()),
+      rows_sorted_(rows_sorted_by_target(*setup_.network)) {
   if (setup_.batch < 1) throw std::invalid_argument("an engine holds at least one trial, asked for " + std::to_string(setup_.batch));
   if (!plastic_.empty()) {
     own_weights_ = setup_.network->out_weights;
@@ -31,7 +32,7 @@ std::string CpuEngine::describe() const {
 }
 
 CpuShared CpuEngine::shared() const {
-  return {*setup_.network, setup_.constants, *setup_.stimulus, poisson_, weights_};
+  return {*setup_.network, setup_.constants, *setup_.stimulus, poisson_, weights_, rows_sorted_};
 }
 
 void CpuEngine::flag_poisson() {

@@ -43,6 +43,7 @@ class CpuEngine final : public Engine {
   // (the network is shared read-only with other engines).
   std::vector<int32_t> own_weights_;
   const int32_t* weights_;
+  bool rows_sorted_;  // rows_sorted_by_target: the scatter's workers then find their targets by search
   std::vector<uint8_t> poisson_;  // per neuron: Poisson-driven
   std::vector<CpuTrial> trials_;  // batch_capacity() of them; the first batch_size_ in use
   std::size_t batch_size_ = 0;

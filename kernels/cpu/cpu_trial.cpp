@@ -60,13 +60,22 @@ void CpuTrial::scatter_share(const CpuShared& shared, const std::vector<Spike>& 
     if (kernels::already_delivered(c, s, first_delivery)) continue;
     const int32_t slot = kernels::delivery_slot(c, s.step);
     const uint32_t flag = 1u << slot;
-    const uint64_t begin = net.out_offsets[s.neuron], end = net.out_offsets[s.neuron + 1];
+    uint64_t begin = net.out_offsets[s.neuron], end = net.out_offsets[s.neuron + 1];
+    // A row in target order holds this worker's targets in one stretch: it reads only
+    // that, instead of every connection behind a branch it mispredicts half the time.
+    if (shared.rows_sorted && workers > 1) {
+      begin = static_cast<uint64_t>(std::lower_bound(targets + begin, targets + end, first) - targets);
+      end = static_cast<uint64_t>(std::lower_bound(targets + begin, targets + end, first + count) - targets);
+    }
     for (uint64_t e = begin; e < end; ++e) {
       // Two-stage prefetch: the entry of a target 16 connections ahead, the ring slot
-      // and input flags of the one 8 ahead (whose entry is in cache by now).
-      if (e + 16 < end) __builtin_prefetch(entry_of + targets[e + 16]);
+      // and input flags of the one 8 ahead (whose entry is in cache by now). Only this
+      // worker's own targets (another's stand in for `first`, without a branch): the
+      // lines of another's would be pulled in here for writing, only to be written there.
+      const auto own = [&](uint32_t post) { return post - first < count ? post : first; };
+      if (e + 16 < end) __builtin_prefetch(entry_of + own(targets[e + 16]));
       if (e + 8 < end) {
-        const uint32_t ahead = entry_of[targets[e + 8]];
+        const uint32_t ahead = entry_of[own(targets[e + 8])];
         if (ahead != kUnlisted) {
           __builtin_prefetch(ring_row(ahead) + slot, 1);
           __builtin_prefetch(synaptic_slots_.data() + ahead, 1);

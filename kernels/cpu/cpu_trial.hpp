@@ -21,6 +21,7 @@ struct CpuShared {
   const StimulusPlan& stimulus;
   const std::vector<uint8_t>& poisson;  // per neuron: Poisson-driven
   const int32_t* weights;               // the scatter's, by edge
+  bool rows_sorted;                     // rows_sorted_by_target(network)
 };
 
 // Runs job(worker, workers) for workers 0..workers-1 and returns when all are done: the
