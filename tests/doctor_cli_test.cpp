@@ -6,6 +6,7 @@
 
 #include "cli_support.hpp"
 #include "kernels/engine_factory.hpp"
+#include "kernels/cpu/cpu_features.hpp"
 #include "kernels/version.hpp"
 
 namespace flysim::test {
@@ -34,6 +35,9 @@ TEST_F(DoctorCli, ReportsTheEnginesAndPassesWhenTheCpuEngineIsAskedFor) {
   EXPECT_NE(r.out.find("(engine.threads = 3)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("engine asked for   cpu (engine.kind)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(std::string("kernel             ") + kKernelVersion), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(kernels::cpu_has_avx512() ? "cpu lanes          AVX-512" : "cpu lanes          no AVX-512"),
+            std::string::npos)
+      << r.out;
   const std::string problem = probe_cuda_backend(0).problem;
   EXPECT_NE(r.out.find(problem.empty() ? "cuda engine        usable" : "cuda engine        unusable: " + problem),
             std::string::npos)

@@ -1,7 +1,7 @@
 // flysim doctor: can this machine run the engine that is asked for? Reports the CUDA
 // build, the device files, driver and runtime versions, the code in the binary, the
-// other processes on the GPU (NVML, loaded at run time), CPUs, the CPU partition and the
-// thread setting. Exits non-zero when cuda is asked for and cannot run.
+// other processes on the GPU (NVML, loaded at run time), CPUs, whether the CPU engine
+// has AVX-512 lanes, the CPU partition and the thread setting. Exits non-zero when cuda is asked for and cannot run.
 #include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -13,6 +13,7 @@
 #include "apps/flysim/commands.hpp"
 #include "apps/flysim/common_options.hpp"
 #include "apps/flysim/realtime_options.hpp"
+#include "kernels/cpu/cpu_features.hpp"
 #include "kernels/version.hpp"
 #include "model/gpu_processes.hpp"
 #include "model/network_cache.hpp"
@@ -78,6 +79,10 @@ int doctor_command(const std::vector<std::string>& args) {
                              p.used_MiB >= 0 ? fmt::format("{:.0f} MiB", p.used_MiB) : "(memory not reported)");
   std::cout << fmt::format("  cpus               {} (engine.threads = {}), this process may use {}\n",
                            std::thread::hardware_concurrency(), o.text("engine.threads"), format_cpu_list(realtime.cpus.allowed));
+  std::cout << fmt::format("  cpu lanes          {}\n",
+                           kernels::cpu_has_avx512()
+                               ? "AVX-512: the CPU engine sorts paths and draws Poisson events eight at a time"
+                               : "no AVX-512 (F, VL, DQ): the CPU engine takes one neuron at a time (same results, slower)");
   if (realtime.cpus.pins_anything())
     std::cout << fmt::format("  cpu partition      engine {}, plasticity {}, other {}\n", cpu_list_or_none(realtime.cpus.engine),
                              cpu_list_or_none(realtime.cpus.plasticity), cpu_list_or_none(realtime.cpus.other));

@@ -23,14 +23,6 @@ bool sort_entry(const LifConstants& c, EpochSpan span, const PoolArrays& pool, u
   return false;
 }
 
-// Calls f(entry) for each entry whose lane bit is set, ascending: entry first + kLanes * b
-// + k for bit k of bits[b], b < blocks.
-template <class F>
-void for_each_lane(const std::vector<uint8_t>& bits, uint32_t blocks, uint32_t first, F&& f) {
-  for (uint32_t b = 0; b < blocks; ++b)
-    for (uint32_t lanes = bits[b]; lanes != 0; lanes &= lanes - 1) f(first + kLanes * b + lowest_bit(lanes));
-}
-
 }  // namespace
 
 uint32_t sort_pool_paths_one_by_one(const LifConstants& c, EpochSpan span, const PoolArrays& pool, uint32_t begin,
@@ -45,16 +37,15 @@ uint32_t sort_pool_paths(const LifConstants& c, EpochSpan span, const PoolArrays
                          uint32_t* stepwise, std::vector<uint32_t>& leaving) {
   static const bool vectorized = cpu_has_avx512();
   if (!vectorized) return sort_pool_paths_one_by_one(c, span, pool, begin, end, stepwise, leaving);
-  // The whole blocks of kLanes entries in AVX-512, their lanes' bits gathered, then the
-  // rest one by one: both lists stay ascending.
-  thread_local std::vector<uint8_t> stepwise_bits, leaving_bits;
+  // The whole blocks of kLanes entries in AVX-512, then the rest one by one: both lists
+  // stay ascending.
+  thread_local std::vector<uint32_t> leaving_blocks;
   const uint32_t blocks = (end - begin) / kLanes;
-  stepwise_bits.resize(blocks);
-  leaving_bits.resize(blocks);
-  sort_blocks_avx512(c, span, pool, begin, blocks, stepwise_bits.data(), leaving_bits.data());
-  uint32_t count = 0;
-  for_each_lane(stepwise_bits, blocks, begin, [&](uint32_t e) { stepwise[count++] = e; });
-  for_each_lane(leaving_bits, blocks, begin, [&](uint32_t e) { leaving.push_back(e); });
+  leaving_blocks.resize(std::size_t{kLanes} * blocks);
+  uint32_t leaving_count = 0;
+  const uint32_t count =
+      sort_blocks_avx512(c, span, pool, begin, blocks, stepwise, leaving_blocks.data(), leaving_count);
+  leaving.insert(leaving.end(), leaving_blocks.begin(), leaving_blocks.begin() + leaving_count);
   const uint32_t rest = begin + kLanes * blocks;
   return count + sort_pool_paths_one_by_one(c, span, pool, rest, end, stepwise + count, leaving);
 }

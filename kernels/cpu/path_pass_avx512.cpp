@@ -24,9 +24,11 @@ __mmask8 mask_of(__m256i lanes) { return _mm256_movepi32_mask(lanes); }
 // Eight entries from e: choose_path lane by lane. A lane with input (or a Poisson drive)
 // is stepwise; else unchanged when at rest or refractory throughout; else quiet when
 // past its refractory period and provably below threshold; else stepwise. The quiet
-// decay is computed in every lane and stored in the quiet ones.
-void sort_block(const LifConstants& c, EpochSpan span, const PoolArrays& pool, uint32_t e, uint8_t& stepwise_bits,
-                uint8_t& leaving_bits) {
+// decay is computed in every lane and stored in the quiet ones. The stepwise and the
+// leaving lanes' entries are appended (compressed stores) at *stepwise and *leaving,
+// which advance past them.
+void sort_block(const LifConstants& c, EpochSpan span, const PoolArrays& pool, uint32_t e, uint32_t*& stepwise,
+                uint32_t*& leaving) {
   const __m256i inputs = _mm256_or_si256(
       _mm256_or_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(pool.synaptic_slots + e)),
                       _mm256_loadu_si256(reinterpret_cast<const __m256i*>(pool.kick_steps + e))),
@@ -44,16 +46,24 @@ void sort_block(const LifConstants& c, EpochSpan span, const PoolArrays& pool, u
   _mm512_mask_storeu_pd(pool.v + e, quiet, v_quiet);
   _mm512_mask_storeu_pd(pool.g + e, quiet, g_quiet);
   const __m512d v_after = _mm512_mask_blend_pd(quiet, v, v_quiet), g_after = _mm512_mask_blend_pd(quiet, g, g_quiet);
-  leaving_bits = (unchanged | quiet) & mask_of(__m512i(at_rest(c, v_after, g_after)));
-  stepwise_bits = static_cast<uint8_t>(~(unchanged | quiet));
+  const __mmask8 leaves = (unchanged | quiet) & mask_of(__m512i(at_rest(c, v_after, g_after)));
+  const __mmask8 steps = static_cast<__mmask8>(~(unchanged | quiet));
+  const __m256i entries = _mm256_add_epi32(_mm256_set1_epi32(static_cast<int>(e)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  _mm256_mask_compressstoreu_epi32(stepwise, steps, entries);
+  _mm256_mask_compressstoreu_epi32(leaving, leaves, entries);
+  stepwise += __builtin_popcount(steps);
+  leaving += __builtin_popcount(leaves);
 }
 
 }  // namespace
 
-void sort_blocks_avx512(const LifConstants& c, EpochSpan span, const PoolArrays& pool, uint32_t begin,
-                        uint32_t blocks, uint8_t* stepwise_bits, uint8_t* leaving_bits) {
-  for (uint32_t b = 0; b < blocks; ++b)
-    sort_block(c, span, pool, begin + kLanes * b, stepwise_bits[b], leaving_bits[b]);
+uint32_t sort_blocks_avx512(const LifConstants& c, EpochSpan span, const PoolArrays& pool, uint32_t begin,
+                            uint32_t blocks, uint32_t* stepwise, uint32_t* leaving, uint32_t& leaving_count) {
+  uint32_t* stepwise_end = stepwise;
+  uint32_t* leaving_end = leaving;
+  for (uint32_t b = 0; b < blocks; ++b) sort_block(c, span, pool, begin + kLanes * b, stepwise_end, leaving_end);
+  leaving_count = static_cast<uint32_t>(leaving_end - leaving);
+  return static_cast<uint32_t>(stepwise_end - stepwise);
 }
 
 }  // namespace flysim::kernels

@@ -14,9 +14,10 @@ namespace flysim::kernels {
 inline constexpr uint32_t kLanes = 8;
 
 // choose_path and the quiet decay for blocks [0, blocks) of kLanes entries from `begin`:
-// bit k of stepwise_bits[b] (leaving_bits[b]) set when entry begin + kLanes * b + k is
-// stepwise (exactly at rest afterwards without input, so it leaves the pool).
-void sort_blocks_avx512(const LifConstants& c, EpochSpan span, const PoolArrays& pool, uint32_t begin,
-                        uint32_t blocks, uint8_t* stepwise_bits, uint8_t* leaving_bits);
+// the stepwise entries written to stepwise[0, returned count), those exactly at rest
+// afterwards without input (they leave the pool) to leaving[0, leaving_count); both
+// ascending, each with room for kLanes * blocks.
+uint32_t sort_blocks_avx512(const LifConstants& c, EpochSpan span, const PoolArrays& pool, uint32_t begin,
+                            uint32_t blocks, uint32_t* stepwise, uint32_t* leaving, uint32_t& leaving_count);
 
 }  // namespace flysim::kernels
