@@ -54,7 +54,8 @@ void sort_block(const LifConstants& c, EpochSpan span, const PoolArrays& pool, u
   // a hundred cycles. The eight stored lanes stay within the lists' room: at most as many
   // entries precede this block's as blocks before it hold.
   _mm256_storeu_si256(reinterpret_cast<__m256i*>(stepwise), _mm256_maskz_compress_epi32(steps, entries));
-  _mm256_storeu_si256(reinterpret_cast<__m256i*>(leaving), _mm256_maskz_compress_epi32(leaves, entries));
+  if (leaves != 0)  // rare: most listed neurons stay listed for half a second
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(leaving), _mm256_maskz_compress_epi32(leaves, entries));
   stepwise += __builtin_popcount(steps);
   leaving += __builtin_popcount(leaves);
 }
