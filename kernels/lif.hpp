@@ -50,7 +50,7 @@ FLYSIM_HD inline bool poisson_event(const LifConstants& c, RngKey key, uint32_t 
 }
 
 // The predicates and updates from here to choose_path are templates over the number
-// type: `Real` is double, or on the CPU a GCC vector of doubles (kernels/cpu/path_pass.cpp),
+// type: `Real` is double, or on the CPU a GCC vector of doubles (kernels/cpu/path_pass_avx512.cpp),
 // where a comparison gives a lane mask, `&` combines masks and `?:` selects by lane. One
 // text for both, so the vector pass rounds exactly as the scalar one; for double,
 // `Real{}` is 0.0.

@@ -1,7 +1,8 @@
 // flysim doctor: can this machine run the engine that is asked for? Reports the CUDA
 // build, the device files, driver and runtime versions, the code in the binary, the
 // other processes on the GPU (NVML, loaded at run time), CPUs, whether the CPU engine
-// has AVX-512 lanes, the CPU partition and the thread setting. Exits non-zero when cuda is asked for and cannot run.
+// has AVX-512 lanes, the CPU partition and the thread setting. Exits non-zero when cuda
+// is asked for and cannot run.
 #include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>

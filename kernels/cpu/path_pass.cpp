@@ -37,16 +37,16 @@ uint32_t sort_pool_paths(const LifConstants& c, EpochSpan span, const PoolArrays
                          uint32_t* stepwise, std::vector<uint32_t>& leaving) {
   static const bool vectorized = cpu_has_avx512();
   if (!vectorized) return sort_pool_paths_one_by_one(c, span, pool, begin, end, stepwise, leaving);
-  // The whole blocks of kLanes entries in AVX-512, then the rest one by one: both lists
-  // stay ascending.
+  // The whole blocks of kAvx512Lanes entries in AVX-512, then the rest one by one: both
+  // lists stay ascending.
   thread_local std::vector<uint32_t> leaving_blocks;
-  const uint32_t blocks = (end - begin) / kLanes;
-  leaving_blocks.resize(std::size_t{kLanes} * blocks);
+  const uint32_t blocks = (end - begin) / kAvx512Lanes;
+  leaving_blocks.resize(std::size_t{kAvx512Lanes} * blocks);
   uint32_t leaving_count = 0;
   const uint32_t count =
       sort_blocks_avx512(c, span, pool, begin, blocks, stepwise, leaving_blocks.data(), leaving_count);
   leaving.insert(leaving.end(), leaving_blocks.begin(), leaving_blocks.begin() + leaving_count);
-  const uint32_t rest = begin + kLanes * blocks;
+  const uint32_t rest = begin + kAvx512Lanes * blocks;
   return count + sort_pool_paths_one_by_one(c, span, pool, rest, end, stepwise + count, leaving);
 }
 

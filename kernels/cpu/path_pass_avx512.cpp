@@ -16,7 +16,7 @@
 namespace flysim::kernels {
 namespace {
 
-using Int32Lanes = int32_t __attribute__((vector_size(kLanes * sizeof(int32_t))));
+using Int32Lanes = int32_t __attribute__((vector_size(kAvx512Lanes * sizeof(int32_t))));
 
 __mmask8 mask_of(__m512i lanes) { return _mm512_movepi64_mask(lanes); }
 __mmask8 mask_of(__m256i lanes) { return _mm256_movepi32_mask(lanes); }
@@ -26,7 +26,7 @@ __mmask8 mask_of(__m256i lanes) { return _mm256_movepi32_mask(lanes); }
 // past its refractory period and provably below threshold; else stepwise. The quiet
 // decay is computed in every lane and stored in the quiet ones. The stepwise and the
 // leaving lanes' entries are appended at *stepwise and *leaving, which advance past them;
-// each list needs room for kLanes entries from where it stands.
+// each list needs room for kAvx512Lanes entries from where it stands.
 void sort_block(const LifConstants& c, EpochSpan span, const PoolArrays& pool, uint32_t e, uint32_t*& stepwise,
                 uint32_t*& leaving) {
   const __m256i inputs = _mm256_or_si256(
@@ -66,7 +66,8 @@ uint32_t sort_blocks_avx512(const LifConstants& c, EpochSpan span, const PoolArr
                             uint32_t blocks, uint32_t* stepwise, uint32_t* leaving, uint32_t& leaving_count) {
   uint32_t* stepwise_end = stepwise;
   uint32_t* leaving_end = leaving;
-  for (uint32_t b = 0; b < blocks; ++b) sort_block(c, span, pool, begin + kLanes * b, stepwise_end, leaving_end);
+  for (uint32_t b = 0; b < blocks; ++b)
+    sort_block(c, span, pool, begin + kAvx512Lanes * b, stepwise_end, leaving_end);
   leaving_count = static_cast<uint32_t>(leaving_end - leaving);
   return static_cast<uint32_t>(stepwise_end - stepwise);
 }

@@ -7,16 +7,15 @@
 // uses.
 #include <cstdint>
 
+#include "kernels/cpu/cpu_features.hpp"
 #include "kernels/cpu/path_pass.hpp"
 
 namespace flysim::kernels {
 
-inline constexpr uint32_t kLanes = 8;
-
-// choose_path and the quiet decay for blocks [0, blocks) of kLanes entries from `begin`:
-// the stepwise entries written to stepwise[0, returned count), those exactly at rest
+// choose_path and the quiet decay for blocks [0, blocks) of kAvx512Lanes entries from
+// `begin`: the stepwise entries written to stepwise[0, returned count), those exactly at rest
 // afterwards without input (they leave the pool) to leaving[0, leaving_count); both
-// ascending, each with room for kLanes * blocks.
+// ascending, each with room for kAvx512Lanes * blocks.
 uint32_t sort_blocks_avx512(const LifConstants& c, EpochSpan span, const PoolArrays& pool, uint32_t begin,
                             uint32_t blocks, uint32_t* stepwise, uint32_t* leaving, uint32_t& leaving_count);
 

@@ -4,6 +4,7 @@
 
 #include <immintrin.h>
 
+#include "kernels/cpu/cpu_features.hpp"
 #include "kernels/cpu/poisson_draws.hpp"
 
 namespace flysim::kernels {
@@ -32,10 +33,9 @@ Counters philox4x32_round(const Counters& in, uint32_t key0, uint32_t key1) {
 }  // namespace
 
 uint32_t poisson_draws_avx512(const LifConstants& c, RngKey key, uint32_t neuron, EpochSpan e) {
-  constexpr int32_t kLanes = 8;
   constexpr int kRounds = 10;  // Philox4x32-10
   uint64_t bits = 0;
-  for (int32_t t0 = 0; t0 < e.steps; t0 += kLanes) {
+  for (int32_t t0 = 0; t0 < e.steps; t0 += static_cast<int32_t>(kAvx512Lanes)) {
     // Counter (neuron, step, trial, 0) of steps first + t0 + lane; the step as uint32.
     const __m512i steps = _mm512_add_epi64(_mm512_set1_epi64(static_cast<uint32_t>(e.first + t0)),
                                            _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7));
