@@ -53,6 +53,12 @@ engine_actor::behavior_type engine_behavior(engine_actor::stateful_pointer<engin
           return import_atom::value;
         });
       },
+      [=](rest_atom, int32_t first_trial, int32_t count) -> caf::result<rest_atom> {
+        return guarded([&] {
+          self->state.engine->start_at_rest(first_trial, count);
+          return rest_atom::value;
+        });
+      },
       [=](weights_atom, const WeightUpdate& u) -> caf::result<weights_atom> {
         return guarded([&] {
           self->state.engine->apply_weights(u.changes);

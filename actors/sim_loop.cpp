@@ -250,10 +250,9 @@ void issue(self_ptr self) {
     switch (action.kind) {
       case Schedule::Action::Kind::start_trial:
         ++st.in_flight;
-        self->request(st.engine, caf::infinite, import_atom::value,
-                      resting_batch(st.plan.neurons, st.plan.v0, st.issued.trial,
-                                    batch_size_at(st.issued.trial, st.schedule->geometry())))
-            .then([=](import_atom) {
+        self->request(st.engine, caf::infinite, rest_atom::value, st.issued.trial,
+                      batch_size_at(st.issued.trial, st.schedule->geometry()))
+            .then([=](rest_atom) {
               --self->state.in_flight;
               issue(self);
             }, on_error(self));

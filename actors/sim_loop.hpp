@@ -50,7 +50,6 @@ struct RunPlan {
   int32_t delay_steps = 18;
   double dt_ms = 0.1;
   std::size_t neurons = 0;
-  double v0 = -52.0;
   // Where the run starts: (0, 0) from rest, else a restored snapshot's position (the
   // engine already holds that state).
   RunPosition start;

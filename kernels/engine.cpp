@@ -72,6 +72,13 @@ void check_batch(const std::vector<EngineState>& states, int32_t capacity, std::
   }
 }
 
+void check_rest_batch(int32_t first_trial, int32_t count, int32_t capacity) {
+  if (count < 1 || count > capacity)
+    throw std::invalid_argument("a batch of " + std::to_string(count) + " trials for an engine that holds 1.." +
+                                std::to_string(capacity));
+  if (first_trial < 0) throw std::invalid_argument("trials are numbered from 0, asked for trial " + std::to_string(first_trial));
+}
+
 std::vector<Spike> run_until(Engine& engine, int32_t next_step, int32_t end_step) {
   if (end_step <= next_step) return {};
   BatchSpikes spikes = engine.advance_cells({next_step, end_step - next_step});

@@ -33,6 +33,10 @@ std::vector<EngineState> FaultInjectingEngine::export_batch() const {
 
 void FaultInjectingEngine::import_batch(const std::vector<EngineState>& states) { inner_->import_batch(states); }
 
+void FaultInjectingEngine::start_at_rest(int32_t first_trial, int32_t count) {
+  inner_->start_at_rest(first_trial, count);
+}
+
 void FaultInjectingEngine::apply_weights(const std::vector<WeightChange>& changes) { inner_->apply_weights(changes); }
 
 void FaultInjectingEngine::set_stimulus(std::shared_ptr<const StimulusPlan> stimulus, uint32_t poisson_threshold) {

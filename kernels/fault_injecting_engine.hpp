@@ -32,6 +32,7 @@ class FaultInjectingEngine final : public Engine {
   BatchSpikes advance_batch(kernels::EpochSpan span) override;
   std::vector<EngineState> export_batch() const override;
   void import_batch(const std::vector<EngineState>& states) override;
+  void start_at_rest(int32_t first_trial, int32_t count) override;
   int32_t cell_steps() const override { return inner_->cell_steps(); }
   void apply_weights(const std::vector<WeightChange>& changes) override;
   void set_stimulus(std::shared_ptr<const StimulusPlan> stimulus, uint32_t poisson_threshold) override;

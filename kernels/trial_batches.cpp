@@ -15,7 +15,7 @@ TrialCounts count_spikes_per_trial(Engine& engine, const TrialBatches& plan, con
   for (std::size_t k = 0; k < neurons.size(); ++k) counted_as.at(neurons[k]) = static_cast<int32_t>(k);
   TrialCounts counts(static_cast<std::size_t>(plan.trials), std::vector<uint64_t>(neurons.size(), 0));
   for (int32_t first = 0; first < plan.trials; first += plan.batch) {
-    engine.import_batch(resting_batch(plan.neurons, plan.v0, first, std::min(plan.batch, plan.trials - first)));
+    engine.start_at_rest(first, std::min(plan.batch, plan.trials - first));
     for (int32_t step = 0; step < plan.steps_per_trial;) {
       const kernels::EpochSpan span = next_epoch(step, plan.steps_per_trial, plan.delay_steps);
       const BatchSpikes spikes = engine.advance_batch(span);

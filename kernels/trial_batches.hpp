@@ -1,7 +1,7 @@
 #pragma once
 // Trials of one plan run batch by batch on one engine, without actors: what `flysim
 // sweep` does at each stimulus rate, and the reference the batch tests compare with.
-// Each batch starts from rest (resting_batch) and is cut into epochs at delay-cell
+// Each batch starts from rest (Engine::start_at_rest) and is cut into epochs at delay-cell
 // boundaries (next_epoch), exactly as the sim loop does, so the spikes are those of
 // `flysim run` with the same plan.
 #include <cstdint>
@@ -18,7 +18,6 @@ struct TrialBatches {
   int32_t batch = 1;  // at most the engine's batch_capacity()
   int32_t delay_steps = 18;
   std::size_t neurons = 0;  // of the network
-  double v0 = -52.0;
 };
 
 // Spikes of `neurons` (model indices) per trial: [trial][k] counts neurons[k]'s spikes.

@@ -16,6 +16,9 @@ using engine_actor = caf::typed_actor<
     caf::replies_to<export_atom>::with<std::vector<EngineState>>,
     // Replace the batch (new trials, restore, hot-swap); reply when done.
     caf::replies_to<import_atom, std::vector<EngineState>>::with<import_atom>,
+    // Start trials (first, count) at rest at step 0, as importing resting states would,
+    // without sending them; reply when done.
+    caf::replies_to<rest_atom, int32_t, int32_t>::with<rest_atom>,
     // Set plastic connections' weights before the next epoch; reply when done.
     caf::replies_to<weights_atom, WeightUpdate>::with<weights_atom>,
     // Replace the stimulus (plan, Poisson threshold) before the next epoch.

@@ -19,6 +19,7 @@ namespace flysim {
 using advance_atom = caf::atom_constant<caf::atom("advance")>;
 using export_atom = caf::atom_constant<caf::atom("export")>;
 using import_atom = caf::atom_constant<caf::atom("import")>;
+using rest_atom = caf::atom_constant<caf::atom("rest")>;
 using describe_atom = caf::atom_constant<caf::atom("describe")>;
 using record_atom = caf::atom_constant<caf::atom("record")>;
 using finish_atom = caf::atom_constant<caf::atom("finish")>;

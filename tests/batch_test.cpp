@@ -109,7 +109,6 @@ TEST_F(Batch, CountsPerTrialAreTheAloneTrialsCounts) {
   plan.batch = 3;
   plan.delay_steps = setup.constants.delay_steps;
   plan.neurons = setup.network->neuron_count();
-  plan.v0 = setup.constants.v0;
   std::vector<int32_t> done;
   const TrialCounts counts = count_spikes_per_trial(engine, plan, neurons, [&](int32_t d) { done.push_back(d); });
   EXPECT_EQ(done, (std::vector<int32_t>{3, 6, 7}));
@@ -118,6 +117,38 @@ TEST_F(Batch, CountsPerTrialAreTheAloneTrialsCounts) {
       EXPECT_EQ(counts[t][k], static_cast<uint64_t>(std::count_if(alone_[t].begin(), alone_[t].end(),
                                                                   [&](const Spike& s) { return s.neuron == neurons[k]; })))
           << "trial " << t << " neuron " << neurons[k];
+}
+
+// Starting trials at rest in place (what the sim loop and flysim sweep do at each batch)
+// is importing resting states: after a batch left in the middle of a cell, with its
+// pool, ring and queue full, both leave the same state and the trials alone's spikes.
+TEST_F(Batch, StartingAtRestIsImportingRestingStates) {
+  const int32_t batch = 4, stop = 18 * 20 + 7;
+  const EngineSetup setup = batch_setup(batch);
+  const std::size_t n = setup.network->neuron_count();
+  CpuEngine in_place(setup, 2), imported(setup, 2);
+  for (CpuEngine* engine : {&in_place, &imported}) {
+    engine->import_batch(resting_batch(n, setup.constants.v0, 0, batch));
+    for (int32_t step = 0; step < stop;) {
+      const kernels::EpochSpan span = next_epoch(step, stop, setup.constants.delay_steps);
+      engine->advance_batch(span);
+      step += span.steps;
+    }
+  }
+  ASSERT_FALSE(in_place.export_batch().front().pending.empty()) << "the batch must leave spikes in flight";
+  in_place.start_at_rest(4, 3);
+  imported.import_batch(resting_batch(n, setup.constants.v0, 4, 3));
+  EXPECT_EQ(in_place.export_batch(), imported.export_batch());
+  EXPECT_EQ(in_place.export_batch(), resting_batch(n, setup.constants.v0, 4, 3));
+  std::vector<std::vector<Spike>> trials(3);
+  for (int32_t step = 0; step < kSteps;) {
+    const kernels::EpochSpan span = next_epoch(step, kSteps, setup.constants.delay_steps);
+    const BatchSpikes spikes = in_place.advance_batch(span);
+    EXPECT_EQ(spikes, imported.advance_batch(span)) << "epoch at step " << step;
+    for (int32_t k = 0; k < 3; ++k) trials[k].insert(trials[k].end(), spikes[k].begin(), spikes[k].end());
+    step += span.steps;
+  }
+  for (int32_t k = 0; k < 3; ++k) EXPECT_EQ(trials[k], alone_[4 + k]) << "trial " << 4 + k;
 }
 
 TEST(BatchChecks, ABatchMustBeConsecutiveTrialsAtOneStepWithinTheCapacity) {
@@ -134,6 +165,10 @@ TEST(BatchChecks, ABatchMustBeConsecutiveTrialsAtOneStepWithinTheCapacity) {
   EXPECT_THROW(engine.import_batch(apart), std::invalid_argument);
   engine.import_batch(resting_batch(n, setup.constants.v0, 0, 2));
   EXPECT_THROW(engine.advance({0, 18}), std::logic_error) << "the one-trial call on a batch of two";
+  EXPECT_THROW(engine.start_at_rest(0, 4), std::invalid_argument);
+  EXPECT_THROW(engine.start_at_rest(0, 0), std::invalid_argument);
+  EXPECT_THROW(engine.start_at_rest(-1, 1), std::invalid_argument);
+  EXPECT_EQ(engine.export_batch().size(), 2u) << "a refused start changes nothing";
 }
 
 TEST(TrialOrderTest, LaterTrialsWaitForEveryTrialBeforeThem) {

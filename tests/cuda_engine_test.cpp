@@ -558,7 +558,8 @@ TEST(CudaEngine, TimedFlyWireScaleRuns) {
 // Batched trials on the GPU (issue 13): a batch of 5 trials of net2000 in one set of
 // launches gives, per trial, the CPU pool's spikes of that trial alone, bit for bit, and
 // the same states; exported in the middle of a cell and imported into the CPU pool, the
-// batch goes on identically there (a swap or checkpoint of a batch).
+// batch goes on identically there (a swap or checkpoint of a batch). Trials started at
+// rest in place (Engine::start_at_rest) after a busy batch are those trials alone too.
 TEST(CudaBatch, EveryTrialOfABatchEqualsTheCpuTrialAlone) {
   SKIP_WITHOUT_CUDA();
   constexpr int32_t kTrials = 5, kSteps = 1000, kStop = 18 * 20 + 7;
@@ -596,7 +597,11 @@ TEST(CudaBatch, EveryTrialOfABatchEqualsTheCpuTrialAlone) {
   gpu->import_batch(resting_batch(n, setup.constants.v0, 0, kTrials));
   advance(*gpu, 0, kSteps);
   for (int32_t k = 0; k < kTrials; ++k) EXPECT_TRUE(same_spikes(alone[k], batched[k])) << "trial " << k;
-  gpu->import_batch(resting_batch(n, setup.constants.v0, 3, 2));
+  // Started at rest in place (what the sim loop does), not imported.
+  gpu->start_at_rest(3, 2);
+  const std::vector<EngineState> rest = gpu->export_batch();
+  ASSERT_EQ(rest.size(), 2u);
+  for (int32_t k = 0; k < 2; ++k) EXPECT_TRUE(same_state(resting_state(n, setup.constants.v0, 3 + k), rest[k]));
   std::vector<std::vector<Spike>> last(2);
   for (int32_t step = 0; step < kSteps;) {
     const kernels::EpochSpan span = next_epoch(step, kSteps, setup.constants.delay_steps);

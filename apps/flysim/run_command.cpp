@@ -428,7 +428,6 @@ int run_or_serve(const std::vector<std::string>& args, RunMode mode) {
   plan.delay_steps = in.constants.delay_steps;
   plan.dt_ms = in.params.dt_ms;
   plan.neurons = net->neuron_count();
-  plan.v0 = in.constants.v0;
   if (in.restored) plan.start = {in.restored->engine.trial, in.restored->engine.next_step};
   plan.checkpoint_granularity = plasticity.enabled ? plasticity.params.period_steps : plan.delay_steps;
   const ScheduleGeometry geometry = geometry_of(plan);

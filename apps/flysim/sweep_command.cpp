@@ -155,7 +155,6 @@ int sweep_command(const std::vector<std::string>& args) {
   plan.steps_per_trial = duration_to_steps(duration_ms, params.dt_ms);
   plan.delay_steps = constants.delay_steps;
   plan.neurons = net->neuron_count();
-  plan.v0 = constants.v0;
   const int device = cuda_device(o);
   plan.batch = batch_option(o, plan.trials, {kind, device}, plan.neurons, plan.delay_steps, "", false);
   EngineSetup setup{net, stimulus, constants, nullptr, HostWait::poll, device, plan.batch};

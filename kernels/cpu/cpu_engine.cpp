@@ -23,7 +23,7 @@ CpuEngine::CpuEngine(EngineSetup setup, unsigned threads)
   flag_poisson();
   trials_.reserve(static_cast<std::size_t>(setup_.batch));
   for (int32_t k = 0; k < setup_.batch; ++k) trials_.emplace_back(n_, setup_.constants.delay_steps, pool_.size(), setup_.cpu_spread_from);
-  import_state(resting_state(n_, setup_.constants.v0, 0));
+  start_at_rest(0, 1);
 }
 
 std::string CpuEngine::describe() const {
@@ -97,6 +97,13 @@ void CpuEngine::import_batch(const std::vector<EngineState>& states) {
   batch_size_ = states.size();
   const CpuShared s = shared();
   for_each_trial([&](std::size_t k, const RunWorkers& run) { trials_[k].import_state(s, states[k], run); });
+}
+
+void CpuEngine::start_at_rest(int32_t first_trial, int32_t count) {
+  check_rest_batch(first_trial, count, batch_capacity());
+  batch_size_ = static_cast<std::size_t>(count);
+  const CpuShared s = shared();
+  for_each_trial([&](std::size_t k, const RunWorkers&) { trials_[k].start_at_rest(s, first_trial + static_cast<int32_t>(k)); });
 }
 
 }  // namespace flysim

@@ -254,10 +254,8 @@ void CpuTrial::reflag_poisson(const CpuShared& shared) {
   for (uint32_t i : shared.stimulus.poisson_neurons) enlist(shared, i);
 }
 
-void CpuTrial::import_state(const CpuShared& shared, const EngineState& s, const RunWorkers& run) {
-  trial_ = s.trial;
-  next_step_ = s.next_step;
-  // Back to an empty pool (entries past size_ are clean), then the listed neurons.
+void CpuTrial::clear_pool() {
+  // Entries past size_ are clean already.
   for (std::size_t e = 0; e < size_; ++e) {
     for (std::size_t slot = 0; slot < d_; ++slot) ring_row(static_cast<uint32_t>(e))[slot] = 0;
     synaptic_slots_[e] = 0;
@@ -265,6 +263,23 @@ void CpuTrial::import_state(const CpuShared& shared, const EngineState& s, const
     entry_of_[index_[e]] = kUnlisted;
   }
   size_ = 0;
+}
+
+void CpuTrial::start_at_rest(const CpuShared& shared, int32_t trial) {
+  trial_ = trial;
+  next_step_ = 0;
+  clear_pool();
+  std::fill(rest_last_spike_.begin(), rest_last_spike_.end(), kNeverSpiked);
+  // In index order, as import_state lists them: a neuron at rest is listed when driven.
+  for (std::size_t i = 0; i < n_; ++i)
+    if (shared.poisson[i]) enlist(shared, static_cast<uint32_t>(i));
+  queue_.restore({}, 0, shared.constants.delay_steps);
+}
+
+void CpuTrial::import_state(const CpuShared& shared, const EngineState& s, const RunWorkers& run) {
+  trial_ = s.trial;
+  next_step_ = s.next_step;
+  clear_pool();
   rest_last_spike_.assign(s.last_spike.begin(), s.last_spike.end());
   for (std::size_t i = 0; i < n_; ++i) {
     const uint32_t index = static_cast<uint32_t>(i);

@@ -41,6 +41,9 @@ class CpuTrial {
   // The state without plastic weights (the engine's, shared by its trials).
   EngineState export_state(const CpuShared& shared) const;
   void import_state(const CpuShared& shared, const EngineState& state, const RunWorkers& run);
+  // import_state of resting_state(neurons, v0, trial), without one: only the
+  // Poisson-driven neurons are listed.
+  void start_at_rest(const CpuShared& shared, int32_t trial);
   // The Poisson flags changed (set_stimulus): listed neurons take their new flag, newly
   // driven ones are listed.
   void reflag_poisson(const CpuShared& shared);
@@ -62,6 +65,8 @@ class CpuTrial {
   // Its second: worker w's share of all workers' stepwise entries through span (its
   // spikes in worker_spikes_[w], leaving entries appended to worker_leaving_[w]).
   void step_share(const CpuShared& shared, kernels::EpochSpan span, kernels::RngKey key, unsigned w, unsigned workers);
+  // Empties the pool, leaving every entry clean (no input flags, kicks or ring units).
+  void clear_pool();
   // Removes the entries that left (ascending) from the pool, moving the last entries
   // into their places.
   void remove_entries(const std::vector<uint32_t>& leaving);

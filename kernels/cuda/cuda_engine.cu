@@ -54,6 +54,7 @@ class CudaEngine final : public Engine {
   BatchSpikes advance_cells(kernels::EpochSpan span) override;
   std::vector<EngineState> export_batch() const override;
   void import_batch(const std::vector<EngineState>& states) override;
+  void start_at_rest(int32_t first_trial, int32_t count) override;
   int32_t cell_steps() const override { return setup_.constants.delay_steps; }
   void apply_weights(const std::vector<WeightChange>& changes) override;
   void set_stimulus(std::shared_ptr<const StimulusPlan> stimulus, uint32_t poisson_threshold) override;
@@ -84,6 +85,11 @@ class CudaEngine final : public Engine {
   RoundShape plan_launches(const Round& round);
   // The graph of a round of `shape`, captured on first use.
   const cuda::Graph& round_graph(const RoundShape& shape);
+  // What a state does not hold, cleared for a new batch of `trials`: their delay ring,
+  // its flags and their kicks, the spike counters (a failed advance can leave kicks set
+  // or the counters mid-count), and the graphs, which hold the old batch (its size and
+  // first trial).
+  void clear_for_batch(std::size_t trials);
   // Mid-cell, the current cell's spikes must lie at the start of cell_spikes_ when a
   // round begins: moves them there (from the host's copy in the queues) if they do not.
   void current_cell_to_front();
@@ -217,7 +223,7 @@ CudaEngine::CudaEngine(EngineSetup setup, int device, std::string device_name)
   cuda::check(cudaMemsetAsync(counters_.get(), 0, cuda::kRoundCounters * sizeof(uint32_t), s),
               "clearing the spike counters");
   upload_stimulus();
-  import_state(resting_state(n_, c.v0, 0));
+  start_at_rest(0, 1);
 }
 
 void CudaEngine::upload_stimulus() {
@@ -497,6 +503,32 @@ void CudaEngine::upload_cell_spikes(const std::vector<cuda::CellSpike>& spikes, 
               "importing the pending spikes");
 }
 
+void CudaEngine::clear_for_batch(std::size_t trials) {
+  const cudaStream_t s = stream_.get();
+  const std::size_t used = trials * n_;
+  cuda::check(cudaMemsetAsync(ring_.get(), 0, used * setup_.constants.delay_steps * sizeof(int64_t), s),
+              "clearing the delay ring");
+  cuda::check(cudaMemsetAsync(synaptic_slots_.get(), 0, used * sizeof(uint32_t), s), "clearing the ring flags");
+  cuda::check(cudaMemsetAsync(kick_steps_.get(), 0, used * sizeof(uint32_t), s), "clearing the kicks");
+  cuda::check(cudaMemsetAsync(counters_.get(), 0, cuda::kRoundCounters * sizeof(uint32_t), s),
+              "clearing the spike counters");
+  round_graphs_.clear();
+}
+
+void CudaEngine::start_at_rest(int32_t first_trial, int32_t count) {
+  check_rest_batch(first_trial, count, setup_.batch);
+  select_device();
+  clear_for_batch(static_cast<std::size_t>(count));
+  batch_size_ = static_cast<uint32_t>(count);
+  cuda::launch_rest(stream_.get(), setup_.constants.v0, device_state());
+  cuda::check(cudaGetLastError(), "launching the reset to rest");
+  for (uint32_t k = 0; k < batch_size_; ++k) queues_[k].restore({}, 0, setup_.constants.delay_steps);
+  cuda::check(cudaStreamSynchronize(stream_.get()), "starting trials at rest");
+  cell_begin_ = cell_end_ = 0;
+  first_trial_ = first_trial;
+  next_step_ = 0;
+}
+
 void CudaEngine::import_batch(const std::vector<EngineState>& states) {
   check_batch(states, setup_.batch, n_);
   const int32_t delay = setup_.constants.delay_steps;
@@ -536,16 +568,8 @@ void CudaEngine::import_batch(const std::vector<EngineState>& states) {
     cuda::launch_assign_weights(s, plastic_values_.get(), static_cast<uint32_t>(plastic_.size()), plastic_edges_.get(),
                                 out_weights_.get());
   }
-  const std::size_t used = states.size() * n_;
-  cuda::check(cudaMemsetAsync(ring_.get(), 0, used * delay * sizeof(int64_t), s), "clearing the delay ring");
-  cuda::check(cudaMemsetAsync(synaptic_slots_.get(), 0, used * sizeof(uint32_t), s), "clearing the ring flags");
-  // A failed advance can leave kicks set or the counters mid-count: start clean.
-  cuda::check(cudaMemsetAsync(kick_steps_.get(), 0, used * sizeof(uint32_t), s), "clearing the kicks");
-  cuda::check(cudaMemsetAsync(counters_.get(), 0, cuda::kRoundCounters * sizeof(uint32_t), s),
-              "clearing the spike counters");
+  clear_for_batch(states.size());
   batch_size_ = static_cast<uint32_t>(states.size());
-  // The graphs hold the old batch (its size and first trial).
-  round_graphs_.clear();
   // Mid-cell, the previous cell's spikes are scattered now, from next_step on; the
   // current cell's wait in cell_spikes_ for the next cell's start.
   std::vector<cuda::CellSpike> scatter_now, waiting;

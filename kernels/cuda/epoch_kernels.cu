@@ -91,6 +91,16 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
+__global__ void __launch_bounds__(kBlock) rest_kernel(double v0, DeviceState state) {
+  const uint64_t count = static_cast<uint64_t>(state.neurons) * state.trials;
+  for (uint64_t k = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < count;
+       k += static_cast<uint64_t>(gridDim.x) * blockDim.x) {
+    state.v[k] = v0;
+    state.g[k] = 0.0;
+    state.last_spike[k] = kNeverSpiked;
+  }
+}
+
 __global__ void __launch_bounds__(kBlock)
     set_weights_kernel(const WeightChange* changes, uint32_t count, const uint64_t* edges, int32_t* weights) {
   const uint64_t k = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -343,6 +353,10 @@ void launch_set_weights(cudaStream_t stream, const WeightChange* changes, uint32
                         int32_t* weights) {
   if (count == 0) return;
   set_weights_kernel<<<blocks_for(count), kBlock, 0, stream>>>(changes, count, edges, weights);
+}
+
+void launch_rest(cudaStream_t stream, double v0, DeviceState state) {
+  rest_kernel<<<blocks_for(static_cast<uint64_t>(state.neurons) * state.trials), kBlock, 0, stream>>>(v0, state);
 }
 
 void launch_assign_weights(cudaStream_t stream, const int32_t* values, uint32_t count, const uint64_t* edges,

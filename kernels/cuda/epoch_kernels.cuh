@@ -118,6 +118,10 @@ struct EpochOutput {
   bool last_of_round;
 };
 
+// Every neuron of every trial of `state` at rest: v = v0, g = 0, never spiked
+// (Engine::start_at_rest).
+void launch_rest(cudaStream_t stream, double v0, DeviceState state);
+
 // Adds the connections of spikes[0, count) (of any trials of the batch) that deliver at
 // or after first_delivery to their trial's ring and flags their slots (CpuTrial::scatter),
 // spread over blocks by connection. Outside rounds (an imported state's spikes).
