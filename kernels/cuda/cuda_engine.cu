@@ -113,7 +113,9 @@ class CudaEngine final : public Engine {
   cuda::DeviceBuffer<int64_t> ring_;             // fixed-point units
   cuda::DeviceBuffer<uint32_t> synaptic_slots_;  // ring slots holding input
   cuda::DeviceBuffer<uint32_t> kick_steps_;      // kicks in the current epoch
+  cuda::DeviceBuffer<uint32_t> poisson_steps_;   // a driven neuron's draws in the epoch
   cuda::DeviceBuffer<uint8_t> poisson_;          // per neuron: Poisson-driven (every trial)
+  cuda::DeviceBuffer<uint32_t> poisson_list_;    // the driven neurons, ascending; may be longer
   cuda::DeviceBuffer<Kick> kicks_;               // the whole plan, sorted like the host's; may be longer
   // The spikes of a round's epochs, of every trial, in device order, appended epoch after
   // epoch; the current cell's are [cell_begin_, cell_end_) once a round is done. The next
@@ -197,6 +199,7 @@ CudaEngine::CudaEngine(EngineSetup setup, int device, std::string device_name)
   ring_ = cuda::DeviceBuffer<int64_t>(batch * trial_cell, "allocating the delay ring");
   synaptic_slots_ = cuda::DeviceBuffer<uint32_t>(batch * n_, "allocating the state");
   kick_steps_ = cuda::DeviceBuffer<uint32_t>(batch * n_, "allocating the state");
+  poisson_steps_ = cuda::DeviceBuffer<uint32_t>(batch * n_, "allocating the state");
   poisson_ = cuda::DeviceBuffer<uint8_t>(n_, "allocating the state");
   cell_spikes_ = cuda::DeviceBuffer<cuda::CellSpike>(batch * trial_cell, "allocating the spike buffer");
   counters_ = cuda::DeviceBuffer<uint32_t>(cuda::kRoundCounters, "allocating the spike counters");
@@ -232,10 +235,16 @@ void CudaEngine::upload_stimulus() {
   const StimulusPlan& plan = *setup_.stimulus;
   std::vector<uint8_t> poisson(n_, 0);
   for (uint32_t i : plan.poisson_neurons) poisson[i] = 1;
-  poisson_neurons_ = static_cast<uint32_t>(std::count(poisson.begin(), poisson.end(), uint8_t{1}));
+  std::vector<uint32_t> driven;
+  for (std::size_t i = 0; i < n_; ++i)
+    if (poisson[i]) driven.push_back(static_cast<uint32_t>(i));
+  poisson_neurons_ = static_cast<uint32_t>(driven.size());
   if (kicks_.size() < plan.kicks.size()) kicks_ = cuda::DeviceBuffer<Kick>(plan.kicks.size(), "allocating the kicks");
+  if (poisson_list_.size() < std::max<std::size_t>(driven.size(), 1))
+    poisson_list_ = cuda::DeviceBuffer<uint32_t>(std::max<std::size_t>(driven.size(), 1), "allocating the Poisson list");
   const cudaStream_t s = stream_.get();
   upload(s, poisson_.get(), poisson, "uploading the stimulus");
+  upload(s, poisson_list_.get(), driven, "uploading the stimulus");
   upload(s, kicks_.get(), plan.kicks, "uploading the kicks");
   cuda::check(cudaStreamSynchronize(s), "uploading the stimulus");
 }
@@ -260,8 +269,9 @@ std::string CudaEngine::describe() const {
 }
 
 cuda::DeviceState CudaEngine::device_state() const {
-  return {static_cast<uint32_t>(n_), batch_size_, v_.get(), g_.get(), last_spike_.get(), ring_.get(),
-          synaptic_slots_.get(), kick_steps_.get(), poisson_.get()};
+  return {static_cast<uint32_t>(n_), batch_size_,    v_.get(),          g_.get(),
+          last_spike_.get(),        ring_.get(),    synaptic_slots_.get(), kick_steps_.get(),
+          poisson_steps_.get(),     poisson_.get(), poisson_list_.get(),   poisson_neurons_};
 }
 
 cuda::DeviceNetwork CudaEngine::device_network() const {
@@ -422,7 +432,7 @@ void CudaEngine::run_round(const Round& round, BatchSpikes& spikes) {
   const std::size_t busiest = *std::max_element(per_epoch.begin(), per_epoch.end());
   scatter_rows_ = settled_grid(
       scatter_rows_, static_cast<uint32_t>(std::clamp<std::size_t>(2 * busiest, 64, cuda::kMaxScatterRows)));
-  const uint32_t most_stepwise = std::exchange(*most_stepwise_.host(), 0u);
+  const uint32_t most_stepwise = *most_stepwise_.host();
   stepwise_blocks_ = settled_grid(
       stepwise_blocks_,
       cuda::stepwise_blocks_for(std::min<std::size_t>(most_stepwise + most_stepwise / 5, stepwise_.size())));

@@ -160,10 +160,22 @@ constexpr unsigned kFullWarp = 0xffffffffu;
 // the FlyWire-scale sugar experiment about 3,000 of 138,639 neurons per trial step
 // through a cell.
 __global__ void __launch_bounds__(kBlock)
-    sort_paths_kernel(LifConstants c, const RoundPlan* plan, uint32_t j, DeviceState state, uint32_t* stepwise,
-                      uint32_t* counters) {
+    sort_paths_kernel(LifConstants c, const RoundPlan* plan, uint32_t j, uint64_t seed, int32_t first_trial,
+                      DeviceState state, uint32_t* stepwise, uint32_t* counters) {
   const kernels::EpochSpan span = plan->epochs[j].span;
   const uint64_t index = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  // The epoch's Poisson draws (kernels::poisson_steps) of trial y's driven neurons, a warp
+  // per neuron and a lane per step, for the stepwise launch to read: drawn there, a
+  // driven neuron's steps went one after another in one lane, the longest path of the
+  // launch. The bits are the same.
+  const kernels::RngKey key = kernels::rng_key(seed, first_trial + static_cast<int32_t>(blockIdx.y));
+  const uint32_t lane = threadIdx.x % 32u, warps = gridDim.x * (kBlock / 32u);
+  for (uint32_t p = static_cast<uint32_t>(index / 32u); p < state.poisson_count; p += warps) {
+    const uint32_t neuron = state.poisson_list[p];
+    const bool event = static_cast<int32_t>(lane) < span.steps && kernels::poisson_event(c, key, neuron, span.first + static_cast<int32_t>(lane));
+    const unsigned events = __ballot_sync(kFullWarp, event);
+    if (lane == 0u) state.poisson_steps[std::size_t{blockIdx.y} * state.neurons + neuron] = events;
+  }
   bool listed = false;
   uint32_t at = 0;
   if (index < state.neurons) {
@@ -182,33 +194,11 @@ __global__ void __launch_bounds__(kBlock)
   // One atomic per warp for its listed lanes.
   const unsigned want = __ballot_sync(kFullWarp, listed);
   if (want == 0u) return;
-  const unsigned lane = threadIdx.x % 32u, leader = __ffs(static_cast<int>(want)) - 1;
+  const unsigned leader = __ffs(static_cast<int>(want)) - 1;
   uint32_t first = 0;
   if (lane == leader) first = atomicAdd(counters + kStepwise, static_cast<uint32_t>(__popc(want)));
   first = __shfl_sync(kFullWarp, first, leader);
   if (listed) stepwise[first + __popc(want & ((1u << lane) - 1u))] = at;
-}
-
-// The Poisson draws (kernels::poisson_steps) of every lane that `wants` them: when few
-// lanes of the warp want draws, the warp draws each one's steps in parallel, a step per
-// lane, so a Poisson neuron waits for one draw instead of one per step; when many do,
-// each lane draws its own. The bits are the same either way.
-__device__ inline uint32_t warp_poisson_steps(const LifConstants& c, kernels::RngKey key, uint32_t neuron,
-                                              kernels::EpochSpan span, bool wants) {
-  unsigned owners = __ballot_sync(kFullWarp, wants);
-  if (__popc(owners) >= span.steps) return wants ? kernels::poisson_steps(c, key, neuron, span) : 0u;
-  const unsigned lane = threadIdx.x % 32u;
-  uint32_t mine = 0;
-  for (; owners != 0u; owners &= owners - 1u) {
-    const int owner = __ffs(static_cast<int>(owners)) - 1;
-    const kernels::RngKey k{__shfl_sync(kFullWarp, key.seed_lo, owner), __shfl_sync(kFullWarp, key.seed_hi, owner),
-                            __shfl_sync(kFullWarp, key.trial, owner)};
-    const uint32_t n = __shfl_sync(kFullWarp, neuron, owner);
-    const bool event = static_cast<int32_t>(lane) < span.steps && kernels::poisson_event(c, k, n, span.first + lane);
-    const unsigned events = __ballot_sync(kFullWarp, event);
-    if (static_cast<int>(lane) == owner) mine = events;
-  }
-  return mine;
 }
 
 // Phase 2: the listed neurons, stepwise, kernels::advance_neuron_drawn with exactly
@@ -216,8 +206,8 @@ __device__ inline uint32_t warp_poisson_steps(const LifConstants& c, kernels::Rn
 // (stage_ring_slots). Blocks take the list kBlock entries at a time; its length is the
 // device's (counters[kStepwise]). Dynamic shared memory: delay_steps * kBlock int64.
 __global__ void __launch_bounds__(kBlock)
-    stepwise_kernel(LifConstants parameter_c, const RoundPlan* plan, uint32_t j, uint64_t seed, int32_t first_trial,
-                    DeviceState state, const uint32_t* stepwise, EpochOutput out) {
+    stepwise_kernel(LifConstants parameter_c, const RoundPlan* plan, uint32_t j, DeviceState state,
+                    const uint32_t* stepwise, EpochOutput out) {
   extern __shared__ int64_t stage[];
   // The constants from shared memory: a quiet stretch indexes the propagator tables by
   // its length, which differs from lane to lane, and the kernel-parameter bank serves
@@ -242,9 +232,8 @@ __global__ void __launch_bounds__(kBlock)
     const kernels::NeuronInputs in =
         active ? kernels::NeuronInputs{state.synaptic_slots[at], state.kick_steps[at], state.poisson[i] != 0}
                : kernels::NeuronInputs{0u, 0u, false};
-    const kernels::RngKey key = kernels::rng_key(seed, first_trial + static_cast<int32_t>(trial_slot));
-    const uint32_t draws = warp_poisson_steps(c, key, i, span, in.poisson);
     if (!active) continue;
+    const uint32_t draws = in.poisson ? state.poisson_steps[at] : 0u;
     // The epoch reads the staged copy; advance_neuron_drawn's clearing of what it read
     // then lands in shared memory, and the ring was cleared while staging.
     stage_ring_slots(in.synaptic_slots & consumed,
@@ -280,8 +269,13 @@ __global__ void __launch_bounds__(kBlock)
       out.counters[kCellBegin] = out.first_of_round ? 0u : base;
       out.counters[kCellEnd] = base + count;
       out.counters[kRoundSpikes] = keys_before + count;
-      if (listed > *out.host_most_stepwise) *out.host_most_stepwise = listed;
-      if (out.last_of_round) *out.host_count = keys_before + count;
+      const uint32_t most = out.first_of_round || listed > out.counters[kMostStepwise] ? listed
+                                                                                       : out.counters[kMostStepwise];
+      out.counters[kMostStepwise] = most;
+      if (out.last_of_round) {
+        *out.host_count = keys_before + count;
+        *out.host_most_stepwise = most;
+      }
     }
   }
 }
@@ -331,11 +325,11 @@ void launch_advance(cudaStream_t stream, const LifConstants& c, const RoundPlan*
                     int32_t first_trial, DeviceState state, uint32_t* stepwise, unsigned stepwise_blocks,
                     EpochOutput out) {
   if (state.neurons > 0)
-    sort_paths_kernel<<<dim3(blocks_for(state.neurons), state.trials), kBlock, 0, stream>>>(c, plan, j, state,
-                                                                                          stepwise, out.counters);
+    sort_paths_kernel<<<dim3(blocks_for(state.neurons), state.trials), kBlock, 0, stream>>>(
+        c, plan, j, seed, first_trial, state, stepwise, out.counters);
   // At least one block, even when nothing is listed: the last block counts the epoch in.
-  stepwise_kernel<<<std::max(stepwise_blocks, 1u), kBlock, advance_shared_bytes(c), stream>>>(
-      c, plan, j, seed, first_trial, state, stepwise, out);
+  stepwise_kernel<<<std::max(stepwise_blocks, 1u), kBlock, advance_shared_bytes(c), stream>>>(c, plan, j, state,
+                                                                                             stepwise, out);
 }
 
 cudaError_t load_round_kernels() {

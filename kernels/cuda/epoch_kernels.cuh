@@ -24,7 +24,8 @@ struct DeviceNetwork {
 };
 
 // Per-neuron state and inputs of a batch of `trials` trials: every per-neuron array is
-// [trial][neuron] and the ring [trial][slot][neuron]; the Poisson flags are shared.
+// [trial][neuron] and the ring [trial][slot][neuron]; the Poisson flags and the list of
+// the driven neurons (poisson_list[0, poisson_count), ascending) are shared.
 struct DeviceState {
   uint32_t neurons;
   uint32_t trials;
@@ -34,7 +35,10 @@ struct DeviceState {
   int64_t* ring;
   uint32_t* synaptic_slots;
   uint32_t* kick_steps;
+  uint32_t* poisson_steps;  // a driven neuron's draws in the current epoch (kernels::poisson_steps)
   const uint8_t* poisson;
+  const uint32_t* poisson_list;
+  uint32_t poisson_count;
 };
 
 // A spike of trial `slot` of the batch, as the device keeps a cell's spikes.
@@ -72,7 +76,8 @@ enum RoundCounter : uint32_t {
   kCellBegin,
   kCellEnd,
   kRoundSpikes,
-  kStepwise,  // neurons listed for the epoch's stepwise phase (launch_advance)
+  kStepwise,      // neurons listed for the epoch's stepwise phase (launch_advance)
+  kMostStepwise,  // the most listed by one epoch of the round so far
   kRoundCounters
 };
 
@@ -103,9 +108,10 @@ struct RoundPlan {
 // `host_capacity`: beyond it the host copies the round's spikes from `cell_spikes`
 // instead). The first epoch of a round takes its place from the plan (RoundPlan::base,
 // and the current cell then begins at 0); the others from `counters`. The round's last
-// epoch publishes the round's spike count to *host_count. *host_most_stepwise: the most
-// neurons an epoch listed for its stepwise phase since the host last reset it (mapped;
-// the host sizes the next stepwise grids by it).
+// epoch publishes the round's spike count to *host_count, and to *host_most_stepwise the
+// most neurons one of its epochs listed for its stepwise phase (mapped; the host sizes
+// the next stepwise grids by it). The device keeps that maximum in `counters` until
+// then: read from mapped memory, it cost every epoch a trip over the bus.
 struct EpochOutput {
   CellSpike* cell_spikes;
   uint64_t* host_keys;
@@ -148,8 +154,9 @@ void launch_set_kicks(cudaStream_t stream, const Kick* kicks, const RoundPlan* p
 // batch is trial first_trial + k, its generator key rng_key(seed, first_trial + k)), then
 // clears the span's ring slot flags and the kicks (CpuTrial::advance), in two launches for
 // the whole batch: one sorts the neurons by path (and decays the quiet ones), listing
-// the stepwise ones in `stepwise` (room for every neuron of the batch); the other steps
-// the listed ones with `stepwise_blocks` blocks (the list's length is the device's).
+// the stepwise ones in `stepwise` (room for every neuron of the batch), and draws the
+// driven neurons' Poisson events; the other steps the listed ones with
+// `stepwise_blocks` blocks (the list's length is the device's).
 void launch_advance(cudaStream_t stream, const LifConstants& c, const RoundPlan* plan, uint32_t j, uint64_t seed,
                     int32_t first_trial, DeviceState state, uint32_t* stepwise, unsigned stepwise_blocks,
                     EpochOutput out);
