@@ -41,6 +41,12 @@ void require_one_trial(std::size_t trials, const char* call) {
     throw std::logic_error(std::string("Engine::") + call + " is for a batch of one trial; this batch holds " +
                            std::to_string(trials) + ": use the batch call");
 }
+
+void check_batch_size(int64_t count, int32_t capacity) {
+  if (count < 1 || count > capacity)
+    throw std::invalid_argument("a batch of " + std::to_string(count) + " trials for an engine that holds 1.." +
+                                std::to_string(capacity));
+}
 }  // namespace
 
 std::vector<Spike> Engine::advance(kernels::EpochSpan span) {
@@ -56,9 +62,7 @@ EngineState Engine::export_state() const {
 }
 
 void check_batch(const std::vector<EngineState>& states, int32_t capacity, std::size_t neurons) {
-  if (states.empty() || states.size() > static_cast<std::size_t>(capacity))
-    throw std::invalid_argument("a batch of " + std::to_string(states.size()) + " trials for an engine that holds 1.." +
-                                std::to_string(capacity));
+  check_batch_size(static_cast<int64_t>(states.size()), capacity);
   for (std::size_t k = 0; k < states.size(); ++k) {
     const EngineState& s = states[k];
     if (s.v.size() != neurons || s.g.size() != neurons || s.last_spike.size() != neurons)
@@ -73,9 +77,7 @@ void check_batch(const std::vector<EngineState>& states, int32_t capacity, std::
 }
 
 void check_rest_batch(int32_t first_trial, int32_t count, int32_t capacity) {
-  if (count < 1 || count > capacity)
-    throw std::invalid_argument("a batch of " + std::to_string(count) + " trials for an engine that holds 1.." +
-                                std::to_string(capacity));
+  check_batch_size(count, capacity);
   if (first_trial < 0) throw std::invalid_argument("trials are numbered from 0, asked for trial " + std::to_string(first_trial));
 }
 
