@@ -12,7 +12,7 @@ ifneq ($(NVCC),)
 endif
 CMAKE_ARGS ?=
 
-.PHONY: setup configure build run test bench bench-checkpoint bench-plasticity bench-service watch bench-page bench-brian2 bench-compare bench-cpu-engine fuzz clean
+.PHONY: setup configure build run test bench bench-checkpoint bench-plasticity bench-service watch bench-page bench-brian2 bench-compare bench-cpu-engine bench-cuda-floor fuzz clean
 
 setup:
 	bash scripts/setup.sh
@@ -61,6 +61,11 @@ bench-compare: build
 # The CPU engine alone, with hashes of its spikes and final state.
 bench-cpu-engine: build
 	$(BUILD)/flysim_cpu_bench --threads=1 --repeat=5
+
+# What a CUDA epoch's launch structure costs by itself (needs nvcc and a GPU).
+bench-cuda-floor: build
+	@test -x $(BUILD)/flysim_cuda_floor_bench || { echo "bench-cuda-floor: this build has no CUDA (nvcc was not found)" >&2; exit 2; }
+	$(BUILD)/flysim_cuda_floor_bench
 
 fuzz: build
 	bash bench/fuzz.sh $(BUILD)

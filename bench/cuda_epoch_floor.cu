@@ -4,7 +4,7 @@
 // three grid-wide syncs per epoch), with kernels that do nothing or only read the
 // per-neuron state of a FlyWire-scale trial. So one can tell launch overhead from the
 // engine's own work in the ~16 us an epoch costs with no input. A measurement, not a test.
-//   build/flysim_cuda_floor_bench          (built with -DFLYSIM_CUDA=ON)
+//   make bench-cuda-floor     (build/flysim_cuda_floor_bench; built with -DFLYSIM_CUDA=ON)
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
