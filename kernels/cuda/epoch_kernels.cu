@@ -172,7 +172,8 @@ __global__ void __launch_bounds__(kBlock)
   const uint32_t lane = threadIdx.x % 32u, warps = gridDim.x * (kBlock / 32u);
   for (uint32_t p = static_cast<uint32_t>(index / 32u); p < state.poisson_count; p += warps) {
     const uint32_t neuron = state.poisson_list[p];
-    const bool event = static_cast<int32_t>(lane) < span.steps && kernels::poisson_event(c, key, neuron, span.first + static_cast<int32_t>(lane));
+    const int32_t step = static_cast<int32_t>(lane);
+    const bool event = step < span.steps && kernels::poisson_event(c, key, neuron, span.first + step);
     const unsigned events = __ballot_sync(kFullWarp, event);
     if (lane == 0u) state.poisson_steps[std::size_t{blockIdx.y} * state.neurons + neuron] = events;
   }
@@ -203,7 +204,7 @@ __global__ void __launch_bounds__(kBlock)
 
 // Phase 2: the listed neurons, stepwise, kernels::advance_neuron_drawn with exactly
 // CpuEngine's arguments except that the ring slots it reads are staged in shared memory
-// (stage_ring_slots). Blocks take the list kBlock entries at a time; its length is the
+// (stage_ring_slots) and its Poisson draws are the sort launch's. Blocks take the list kBlock entries at a time; its length is the
 // device's (counters[kStepwise]). Dynamic shared memory: delay_steps * kBlock int64.
 __global__ void __launch_bounds__(kBlock)
     stepwise_kernel(LifConstants parameter_c, const RoundPlan* plan, uint32_t j, DeviceState state,
