@@ -18,10 +18,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string net2000_args() {
+std::string net2000_args(const std::string& threads = "2") {
   return "--network.neurons=" + data_path("net2000/neurons.csv") + " --network.connectivity=" +
          data_path("net2000/connectivity.csv") + " --stimulus.ids=" + data_path("net2000/stimulated.txt") +
-         " --run.duration-ms=100 --engine.threads=2";
+         " --run.duration-ms=100 --engine.threads=" + threads;
 }
 
 struct Outputs {
@@ -42,9 +42,9 @@ class BatchCli : public ::testing::Test {
   void SetUp() override { ASSERT_EQ(sequential_.code, 0) << sequential_.err; }
 
   // `flysim ARGS` on net2000 with spike and rate files named after `tag`.
-  static Outputs run(const std::string& tag, const std::string& args) {
+  static Outputs run(const std::string& tag, const std::string& args, const std::string& threads = "2") {
     const std::string spikes = path(tag + "-spikes.csv"), rates = path(tag + "-rates.csv");
-    const CliResult r = run_flysim(args + " " + net2000_args() + " --output.spikes=" + spikes + " --output.rates=" + rates,
+    const CliResult r = run_flysim(args + " " + net2000_args(threads) + " --output.spikes=" + spikes + " --output.rates=" + rates,
                                    path(tag + ".out"), path(tag + ".err"));
     Outputs o;
     o.code = r.code;
@@ -67,6 +67,21 @@ TEST_F(BatchCli, SpikeAndRateFilesAreTheSameBytesAtAnyBatchSize) {
     ASSERT_EQ(batched.code, 0) << batched.err;
     EXPECT_TRUE(same_text(sequential_.spikes, batched.spikes));
     EXPECT_TRUE(same_text(sequential_.rates, batched.rates));
+  }
+}
+
+// run.batch=auto on the CPU pool holds one trial per thread (each trial of a batch runs
+// on one worker; more only add state to sweep): 5 trials on 2 threads go in batches of 2.
+TEST_F(BatchCli, AutoOnTheCpuPoolHoldsOneTrialPerThread) {
+  for (const std::string threads : {"1", "2", "3"}) {
+    SCOPED_TRACE("engine.threads=" + threads);
+    const Outputs batched = run("auto" + threads, "run --run.trials=5 --run.batch=auto", threads);
+    ASSERT_EQ(batched.code, 0) << batched.err;
+    EXPECT_NE(batched.err.find(threads == "1" ? "cpu pool, 1 thread\n"
+                                               : "cpu pool, " + threads + " threads, batches of " + threads + " trials"),
+              std::string::npos)
+        << batched.err;
+    EXPECT_TRUE(same_text(sequential_.spikes, batched.spikes));
   }
 }
 

@@ -386,7 +386,9 @@ int run_or_serve(const std::vector<std::string>& args, RunMode mode) {
                                          ? "live commands apply to one trial at a time"
                                          : "";
   const int32_t batch = in.restored ? in.restored->batch
-                                    : batch_option(o, in.trial_plan.trials, {first_kind, checks.cuda_device}, net->neuron_count(),
+                                    : batch_option(o, in.trial_plan.trials,
+                                                   {first_kind, checks.cuda_device, static_cast<unsigned>(checks.threads)},
+                                                   net->neuron_count(),
                                                    in.constants.delay_steps, one_trial_only,
                                                    checks.checkpointing || !swaps.empty());
   // A paced run spends most of its time waiting: its engine naps while the GPU works.

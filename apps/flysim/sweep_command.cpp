@@ -156,7 +156,8 @@ int sweep_command(const std::vector<std::string>& args) {
   plan.delay_steps = constants.delay_steps;
   plan.neurons = net->neuron_count();
   const int device = cuda_device(o);
-  plan.batch = batch_option(o, plan.trials, {kind, device}, plan.neurons, plan.delay_steps, "", false);
+  plan.batch = batch_option(o, plan.trials, {kind, device, static_cast<unsigned>(threads)}, plan.neurons,
+                            plan.delay_steps, "", false);
   EngineSetup setup{net, stimulus, constants, nullptr, HostWait::poll, device, plan.batch};
   setup.constants.poisson_threshold = poisson_threshold(rates.front(), params.dt_ms);
   std::unique_ptr<Engine> engine = make_engine(kind, setup, static_cast<unsigned>(threads));
