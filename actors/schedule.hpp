@@ -70,7 +70,7 @@ class Schedule {
 
   struct Action {
     enum class Kind {
-      start_trial,  // import the resting state of the trial at `at`
+      start_trial,  // start the trial (batch) at `at` at rest in the engine
       checkpoint,   // a scripted checkpoint at `at`
       command,      // apply `command` at `at` (its id: `live_id`, 0 for scripted/replayed)
       epoch,        // advance through [at.step, at.step + steps): one delay cell, or in a

@@ -248,15 +248,22 @@ void issue(self_ptr self) {
          st.in_flight < st.plan.window) {
     Schedule::Action action = st.schedule->next(st.issued, elapsed_s(st));
     switch (action.kind) {
-      case Schedule::Action::Kind::start_trial:
+      case Schedule::Action::Kind::start_trial: {
         ++st.in_flight;
+        // As an epoch's: a failing engine falls back, and a reply of an engine given up
+        // is dropped (the fallback has reset what is in flight).
+        const uint64_t generation = st.engine_generation;
         self->request(st.engine, caf::infinite, rest_atom::value, st.issued.trial,
                       batch_size_at(st.issued.trial, st.schedule->geometry()))
-            .then([=](rest_atom) {
-              --self->state.in_flight;
-              issue(self);
-            }, on_error(self));
+            .then(
+                [=](rest_atom) {
+                  if (generation != self->state.engine_generation) return;
+                  --self->state.in_flight;
+                  issue(self);
+                },
+                on_engine_error(self, generation));
         continue;
+      }
       case Schedule::Action::Kind::checkpoint:
         request_checkpoint(self, 0);
         continue;

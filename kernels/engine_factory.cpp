@@ -60,7 +60,7 @@ int32_t batch_that_fits(EngineWhere where, std::size_t neurons, int32_t delay_st
   if (where.kind == EngineKind::cuda) {
     const std::size_t cell = std::max<std::size_t>(1, neurons * static_cast<std::size_t>(delay_steps));
     fits = std::min(fits, ((std::size_t{1} << 32) - 1) / cell);
-  } else {
+  } else if (where.cpu_threads > 0) {
     fits = std::min<std::size_t>(fits, where.cpu_threads);
   }
   return static_cast<int32_t>(std::clamp<std::size_t>(fits, 1, 1000000));

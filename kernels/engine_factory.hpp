@@ -36,7 +36,7 @@ std::unique_ptr<Engine> make_engine(EngineKind kind, EngineSetup setup, unsigned
 struct EngineWhere {
   EngineKind kind = EngineKind::cpu;
   int cuda_device = 0;       // for EngineKind::cuda
-  unsigned cpu_threads = 1;  // for EngineKind::cpu: the pool's threads
+  unsigned cpu_threads = 0;  // for EngineKind::cpu: the pool's threads (0: not given, no cap)
 };
 int32_t batch_that_fits(EngineWhere where, std::size_t neurons, int32_t delay_steps);
 

@@ -165,9 +165,10 @@ __global__ void __launch_bounds__(kBlock)
   const kernels::EpochSpan span = plan->epochs[j].span;
   const uint64_t index = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   // The epoch's Poisson draws (kernels::poisson_steps) of trial y's driven neurons, a warp
-  // per neuron and a lane per step, for the stepwise launch to read: drawn there, a
-  // driven neuron's steps went one after another in one lane, the longest path of the
-  // launch. The bits are the same.
+  // per neuron and a lane per step, for the stepwise launch to read. Drawn there, they
+  // waited on the stepwise warp's other lanes: its driven lanes took turns to draw a step
+  // per lane, or with 18 or more of them each drew its own steps one after another (the
+  // dense scenario). The bits are the same.
   const kernels::RngKey key = kernels::rng_key(seed, first_trial + static_cast<int32_t>(blockIdx.y));
   const uint32_t lane = threadIdx.x % 32u, warps = gridDim.x * (kBlock / 32u);
   for (uint32_t p = static_cast<uint32_t>(index / 32u); p < state.poisson_count; p += warps) {
@@ -204,8 +205,9 @@ __global__ void __launch_bounds__(kBlock)
 
 // Phase 2: the listed neurons, stepwise, kernels::advance_neuron_drawn with exactly
 // CpuEngine's arguments except that the ring slots it reads are staged in shared memory
-// (stage_ring_slots) and its Poisson draws are the sort launch's. Blocks take the list kBlock entries at a time; its length is the
-// device's (counters[kStepwise]). Dynamic shared memory: delay_steps * kBlock int64.
+// (stage_ring_slots) and its Poisson draws are the sort launch's. Blocks take the list
+// kBlock entries at a time; its length is the device's (counters[kStepwise]). Dynamic
+// shared memory: delay_steps * kBlock int64.
 __global__ void __launch_bounds__(kBlock)
     stepwise_kernel(LifConstants parameter_c, const RoundPlan* plan, uint32_t j, DeviceState state,
                     const uint32_t* stepwise, EpochOutput out) {
@@ -270,8 +272,8 @@ __global__ void __launch_bounds__(kBlock)
       out.counters[kCellBegin] = out.first_of_round ? 0u : base;
       out.counters[kCellEnd] = base + count;
       out.counters[kRoundSpikes] = keys_before + count;
-      const uint32_t most = out.first_of_round || listed > out.counters[kMostStepwise] ? listed
-                                                                                       : out.counters[kMostStepwise];
+      const uint32_t most =
+          (out.first_of_round || listed > out.counters[kMostStepwise]) ? listed : out.counters[kMostStepwise];
       out.counters[kMostStepwise] = most;
       if (out.last_of_round) {
         *out.host_count = keys_before + count;
@@ -351,6 +353,7 @@ void launch_set_weights(cudaStream_t stream, const WeightChange* changes, uint32
 }
 
 void launch_rest(cudaStream_t stream, double v0, DeviceState state) {
+  if (state.neurons == 0) return;
   rest_kernel<<<blocks_for(static_cast<uint64_t>(state.neurons) * state.trials), kBlock, 0, stream>>>(v0, state);
 }
 
