@@ -251,6 +251,10 @@ void CpuTrial::reflag_poisson(const CpuShared& shared) {
   // that is no longer driven leaves the list once at rest (stays_active), as after an
   // import of this state into an engine built with the new plan.
   for (std::size_t e = 0; e < size_; ++e) poisson_[e] = shared.poisson[index_[e]];
+  enlist_driven(shared);
+}
+
+void CpuTrial::enlist_driven(const CpuShared& shared) {
   for (uint32_t i : shared.stimulus.poisson_neurons) enlist(shared, i);
 }
 
@@ -270,9 +274,7 @@ void CpuTrial::start_at_rest(const CpuShared& shared, int32_t trial) {
   next_step_ = 0;
   clear_pool();
   std::fill(rest_last_spike_.begin(), rest_last_spike_.end(), kNeverSpiked);
-  // In index order, as import_state lists them: a neuron at rest is listed when driven.
-  for (std::size_t i = 0; i < n_; ++i)
-    if (shared.poisson[i]) enlist(shared, static_cast<uint32_t>(i));
+  enlist_driven(shared);
   queue_.restore({}, 0, shared.constants.delay_steps);
 }
 

@@ -67,6 +67,9 @@ class CpuTrial {
   void step_share(const CpuShared& shared, kernels::EpochSpan span, kernels::RngKey key, unsigned w, unsigned workers);
   // Empties the pool, leaving every entry clean (no input flags, kicks or ring units).
   void clear_pool();
+  // Lists every Poisson-driven neuron not listed yet (a driven neuron is swept every
+  // epoch, even at rest; where it lands in the pool changes no bit).
+  void enlist_driven(const CpuShared& shared);
   // Removes the entries that left (ascending) from the pool, moving the last entries
   // into their places.
   void remove_entries(const std::vector<uint32_t>& leaving);
