@@ -128,6 +128,8 @@ struct StatusSample {
 };
 
 // The state a failed engine is recomputed from (actors/README.md, "A failing GPU").
+// At the start of a trial (step 0) `batch` is empty: the trials there start at rest
+// (Engine::start_at_rest), so no state is exported for them.
 struct FallbackPoint {
   RunPosition at;
   std::vector<EngineState> batch;

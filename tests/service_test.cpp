@@ -82,15 +82,18 @@ TEST_F(Service, AFailingEngineFallsBackAndTheSpikesDoNotChange) {
   ASSERT_EQ(run_flysim(common + "--output.spikes=" + path("plain.csv"), path("a.out"), path("a.err")).code, 0);
   // Paced, an epoch crosses cells (up to 10 ms): the recomputed epochs then end at other
   // steps than the failed engine's, and what was recorded must still not be written twice.
-  for (const std::string pace : {"off", "20"}) {
-    const CliResult failing = run_flysim(common + "--run.pace=" + pace +
-                                             " --engine.fault-after-epochs=100 --engine.fallback-every-ms=50 --output.spikes=" +
-                                             path("fallback.csv"),
-                                         path("b.out"), path("b.err"));
-    ASSERT_EQ(failing.code, 0) << failing.err;
-    EXPECT_NE(failing.err.find("ENGINE FAILURE"), std::string::npos) << failing.err;
-    EXPECT_NE(failing.out.find("fell back to cpu pool"), std::string::npos) << failing.out;
-    EXPECT_TRUE(same_text(slurp(path("plain.csv")), slurp(path("fallback.csv")))) << "pace " << pace;
+  // A failure after 100 epochs falls back to an exported snapshot; one after 3, before
+  // the first export (every 1000 ms), to the trial's start at rest, which needs none.
+  for (const std::string fault : {"--engine.fault-after-epochs=100 --engine.fallback-every-ms=50",
+                                  "--engine.fault-after-epochs=3 --engine.fallback-every-ms=1000"}) {
+    for (const std::string pace : {"off", "20"}) {
+      const CliResult failing = run_flysim(common + "--run.pace=" + pace + " " + fault + " --output.spikes=" + path("fallback.csv"),
+                                           path("b.out"), path("b.err"));
+      ASSERT_EQ(failing.code, 0) << failing.err;
+      EXPECT_NE(failing.err.find("ENGINE FAILURE"), std::string::npos) << failing.err;
+      EXPECT_NE(failing.out.find("fell back to cpu pool"), std::string::npos) << failing.out;
+      EXPECT_TRUE(same_text(slurp(path("plain.csv")), slurp(path("fallback.csv")))) << fault << ", pace " << pace;
+    }
   }
 }
 
