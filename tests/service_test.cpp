@@ -174,8 +174,9 @@ TEST_F(Service, MemoryStaysFlatOverSwapsCheckpointsAndRequests) {
 // ':' in what /proc shows; the program itself sees all of it.)
 TEST_F(Service, RunsWithoutThreadCachesWhateverTunablesTheCallerSet) {
   ::setenv("GLIBC_TUNABLES", "glibc.malloc.trim_threshold=131072", 1);
-  BackgroundFlysim serve("serve " + network() + " --control.port=0 --output.spikes=" + path("spikes.csv"), path("serve.out"),
-                         path("serve.err"));
+  BackgroundFlysim serve("serve " + network() + " --control.port=0 --output.spikes=" + path("spikes.csv") +
+                             " --output.journal=" + path("journal.jsonl"),
+                         path("serve.out"), path("serve.err"));
   ::unsetenv("GLIBC_TUNABLES");
   const std::string line = serve.wait_for_output("control API on http://", 60);
   ASSERT_NE(line, "") << slurp(path("serve.err"));
