@@ -71,7 +71,7 @@ class CudaEngine final : public Engine {
   void upload_stimulus();
   // A round: epochs (a delay cell each, the first and last maybe cut) launched one after
   // another with no wait between them; the device passes the spike counts from one
-  // epoch's launch to the next (cuda::RoundCounter). The host waits once per round.
+  // epoch's launch to the next (cuda::RoundCounts). The host waits once per round.
   struct Round {
     int32_t first;
     std::vector<kernels::EpochSpan> epochs;
@@ -86,9 +86,9 @@ class CudaEngine final : public Engine {
   // The graph of a round of `shape`, captured on first use.
   const cuda::Graph& round_graph(const RoundShape& shape);
   // What a state does not hold, cleared for a new batch of `trials`: their delay ring,
-  // its flags and their kicks, the spike counters (a failed advance can leave kicks set
-  // or the counters mid-count), and the graphs, which hold the old batch (its size and
-  // first trial).
+  // its flags and their kicks (a failed advance can leave kicks set), and the graphs,
+  // which hold the old batch (its size and first trial). The round counts need nothing:
+  // every round copies in zeros (cuda::RoundCounts).
   void clear_for_batch(std::size_t trials);
   // Mid-cell, the current cell's spikes must lie at the start of cell_spikes_ when a
   // round begins: moves them there (from the host's copy in the queues) if they do not.
@@ -125,7 +125,6 @@ class CudaEngine final : public Engine {
   // as surely fit (plan_round).
   cuda::DeviceBuffer<cuda::CellSpike> cell_spikes_;
   std::size_t cell_begin_ = 0, cell_end_ = 0;
-  cuda::DeviceBuffer<uint32_t> counters_;  // cuda::RoundCounter
   // One trial's worst cell of keys: a busier round is copied from cell_spikes_ instead.
   cuda::MappedHostBuffer<uint64_t> round_keys_;
   cuda::MappedHostBuffer<uint32_t> round_spike_count_;
@@ -148,10 +147,11 @@ class CudaEngine final : public Engine {
   // The rounds' launches as graphs (one launch per round instead of four per epoch),
   // by shape. They hold the launch arguments of their capture, so whatever changes one
   // (the stimulus, the batch) clears them. round_plan_ is what varies per round: written
-  // here, copied to round_plan_device_ by the graph's first node.
+  // here, copied to round_plan_device_ by the graph's first node, with the round's
+  // counts, which stay zero here.
   std::map<RoundShape, cuda::Graph> round_graphs_;
-  cuda::MappedHostBuffer<cuda::RoundPlan> round_plan_;
-  cuda::DeviceBuffer<cuda::RoundPlan> round_plan_device_;
+  cuda::MappedHostBuffer<cuda::RoundBuffer> round_plan_;
+  cuda::DeviceBuffer<cuda::RoundBuffer> round_plan_device_;
   std::vector<SpikeQueue> queues_;  // per trial of the batch
   PlasticEdges plastic_;
   // The plastic index -> edge map on the device, and staging for what crosses the bus
@@ -202,15 +202,15 @@ CudaEngine::CudaEngine(EngineSetup setup, int device, std::string device_name)
   poisson_steps_ = cuda::DeviceBuffer<uint32_t>(batch * n_, "allocating the state");
   poisson_ = cuda::DeviceBuffer<uint8_t>(n_, "allocating the state");
   cell_spikes_ = cuda::DeviceBuffer<cuda::CellSpike>(batch * trial_cell, "allocating the spike buffer");
-  counters_ = cuda::DeviceBuffer<uint32_t>(cuda::kRoundCounters, "allocating the spike counters");
   round_keys_ = cuda::MappedHostBuffer<uint64_t>(trial_cell, "allocating mapped host memory for spikes");
   round_spike_count_ = cuda::MappedHostBuffer<uint32_t>(1, "allocating mapped host memory for spikes");
   stepwise_ = cuda::DeviceBuffer<uint32_t>(batch * n_, "allocating the stepwise list");
   most_stepwise_ = cuda::MappedHostBuffer<uint32_t>(1, "allocating mapped host memory for the stepwise count");
   *most_stepwise_.host() = 0;
   stepwise_blocks_ = cuda::stepwise_blocks_for(batch * n_);
-  round_plan_ = cuda::MappedHostBuffer<cuda::RoundPlan>(1, "allocating pinned host memory for the round plan");
-  round_plan_device_ = cuda::DeviceBuffer<cuda::RoundPlan>(1, "allocating the round plan");
+  round_plan_ = cuda::MappedHostBuffer<cuda::RoundBuffer>(1, "allocating pinned host memory for the round plan");
+  round_plan_.host()->counts = {};
+  round_plan_device_ = cuda::DeviceBuffer<cuda::RoundBuffer>(1, "allocating the round plan");
   queues_.resize(batch);
 
   const cudaStream_t s = stream_.get();
@@ -223,8 +223,6 @@ CudaEngine::CudaEngine(EngineSetup setup, int device, std::string device_name)
     upload(s, plastic_edges_.get(), plastic_.edges(), "uploading the plastic edges");
   }
   cuda::check(cudaMemsetAsync(kick_steps_.get(), 0, batch * n_ * sizeof(uint32_t), s), "clearing the kicks");
-  cuda::check(cudaMemsetAsync(counters_.get(), 0, cuda::kRoundCounters * sizeof(uint32_t), s),
-              "clearing the spike counters");
   upload_stimulus();
   start_at_rest(0, 1);
 }
@@ -329,7 +327,7 @@ void CudaEngine::current_cell_to_front() {
 
 RoundShape CudaEngine::plan_launches(const Round& round) {
   const LifConstants& c = setup_.constants;
-  cuda::RoundPlan& plan = *round_plan_.host();
+  cuda::RoundPlan& plan = round_plan_.host()->plan;
   RoundShape shape;
   shape.epochs = static_cast<uint32_t>(round.epochs.size());
   shape.starts_cell = round.first % c.delay_steps == 0;
@@ -367,22 +365,23 @@ const cuda::Graph& CudaEngine::round_graph(const RoundShape& shape) {
   const LifConstants& c = setup_.constants;
   const cuda::DeviceNetwork net = device_network();
   const cuda::DeviceState state = device_state();
-  const cuda::RoundPlan* plan = round_plan_device_.get();
+  const cuda::RoundPlan* plan = &round_plan_device_.get()->plan;
+  cuda::RoundCounts* counts = &round_plan_device_.get()->counts;
   auto queue = [&](cudaStream_t s) {
-    cuda::check(cudaMemcpyAsync(round_plan_device_.get(), round_plan_.host(), sizeof(cuda::RoundPlan),
+    cuda::check(cudaMemcpyAsync(round_plan_device_.get(), round_plan_.host(), sizeof(cuda::RoundBuffer),
                                 cudaMemcpyHostToDevice, s),
                 "copying the round plan");
     if (shape.starts_cell) cuda::launch_round_start_scatter(s, c, net, state, cell_spikes_.get(), plan, shape.start_rows);
     for (uint32_t j = 0; j < shape.epochs; ++j) {
       if (j > 0)
-        cuda::launch_scatter_last_cell(s, c, net, state, cell_spikes_.get(), counters_.get(), plan, j, shape.scatter_rows);
+        cuda::launch_scatter_last_cell(s, c, net, state, cell_spikes_.get(), counts, plan, j, shape.scatter_rows);
       if (shape.kick_blocks > 0) cuda::launch_set_kicks(s, kicks_.get(), plan, j, shape.kick_blocks, state);
       cuda::launch_advance(s, c, plan, j, setup_.stimulus->seed, first_trial_, state, stepwise_.get(),
                            shape.stepwise_blocks,
                            {cell_spikes_.get(), round_keys_.device(), static_cast<uint32_t>(cell_spikes_.size()),
-                            static_cast<uint32_t>(round_keys_.size()), counters_.get(), round_spike_count_.device(),
-                            most_stepwise_.device(), j == 0, j + 1 == shape.epochs});
+                            static_cast<uint32_t>(round_keys_.size()), counts});
     }
+    cuda::launch_publish_round(s, counts, shape.epochs, round_spike_count_.device(), most_stepwise_.device());
   };
   return round_graphs_.emplace(shape, cuda::Graph(stream_.get(), queue, "capturing a round's launches")).first->second;
 }
@@ -391,7 +390,7 @@ void CudaEngine::run_round(const Round& round, BatchSpikes& spikes) {
   const LifConstants& c = setup_.constants;
   const cudaStream_t s = stream_.get();
   const RoundShape shape = plan_launches(round);
-  const uint32_t base = round_plan_.host()->base;
+  const uint32_t base = round_plan_.host()->plan.base;
   const auto capacity = static_cast<uint32_t>(cell_spikes_.size());
   round_graph(shape).launch(s, "launching a round");
   epoch_done_.wait_for(s, "running the epochs");
@@ -520,8 +519,6 @@ void CudaEngine::clear_for_batch(std::size_t trials) {
               "clearing the delay ring");
   cuda::check(cudaMemsetAsync(synaptic_slots_.get(), 0, used * sizeof(uint32_t), s), "clearing the ring flags");
   cuda::check(cudaMemsetAsync(kick_steps_.get(), 0, used * sizeof(uint32_t), s), "clearing the kicks");
-  cuda::check(cudaMemsetAsync(counters_.get(), 0, cuda::kRoundCounters * sizeof(uint32_t), s),
-              "clearing the spike counters");
   round_graphs_.clear();
 }
 

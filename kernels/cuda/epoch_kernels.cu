@@ -70,13 +70,26 @@ __global__ void __launch_bounds__(kBlock)
   scatter_spikes(c, net, state, cell_spikes + plan->start_scatter_begin, plan->start_scatter_count, plan->first);
 }
 
-// The spikes of the cell the device last advanced, before epoch j (counters: a range the
-// host does not know).
+// The spikes of the cell the device last advanced, before epoch j >= 1: epoch j - 1's,
+// a range the host does not know. For j = 1 the cell began before the round (its
+// earlier spikes lie at the front of cell_spikes, plan_launches puts them there) or with
+// it (the plan's base is then 0). Nothing of epoch j has spiked yet, so the round's count
+// is where epoch j's spikes will begin.
 __global__ void __launch_bounds__(kBlock)
     scatter_last_cell_kernel(LifConstants c, DeviceNetwork net, DeviceState state, const CellSpike* cell_spikes,
-                             const uint32_t* counters, const RoundPlan* plan, uint32_t j) {
-  const uint32_t begin = counters[kCellBegin];
-  scatter_spikes(c, net, state, cell_spikes + begin, counters[kCellEnd] - begin, plan->epochs[j].span.first);
+                             RoundCounts* counts, const RoundPlan* plan, uint32_t j) {
+  const uint32_t so_far = counts->spikes;
+  const uint32_t begin = j == 1 ? 0u : plan->base + counts->epoch_first[j - 1];
+  if (blockIdx.x == 0 && blockIdx.y == 0 && threadIdx.x == 0) counts->epoch_first[j] = so_far;
+  scatter_spikes(c, net, state, cell_spikes + begin, plan->base + so_far - begin, plan->epochs[j].span.first);
+}
+
+__global__ void publish_round_kernel(const RoundCounts* counts, uint32_t epochs, uint32_t* host_count,
+                                     uint32_t* host_most_stepwise) {
+  uint32_t most = 0;
+  for (uint32_t j = 0; j < epochs; ++j) most = counts->listed[j] > most ? counts->listed[j] : most;
+  *host_count = counts->spikes;
+  *host_most_stepwise = most;
 }
 
 // Block row y sets the kicks of trial y; block columns loop over the epoch's kicks.
@@ -161,7 +174,7 @@ constexpr unsigned kFullWarp = 0xffffffffu;
 // through a cell.
 __global__ void __launch_bounds__(kBlock)
     sort_paths_kernel(LifConstants c, const RoundPlan* plan, uint32_t j, uint64_t seed, int32_t first_trial,
-                      DeviceState state, uint32_t* stepwise, uint32_t* counters) {
+                      DeviceState state, uint32_t* stepwise, RoundCounts* counts) {
   const kernels::EpochSpan span = plan->epochs[j].span;
   const uint64_t index = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   // The epoch's Poisson draws (kernels::poisson_steps) of trial y's driven neurons, a warp
@@ -193,20 +206,33 @@ __global__ void __launch_bounds__(kBlock)
     }
     listed = path == kernels::EpochPath::stepwise;
   }
-  // One atomic per warp for its listed lanes.
+  // One atomic per block for its listed neurons. One per warp (about 2,000 warps list
+  // some in the canonical experiment) queued on the counter's address: ncu found the
+  // sort's warps waiting on that atomic's answer for most of the launch.
+  if (!__syncthreads_or(listed)) return;
+  __shared__ uint32_t warp_first[kBlock / 32u];
+  __shared__ uint32_t block_first;
   const unsigned want = __ballot_sync(kFullWarp, listed);
-  if (want == 0u) return;
-  const unsigned leader = __ffs(static_cast<int>(want)) - 1;
-  uint32_t first = 0;
-  if (lane == leader) first = atomicAdd(counters + kStepwise, static_cast<uint32_t>(__popc(want)));
-  first = __shfl_sync(kFullWarp, first, leader);
-  if (listed) stepwise[first + __popc(want & ((1u << lane) - 1u))] = at;
+  const uint32_t warp = threadIdx.x / 32u;
+  if (lane == 0u) warp_first[warp] = __popc(want);
+  __syncthreads();
+  if (threadIdx.x == 0u) {
+    uint32_t total = 0;
+    for (uint32_t w = 0; w < kBlock / 32u; ++w) {
+      const uint32_t count = warp_first[w];
+      warp_first[w] = total;
+      total += count;
+    }
+    block_first = atomicAdd(counts->listed + j, total);
+  }
+  __syncthreads();
+  if (listed) stepwise[block_first + warp_first[warp] + __popc(want & ((1u << lane) - 1u))] = at;
 }
 
 // Phase 2: the listed neurons, stepwise, kernels::advance_neuron_drawn with exactly
 // CpuEngine's arguments except that the ring slots it reads are staged in shared memory
 // (stage_ring_slots) and its Poisson draws are the sort launch's. Blocks take the list
-// kBlock entries at a time; its length is the device's (counters[kStepwise]). Dynamic
+// kBlock entries at a time; its length is the device's (RoundCounts::listed). Dynamic
 // shared memory: delay_steps * kBlock int64.
 __global__ void __launch_bounds__(kBlock)
     stepwise_kernel(LifConstants parameter_c, const RoundPlan* plan, uint32_t j, DeviceState state,
@@ -214,19 +240,20 @@ __global__ void __launch_bounds__(kBlock)
   extern __shared__ int64_t stage[];
   // The constants from shared memory: a quiet stretch indexes the propagator tables by
   // its length, which differs from lane to lane, and the kernel-parameter bank serves
-  // such loads one address at a time.
+  // such loads one address at a time. Copied a word per thread: thread 0 copying all
+  // 868 bytes kept the block's other warps waiting at the barrier for a sixth of the
+  // launch (ncu).
   __shared__ LifConstants shared_c;
-  if (threadIdx.x == 0) shared_c = parameter_c;
+  static_assert(sizeof(LifConstants) % sizeof(uint32_t) == 0 && sizeof(LifConstants) / sizeof(uint32_t) <= kBlock);
+  if (threadIdx.x < sizeof(LifConstants) / sizeof(uint32_t))
+    reinterpret_cast<uint32_t*>(&shared_c)[threadIdx.x] = reinterpret_cast<const uint32_t*>(&parameter_c)[threadIdx.x];
   __syncthreads();
   const LifConstants& c = shared_c;
   const kernels::EpochSpan span = plan->epochs[j].span;
   const uint32_t consumed = kernels::consumed_slots(c, span);
   const int32_t round_first = plan->first;
-  // Read by every block before the last one updates them (it is last because all others
-  // have counted themselves finished).
-  const uint32_t base = out.first_of_round ? plan->base : out.counters[kCellEnd];
-  const uint32_t keys_before = out.first_of_round ? 0u : out.counters[kRoundSpikes];
-  const uint32_t listed = out.counters[kStepwise];
+  const uint32_t base = plan->base;
+  const uint32_t listed = out.counts->listed[j];
   for (uint32_t from = blockIdx.x * kBlock; from < listed; from += gridDim.x * kBlock) {
     const bool active = from + threadIdx.x < listed;
     const uint32_t at = active ? stepwise[from + threadIdx.x] : 0u;
@@ -247,10 +274,9 @@ __global__ void __launch_bounds__(kBlock)
     double v = v_before, g = g_before;
     int32_t last_spike = last_before;
     kernels::advance_neuron_drawn(c, span, in, draws, stage + threadIdx.x, kBlock, v, g, last_spike, [&](int32_t step) {
-      const uint32_t k = atomicAdd(out.counters + kEpochSpikes, 1u);
+      const uint32_t k = atomicAdd(&out.counts->spikes, 1u);
       if (base + k < out.capacity) out.cell_spikes[base + k] = CellSpike{step, i, trial_slot};
-      if (keys_before + k < out.host_capacity)
-        out.host_keys[keys_before + k] = round_spike_key(trial_slot, step - round_first, i);
+      if (k < out.host_capacity) out.host_keys[k] = round_spike_key(trial_slot, step - round_first, i);
     });
     // Bits, not ==, so that a g decaying to -0.0 is still written.
     if (!same_bits(v, v_before)) state.v[at] = v;
@@ -258,28 +284,6 @@ __global__ void __launch_bounds__(kBlock)
     if (last_spike != last_before) state.last_spike[at] = last_spike;
     if ((in.synaptic_slots & consumed) != 0u) state.synaptic_slots[at] = in.synaptic_slots & ~consumed;
     if (in.kick_steps != 0u) state.kick_steps[at] = 0u;
-  }
-  // The last block to finish counts the epoch into the round (the threadFenceReduction
-  // pattern): every block's counter increments are visible once it has counted itself.
-  // An epoch after the round's first starts a delay cell, whose spikes begin at `base`.
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    __threadfence();
-    if (atomicAdd(out.counters + kFinishedBlocks, 1u) == gridDim.x - 1) {
-      const uint32_t count = atomicExch(out.counters + kEpochSpikes, 0u);
-      out.counters[kFinishedBlocks] = 0u;
-      out.counters[kStepwise] = 0u;
-      out.counters[kCellBegin] = out.first_of_round ? 0u : base;
-      out.counters[kCellEnd] = base + count;
-      out.counters[kRoundSpikes] = keys_before + count;
-      const uint32_t most =
-          (out.first_of_round || listed > out.counters[kMostStepwise]) ? listed : out.counters[kMostStepwise];
-      out.counters[kMostStepwise] = most;
-      if (out.last_of_round) {
-        *out.host_count = keys_before + count;
-        *out.host_most_stepwise = most;
-      }
-    }
   }
 }
 
@@ -313,10 +317,15 @@ void launch_round_start_scatter(cudaStream_t stream, const LifConstants& c, Devi
 }
 
 void launch_scatter_last_cell(cudaStream_t stream, const LifConstants& c, DeviceNetwork net, DeviceState state,
-                              const CellSpike* cell_spikes, const uint32_t* counters, const RoundPlan* plan,
-                              uint32_t j, uint32_t rows) {
+                              const CellSpike* cell_spikes, RoundCounts* counts, const RoundPlan* plan, uint32_t j,
+                              uint32_t rows) {
   scatter_last_cell_kernel<<<dim3(std::max(rows, 1u), scatter_chunks(net)), kBlock, 0, stream>>>(
-      c, net, state, cell_spikes, counters, plan, j);
+      c, net, state, cell_spikes, counts, plan, j);
+}
+
+void launch_publish_round(cudaStream_t stream, const RoundCounts* counts, uint32_t epochs, uint32_t* host_count,
+                          uint32_t* host_most_stepwise) {
+  publish_round_kernel<<<1, 1, 0, stream>>>(counts, epochs, host_count, host_most_stepwise);
 }
 
 void launch_set_kicks(cudaStream_t stream, const Kick* kicks, const RoundPlan* plan, uint32_t j, uint32_t blocks,
@@ -329,8 +338,7 @@ void launch_advance(cudaStream_t stream, const LifConstants& c, const RoundPlan*
                     EpochOutput out) {
   if (state.neurons > 0)
     sort_paths_kernel<<<dim3(blocks_for(state.neurons), state.trials), kBlock, 0, stream>>>(
-        c, plan, j, seed, first_trial, state, stepwise, out.counters);
-  // At least one block, even when nothing is listed: the last block counts the epoch in.
+        c, plan, j, seed, first_trial, state, stepwise, out.counts);
   stepwise_kernel<<<std::max(stepwise_blocks, 1u), kBlock, advance_shared_bytes(c), stream>>>(c, plan, j, state,
                                                                                              stepwise, out);
 }
@@ -341,7 +349,8 @@ cudaError_t load_round_kernels() {
                              reinterpret_cast<const void*>(scatter_last_cell_kernel),
                              reinterpret_cast<const void*>(set_kicks_kernel),
                              reinterpret_cast<const void*>(sort_paths_kernel),
-                             reinterpret_cast<const void*>(stepwise_kernel)})
+                             reinterpret_cast<const void*>(stepwise_kernel),
+                             reinterpret_cast<const void*>(publish_round_kernel)})
     if (const cudaError_t e = cudaFuncGetAttributes(&attributes, kernel); e != cudaSuccess) return e;
   return cudaSuccess;
 }

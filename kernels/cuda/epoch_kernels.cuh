@@ -64,23 +64,6 @@ inline int32_t key_step_in_round(uint64_t key) {
 }
 inline uint32_t key_neuron(uint64_t key) { return static_cast<uint32_t>(key); }
 
-// What the device keeps between the launches of a round, in EpochOutput::counters: the
-// epoch's spike count and finished blocks (zeroed again by the epoch's last block), where
-// the current delay cell's spikes lie in `cell_spikes` ([cell_begin, cell_end): the
-// next cell start scatters them from there; the next epoch appends at cell_end) and the
-// round's spikes so far. So an epoch needs no count from the host and the host waits
-// once per round.
-enum RoundCounter : uint32_t {
-  kEpochSpikes,
-  kFinishedBlocks,
-  kCellBegin,
-  kCellEnd,
-  kRoundSpikes,
-  kStepwise,      // neurons listed for the epoch's stepwise phase (launch_advance)
-  kMostStepwise,  // the most listed by one epoch of the round so far
-  kRoundCounters
-};
-
 // What changes from one round to the next, read by the round's kernels from device
 // memory instead of taken by value at launch: so one captured graph (a CUDA Graph of the
 // round's launches) serves every round of the same shape. The host writes it to pinned
@@ -95,33 +78,43 @@ struct EpochPlan {
 };
 struct RoundPlan {
   int32_t first;  // the round's first step
-  uint32_t base;  // where the round's first epoch appends its spikes in cell_spikes
+  uint32_t base;  // where the round's spike k lies in cell_spikes: base + k
   // At a cell start, the previous cell's spikes, cell_spikes[start_scatter_begin, +count).
   uint32_t start_scatter_begin;
   uint32_t start_scatter_count;
   EpochPlan epochs[kMaxRoundEpochs];
 };
 
-// Where the advance kernel puts an epoch's spikes, in the order atomics hand out slots:
-// `cell_spikes` (device; `capacity`), kept for the scatter at the next cell start, and,
-// as round keys, `host_keys` (mapped host memory, read after the round is synchronized;
+// What a round's launches count on the device, one slot per epoch where an epoch's
+// count must not meet the next one's, so that no launch has to reset a counter after
+// its last block: the host's copy stays zero, and the graph's first node copies it in
+// with the plan (RoundBuffer). Before, the last block of each stepwise launch moved the
+// epoch's counts on and zeroed them (a fence and an atomic per block, and the last block
+// waiting on both), on every epoch's critical path.
+struct RoundCounts {
+  uint32_t spikes;  // the round's spikes so far; spike k lies at cell_spikes[base + k], host_keys[k]
+  // The round's spikes before epoch j (j >= 1), noted by scatter_last_cell_kernel at the
+  // start of epoch j; epoch j's are [epoch_first[j], epoch_first[j + 1]).
+  uint32_t epoch_first[kMaxRoundEpochs];
+  uint32_t listed[kMaxRoundEpochs];  // neurons epoch j listed for its stepwise phase
+};
+struct RoundBuffer {
+  RoundPlan plan;
+  RoundCounts counts;
+};
+
+// Where the advance kernel puts an epoch's spikes, the round's spike k (counted in
+// RoundCounts::spikes, in the order atomics hand them out) at cell_spikes[plan base + k]
+// (device; `capacity`), kept for the scatter at the next cell start, and, as a round
+// key, at host_keys[k] (mapped host memory, read after the round is synchronized;
 // `host_capacity`: beyond it the host copies the round's spikes from `cell_spikes`
-// instead). The first epoch of a round takes its place from the plan (RoundPlan::base,
-// and the current cell then begins at 0); the others from `counters`. The round's last
-// epoch publishes the round's spike count to *host_count, and to *host_most_stepwise the
-// most neurons one of its epochs listed for its stepwise phase (mapped; the host sizes
-// the next stepwise grids by it). The device keeps that maximum in `counters` until
-// then: read from mapped memory, it cost every epoch a trip over the bus.
+// instead).
 struct EpochOutput {
   CellSpike* cell_spikes;
   uint64_t* host_keys;
   uint32_t capacity;
   uint32_t host_capacity;
-  uint32_t* counters;
-  uint32_t* host_count;
-  uint32_t* host_most_stepwise;
-  bool first_of_round;
-  bool last_of_round;
+  RoundCounts* counts;
 };
 
 // Every neuron of every trial of `state` at rest: v = v0, g = 0, never spiked
@@ -142,10 +135,11 @@ void launch_scatter(cudaStream_t stream, const LifConstants& c, DeviceNetwork ne
 void launch_round_start_scatter(cudaStream_t stream, const LifConstants& c, DeviceNetwork net, DeviceState state,
                                 const CellSpike* cell_spikes, const RoundPlan* plan, uint32_t rows);
 // Before epoch j > 0: the same for the spikes of the cell the device last advanced,
-// cell_spikes[counters[kCellBegin], counters[kCellEnd]), a count only the device knows.
+// epoch j - 1's (and, for j = 1, the part of its cell before the round: cell_spikes
+// from 0), a count only the device knows; notes where epoch j's spikes begin.
 void launch_scatter_last_cell(cudaStream_t stream, const LifConstants& c, DeviceNetwork net, DeviceState state,
-                              const CellSpike* cell_spikes, const uint32_t* counters, const RoundPlan* plan,
-                              uint32_t j, uint32_t rows);
+                              const CellSpike* cell_spikes, RoundCounts* counts, const RoundPlan* plan, uint32_t j,
+                              uint32_t rows);
 // Sets bit (step - first) of every trial's kick_steps for the epoch's kicks (every trial
 // of a batch has the same kicks).
 void launch_set_kicks(cudaStream_t stream, const Kick* kicks, const RoundPlan* plan, uint32_t j, uint32_t blocks,
@@ -160,6 +154,12 @@ void launch_set_kicks(cudaStream_t stream, const Kick* kicks, const RoundPlan* p
 void launch_advance(cudaStream_t stream, const LifConstants& c, const RoundPlan* plan, uint32_t j, uint64_t seed,
                     int32_t first_trial, DeviceState state, uint32_t* stepwise, unsigned stepwise_blocks,
                     EpochOutput out);
+
+// A round's last launch: its spike count to *host_count and the most neurons one of its
+// `epochs` epochs listed for its stepwise phase to *host_most_stepwise (mapped host
+// memory; the host sizes the next stepwise grids by it).
+void launch_publish_round(cudaStream_t stream, const RoundCounts* counts, uint32_t epochs, uint32_t* host_count,
+                          uint32_t* host_most_stepwise);
 
 // Loads every kernel a round launches: a graph capture cannot load a module lazily.
 cudaError_t load_round_kernels();
