@@ -355,7 +355,7 @@ RoundShape CudaEngine::plan_launches(const Round& round) {
   // No kick launches in a round without kicks (the usual Poisson stimulus).
   shape.kick_blocks = most_kicks == 0 ? 0 : std::bit_ceil(cuda::blocks_for(most_kicks));
   shape.scatter_rows = shape.epochs > 1 ? scatter_rows_ : 0;
-  shape.stepwise_blocks = stepwise_blocks_;
+  shape.stepwise_blocks = cuda::advance_in_one_launch(batch_size_) ? 0 : stepwise_blocks_;
   return shape;
 }
 

@@ -165,46 +165,112 @@ __device__ inline void stage_ring_slots(uint32_t slots, int64_t* ring, std::size
 
 constexpr unsigned kFullWarp = 0xffffffffu;
 
-// Phase 1 of an epoch. Block (x, y) takes neurons [x * kBlock, (x + 1) * kBlock) of
-// trial y of the batch and sorts them by kernels::choose_path: unchanged ones are left
+// The constants in shared memory, a word per thread, then a barrier. A quiet stretch
+// indexes the propagator tables by its length, which differs from lane to lane, and
+// the kernel-parameter bank serves such loads one address at a time. Thread 0 copying
+// all 868 bytes kept the block's other warps waiting at the barrier for a sixth of the
+// stepwise launch (ncu).
+__device__ inline void constants_to_shared(const LifConstants& parameter_c, LifConstants& shared_c) {
+  static_assert(sizeof(LifConstants) % sizeof(uint32_t) == 0 && sizeof(LifConstants) / sizeof(uint32_t) <= kBlock);
+  if (threadIdx.x < sizeof(LifConstants) / sizeof(uint32_t))
+    reinterpret_cast<uint32_t*>(&shared_c)[threadIdx.x] = reinterpret_cast<const uint32_t*>(&parameter_c)[threadIdx.x];
+  __syncthreads();
+}
+
+// Neuron `at` (neuron i of its trial) as an epoch's sort finds it: its inputs, its state
+// and its path; a quiet one has taken its one multi-step decay (stored).
+struct SortedNeuron {
+  kernels::NeuronInputs in;
+  double v, g;
+  int32_t last_spike;
+  kernels::EpochPath path;
+};
+__device__ inline SortedNeuron sort_neuron(const LifConstants& c, kernels::EpochSpan span, const DeviceState& state,
+                                           uint32_t at, uint32_t i) {
+  SortedNeuron n{{state.synaptic_slots[at], state.kick_steps[at], state.poisson[i] != 0},
+                 state.v[at],
+                 state.g[at],
+                 state.last_spike[at],
+                 kernels::EpochPath::unchanged};
+  n.path = kernels::choose_path(c, n.in, span, n.v, n.g, n.last_spike);
+  if (n.path == kernels::EpochPath::quiet) {
+    double v = n.v, g = n.g;
+    kernels::advance_quiet(c, span, v, g);
+    state.v[at] = v;
+    state.g[at] = g;
+  }
+  return n;
+}
+
+// A stepwise neuron's epoch: kernels::advance_neuron_drawn with exactly CpuEngine's
+// arguments except that the ring slots it reads are staged in shared memory
+// (stage_ring_slots: `stage` is the block's staging area) and its
+// Poisson draws are given. Its spikes go where `out` says; what changed is stored (bits,
+// not ==, so that a g decaying to -0.0 is still written), and the epoch's slot flags and
+// kicks are cleared.
+__device__ inline void step_neuron(const LifConstants& c, const RoundPlan& plan, kernels::EpochSpan span,
+                                   const DeviceState& state, uint32_t at, uint32_t i, const SortedNeuron& n,
+                                   uint32_t draws, int64_t* stage, const EpochOutput& out) {
+  const uint32_t trial_slot = at / state.neurons;
+  const uint32_t consumed = kernels::consumed_slots(c, span);
+  // The epoch reads the staged copy; advance_neuron_drawn's clearing of what it read
+  // then lands in shared memory, and the ring was cleared while staging.
+  stage_ring_slots(n.in.synaptic_slots & consumed,
+                   state.ring + static_cast<std::size_t>(trial_slot) * c.delay_steps * state.neurons + i, state.neurons,
+                   stage);
+  double v = n.v, g = n.g;
+  int32_t last_spike = n.last_spike;
+  const uint32_t base = plan.base;
+  const int32_t round_first = plan.first;
+  kernels::advance_neuron_drawn(c, span, n.in, draws, stage + threadIdx.x, kBlock, v, g, last_spike, [&](int32_t step) {
+    const uint32_t k = atomicAdd(&out.counts->spikes, 1u);
+    if (base + k < out.capacity) out.cell_spikes[base + k] = CellSpike{step, i, trial_slot};
+    if (k < out.host_capacity) out.host_keys[k] = round_spike_key(trial_slot, step - round_first, i);
+  });
+  if (!same_bits(v, n.v)) state.v[at] = v;
+  if (!same_bits(g, n.g)) state.g[at] = g;
+  if (last_spike != n.last_spike) state.last_spike[at] = last_spike;
+  if ((n.in.synaptic_slots & consumed) != 0u) state.synaptic_slots[at] = n.in.synaptic_slots & ~consumed;
+  if (n.in.kick_steps != 0u) state.kick_steps[at] = 0u;
+}
+
+// The epoch's Poisson draws (kernels::poisson_steps) of a driven neuron, by a whole warp,
+// a lane per step; lane 0 has them. Drawn by the lane that steps the neuron, they waited
+// on its warp's other lanes: its driven lanes took turns to draw a step each, or with
+// 18 or more of them each drew its own steps one after another (the dense scenario).
+// The bits are the same.
+__device__ inline uint32_t warp_poisson_steps(const LifConstants& c, kernels::RngKey key, uint32_t neuron,
+                                              kernels::EpochSpan span) {
+  const int32_t step = static_cast<int32_t>(threadIdx.x % 32u);
+  return __ballot_sync(kFullWarp, step < span.steps && kernels::poisson_event(c, key, neuron, span.first + step));
+}
+
+// Phase 1 of an epoch of a batch. Block (x, y) takes neurons [x * kBlock, (x + 1) * kBlock)
+// of trial y of the batch and sorts them by kernels::choose_path: unchanged ones are left
 // alone, quiet ones take their one multi-step decay here, and stepwise ones (input, a
 // Poisson drive, or near threshold) are listed for phase 2. Most neurons of a warp need
 // nothing, so stepping each in place kept whole warps busy for one stepwise lane: in
 // the FlyWire-scale sugar experiment about 3,000 of 138,639 neurons per trial step
-// through a cell.
+// through a cell. Trial y's driven neurons get their draws here too, a warp per neuron,
+// into poisson_steps for the stepwise launch.
 __global__ void __launch_bounds__(kBlock)
     sort_paths_kernel(LifConstants c, const RoundPlan* plan, uint32_t j, uint64_t seed, int32_t first_trial,
                       DeviceState state, uint32_t* stepwise, RoundCounts* counts) {
   const kernels::EpochSpan span = plan->epochs[j].span;
   const uint64_t index = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  // The epoch's Poisson draws (kernels::poisson_steps) of trial y's driven neurons, a warp
-  // per neuron and a lane per step, for the stepwise launch to read. Drawn there, they
-  // waited on the stepwise warp's other lanes: its driven lanes took turns to draw a step
-  // per lane, or with 18 or more of them each drew its own steps one after another (the
-  // dense scenario). The bits are the same.
   const kernels::RngKey key = kernels::rng_key(seed, first_trial + static_cast<int32_t>(blockIdx.y));
   const uint32_t lane = threadIdx.x % 32u, warps = gridDim.x * (kBlock / 32u);
   for (uint32_t p = static_cast<uint32_t>(index / 32u); p < state.poisson_count; p += warps) {
     const uint32_t neuron = state.poisson_list[p];
-    const int32_t step = static_cast<int32_t>(lane);
-    const bool event = step < span.steps && kernels::poisson_event(c, key, neuron, span.first + step);
-    const unsigned events = __ballot_sync(kFullWarp, event);
+    const uint32_t events = warp_poisson_steps(c, key, neuron, span);
     if (lane == 0u) state.poisson_steps[std::size_t{blockIdx.y} * state.neurons + neuron] = events;
   }
   bool listed = false;
   uint32_t at = 0;
   if (index < state.neurons) {
-    const uint32_t i = static_cast<uint32_t>(index);
+    const auto i = static_cast<uint32_t>(index);
     at = blockIdx.y * state.neurons + i;
-    const kernels::NeuronInputs in{state.synaptic_slots[at], state.kick_steps[at], state.poisson[i] != 0};
-    double v = state.v[at], g = state.g[at];
-    const kernels::EpochPath path = kernels::choose_path(c, in, span, v, g, state.last_spike[at]);
-    if (path == kernels::EpochPath::quiet) {
-      kernels::advance_quiet(c, span, v, g);
-      state.v[at] = v;
-      state.g[at] = g;
-    }
-    listed = path == kernels::EpochPath::stepwise;
+    listed = sort_neuron(c, span, state, at, i).path == kernels::EpochPath::stepwise;
   }
   // One atomic per block for its listed neurons. One per warp (about 2,000 warps list
   // some in the canonical experiment) queued on the counter's address: ncu found the
@@ -229,62 +295,81 @@ __global__ void __launch_bounds__(kBlock)
   if (listed) stepwise[block_first + warp_first[warp] + __popc(want & ((1u << lane) - 1u))] = at;
 }
 
-// Phase 2: the listed neurons, stepwise, kernels::advance_neuron_drawn with exactly
-// CpuEngine's arguments except that the ring slots it reads are staged in shared memory
-// (stage_ring_slots) and its Poisson draws are the sort launch's. Blocks take the list
-// kBlock entries at a time; its length is the device's (RoundCounts::listed). Dynamic
-// shared memory: delay_steps * kBlock int64.
+// Phase 2: the listed neurons, stepwise (step_neuron), their Poisson draws the sort
+// launch's. Blocks take the list kBlock entries at a time; its length is the device's
+// (RoundCounts::listed). Dynamic shared memory: delay_steps * kBlock int64.
 __global__ void __launch_bounds__(kBlock)
     stepwise_kernel(LifConstants parameter_c, const RoundPlan* plan, uint32_t j, DeviceState state,
                     const uint32_t* stepwise, EpochOutput out) {
   extern __shared__ int64_t stage[];
-  // The constants from shared memory: a quiet stretch indexes the propagator tables by
-  // its length, which differs from lane to lane, and the kernel-parameter bank serves
-  // such loads one address at a time. Copied a word per thread: thread 0 copying all
-  // 868 bytes kept the block's other warps waiting at the barrier for a sixth of the
-  // launch (ncu).
   __shared__ LifConstants shared_c;
-  static_assert(sizeof(LifConstants) % sizeof(uint32_t) == 0 && sizeof(LifConstants) / sizeof(uint32_t) <= kBlock);
-  if (threadIdx.x < sizeof(LifConstants) / sizeof(uint32_t))
-    reinterpret_cast<uint32_t*>(&shared_c)[threadIdx.x] = reinterpret_cast<const uint32_t*>(&parameter_c)[threadIdx.x];
-  __syncthreads();
+  constants_to_shared(parameter_c, shared_c);
   const LifConstants& c = shared_c;
   const kernels::EpochSpan span = plan->epochs[j].span;
-  const uint32_t consumed = kernels::consumed_slots(c, span);
-  const int32_t round_first = plan->first;
-  const uint32_t base = plan->base;
   const uint32_t listed = out.counts->listed[j];
   for (uint32_t from = blockIdx.x * kBlock; from < listed; from += gridDim.x * kBlock) {
-    const bool active = from + threadIdx.x < listed;
-    const uint32_t at = active ? stepwise[from + threadIdx.x] : 0u;
-    const uint32_t trial_slot = at / state.neurons;
-    const uint32_t i = at - trial_slot * state.neurons;
-    const kernels::NeuronInputs in =
-        active ? kernels::NeuronInputs{state.synaptic_slots[at], state.kick_steps[at], state.poisson[i] != 0}
-               : kernels::NeuronInputs{0u, 0u, false};
-    if (!active) continue;
-    const uint32_t draws = in.poisson ? state.poisson_steps[at] : 0u;
-    // The epoch reads the staged copy; advance_neuron_drawn's clearing of what it read
-    // then lands in shared memory, and the ring was cleared while staging.
-    stage_ring_slots(in.synaptic_slots & consumed,
-                     state.ring + static_cast<std::size_t>(trial_slot) * c.delay_steps * state.neurons + i,
-                     state.neurons, stage);
-    const double v_before = state.v[at], g_before = state.g[at];
-    const int32_t last_before = state.last_spike[at];
-    double v = v_before, g = g_before;
-    int32_t last_spike = last_before;
-    kernels::advance_neuron_drawn(c, span, in, draws, stage + threadIdx.x, kBlock, v, g, last_spike, [&](int32_t step) {
-      const uint32_t k = atomicAdd(&out.counts->spikes, 1u);
-      if (base + k < out.capacity) out.cell_spikes[base + k] = CellSpike{step, i, trial_slot};
-      if (k < out.host_capacity) out.host_keys[k] = round_spike_key(trial_slot, step - round_first, i);
-    });
-    // Bits, not ==, so that a g decaying to -0.0 is still written.
-    if (!same_bits(v, v_before)) state.v[at] = v;
-    if (!same_bits(g, g_before)) state.g[at] = g;
-    if (last_spike != last_before) state.last_spike[at] = last_spike;
-    if ((in.synaptic_slots & consumed) != 0u) state.synaptic_slots[at] = in.synaptic_slots & ~consumed;
-    if (in.kick_steps != 0u) state.kick_steps[at] = 0u;
+    if (from + threadIdx.x >= listed) continue;
+    const uint32_t at = stepwise[from + threadIdx.x];
+    const uint32_t i = at % state.neurons;
+    const SortedNeuron n{{state.synaptic_slots[at], state.kick_steps[at], state.poisson[i] != 0},
+                         state.v[at],
+                         state.g[at],
+                         state.last_spike[at],
+                         kernels::EpochPath::stepwise};
+    step_neuron(c, *plan, span, state, at, i, n, n.in.poisson ? state.poisson_steps[at] : 0u, stage, out);
   }
+}
+
+// Both phases in one launch, for a batch of one trial: block x sorts neurons
+// [x * kSortedPerBlock, (x + 1) * kSortedPerBlock), lists its stepwise ones in shared
+// memory, draws the driven ones' Poisson events (a warp each) and steps them. Why: in a
+// one-trial epoch the two launches were latency one after another (the sort's list went
+// out to memory and came back, each listed neuron's state was read twice, and the
+// stepwise launch waited for the sort's last block); here a block's stepwise neurons
+// start as soon as its own sort is done. The grid covers every neuron in one wave, so
+// with many trials (many waves, one warp of stepwise work per block for the latency of
+// a whole epoch) the two launches stay faster. Dynamic shared memory as the stepwise
+// launch's.
+constexpr uint32_t kSortedPerThread = 2;
+constexpr uint32_t kSortedPerBlock = kBlock * kSortedPerThread;
+__global__ void __launch_bounds__(kBlock)
+    sort_and_step_kernel(LifConstants parameter_c, const RoundPlan* plan, uint32_t j, uint64_t seed, int32_t first_trial,
+                         DeviceState state, EpochOutput out) {
+  extern __shared__ int64_t stage[];
+  __shared__ LifConstants shared_c;
+  __shared__ SortedNeuron listed[kSortedPerBlock];
+  __shared__ uint32_t listed_neuron[kSortedPerBlock];
+  __shared__ uint32_t draws[kSortedPerBlock];
+  __shared__ uint32_t driven[kSortedPerBlock];  // entries of `listed` that are Poisson-driven
+  __shared__ uint32_t listed_count, driven_count;
+  if (threadIdx.x == 0) listed_count = driven_count = 0;
+  constants_to_shared(parameter_c, shared_c);
+  const LifConstants& c = shared_c;
+  const kernels::EpochSpan span = plan->epochs[j].span;
+  for (uint32_t u = 0; u < kSortedPerThread; ++u) {
+    const uint64_t index = static_cast<uint64_t>(blockIdx.x) * kSortedPerBlock + u * kBlock + threadIdx.x;
+    if (index >= state.neurons) break;
+    const auto i = static_cast<uint32_t>(index);
+    const SortedNeuron n = sort_neuron(c, span, state, i, i);
+    if (n.path != kernels::EpochPath::stepwise) continue;
+    const uint32_t e = atomicAdd(&listed_count, 1u);
+    listed[e] = n;
+    listed_neuron[e] = i;
+    draws[e] = 0u;
+    if (n.in.poisson) driven[atomicAdd(&driven_count, 1u)] = e;
+  }
+  __syncthreads();
+  const uint32_t count = listed_count;
+  if (count == 0u) return;
+  const kernels::RngKey key = kernels::rng_key(seed, first_trial);
+  for (uint32_t d = threadIdx.x / 32u; d < driven_count; d += kBlock / 32u) {
+    const uint32_t e = driven[d];
+    const uint32_t events = warp_poisson_steps(c, key, listed_neuron[e], span);
+    if (threadIdx.x % 32u == 0u) draws[e] = events;
+  }
+  __syncthreads();
+  for (uint32_t e = threadIdx.x; e < count; e += kBlock)
+    step_neuron(c, *plan, span, state, listed_neuron[e], listed_neuron[e], listed[e], draws[e], stage, out);
 }
 
 // Blocks per spike: one per kChunk connections of the largest out-degree.
@@ -333,9 +418,17 @@ void launch_set_kicks(cudaStream_t stream, const Kick* kicks, const RoundPlan* p
   set_kicks_kernel<<<dim3(std::max(blocks, 1u), state.trials), kBlock, 0, stream>>>(kicks, plan, j, state);
 }
 
+bool advance_in_one_launch(uint32_t trials) { return trials == 1; }
+
 void launch_advance(cudaStream_t stream, const LifConstants& c, const RoundPlan* plan, uint32_t j, uint64_t seed,
                     int32_t first_trial, DeviceState state, uint32_t* stepwise, unsigned stepwise_blocks,
                     EpochOutput out) {
+  if (advance_in_one_launch(state.trials)) {
+    if (state.neurons > 0)
+      sort_and_step_kernel<<<(state.neurons + kSortedPerBlock - 1) / kSortedPerBlock, kBlock, advance_shared_bytes(c),
+                             stream>>>(c, plan, j, seed, first_trial, state, out);
+    return;
+  }
   if (state.neurons > 0)
     sort_paths_kernel<<<dim3(blocks_for(state.neurons), state.trials), kBlock, 0, stream>>>(
         c, plan, j, seed, first_trial, state, stepwise, out.counts);
@@ -350,6 +443,7 @@ cudaError_t load_round_kernels() {
                              reinterpret_cast<const void*>(set_kicks_kernel),
                              reinterpret_cast<const void*>(sort_paths_kernel),
                              reinterpret_cast<const void*>(stepwise_kernel),
+                             reinterpret_cast<const void*>(sort_and_step_kernel),
                              reinterpret_cast<const void*>(publish_round_kernel)})
     if (const cudaError_t e = cudaFuncGetAttributes(&attributes, kernel); e != cudaSuccess) return e;
   return cudaSuccess;
@@ -381,8 +475,9 @@ void launch_gather_weights(cudaStream_t stream, const int32_t* weights, const ui
 cudaError_t allow_advance_shared_memory() {
   LifConstants largest{};
   largest.delay_steps = kMaxDelaySteps;
-  return cudaFuncSetAttribute(stepwise_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                              static_cast<int>(advance_shared_bytes(largest)));
+  const auto bytes = static_cast<int>(advance_shared_bytes(largest));
+  const cudaError_t e = cudaFuncSetAttribute(stepwise_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+  return e != cudaSuccess ? e : cudaFuncSetAttribute(sort_and_step_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
 }
 
 cudaError_t advance_kernel_attributes(cudaFuncAttributes* attributes) {

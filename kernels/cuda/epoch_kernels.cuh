@@ -146,11 +146,13 @@ void launch_set_kicks(cudaStream_t stream, const Kick* kicks, const RoundPlan* p
                       DeviceState state);
 // kernels::advance_neuron for every neuron of every trial through epoch j (trial k of the
 // batch is trial first_trial + k, its generator key rng_key(seed, first_trial + k)), then
-// clears the span's ring slot flags and the kicks (CpuTrial::advance), in two launches for
-// the whole batch: one sorts the neurons by path (and decays the quiet ones), listing
-// the stepwise ones in `stepwise` (room for every neuron of the batch), and draws the
-// driven neurons' Poisson events; the other steps the listed ones with
-// `stepwise_blocks` blocks (the list's length is the device's).
+// clears the span's ring slot flags and the kicks (CpuTrial::advance). A batch of one
+// trial takes one launch, each block sorting its neurons by path and stepping those that
+// need it (advance_in_one_launch); a larger batch two launches: one sorts the neurons by
+// path (and decays the quiet ones), listing the stepwise ones in `stepwise` (room for
+// every neuron of the batch), and draws the driven neurons' Poisson events; the other
+// steps the listed ones with `stepwise_blocks` blocks (the list's length is the
+// device's).
 void launch_advance(cudaStream_t stream, const LifConstants& c, const RoundPlan* plan, uint32_t j, uint64_t seed,
                     int32_t first_trial, DeviceState state, uint32_t* stepwise, unsigned stepwise_blocks,
                     EpochOutput out);
@@ -160,6 +162,10 @@ void launch_advance(cudaStream_t stream, const LifConstants& c, const RoundPlan*
 // memory; the host sizes the next stepwise grids by it).
 void launch_publish_round(cudaStream_t stream, const RoundCounts* counts, uint32_t epochs, uint32_t* host_count,
                           uint32_t* host_most_stepwise);
+
+// Whether launch_advance advances a batch of `trials` in one launch (then it takes no
+// stepwise list and no stepwise grid).
+bool advance_in_one_launch(uint32_t trials);
 
 // Loads every kernel a round launches: a graph capture cannot load a module lazily.
 cudaError_t load_round_kernels();
