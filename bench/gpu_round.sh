@@ -44,7 +44,7 @@ s=$(awk '/^  step /{print $2}' <<< "$info")
 check "cpu checkpoint restored on cuda (spikes from trial $t step $s)" "$work/cpu_tail.csv" "$work/restored.csv"
 check "cpu checkpoint restored on cuda (rates)" "$work/cpu_rates.csv" "$work/restored_rates.csv"
 echo "== a stopped CUDA run keeps the prefix of the CPU run (SIGTERM after 5 s)"
-FLY_LIF_CUDA=1 "$here/.device/run" flysim run --run.duration-ms=100000 --log.level=warn --output.spikes="$work/stopped.csv" \
+FLY_LIF_CUDA=1 "$here/.device/run" flysim run --run.duration-ms=1000000 --log.level=warn --output.spikes="$work/stopped.csv" \
   --output.summary="$(summary_file)" > /dev/null & stopped_pid=$!
 sleep 5; kill -TERM "$stopped_pid"; wait "$stopped_pid"; echo "exit code $? (143 expected)"; summary_show status stopped_at
 awk -F, 'NR == 1 || $1 == 0' "$work/cpu.csv" > "$work/cpu_trial0.csv"

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <map>
+#include <set>
 #include <stdexcept>
 #include <utility>
 
@@ -38,6 +39,18 @@ struct RoundShape {
   uint32_t start_rows = 0, scatter_rows = 0, kick_blocks = 0, stepwise_blocks = 0;
   auto operator<=>(const RoundShape&) const = default;
 };
+// The cells of one round the spike buffer has room for: an unpaced run asks for 50 ms at
+// once (actors/SCHEDULE.md), 28 cells of 1.8 ms at most. With room for only 17, each such
+// request was two rounds of two shapes (17 and 10 cells).
+constexpr std::size_t kRoundCells = 28;
+// The fewest rows of spike blocks a scatter inside a round launches: the canonical
+// experiment's busiest cells (40-60 spikes) settle on 128, and starting there spares the
+// first rounds' smaller grid, a shape of its own.
+constexpr uint32_t kLeastScatterRows = 128;
+// Shapes remembered as launched once (CudaEngine::shapes_seen_); beyond that the set
+// starts again. They outlive the graphs (a new batch or stimulus drops those): a shape a
+// trial used often is likely the next trial's too.
+constexpr std::size_t kMaxShapesSeen = 256;
 // Graphs kept at once; beyond that the cache starts again (shapes settle within a few).
 constexpr std::size_t kMaxRoundGraphs = 64;
 
@@ -83,8 +96,11 @@ class CudaEngine final : public Engine {
   void run_round(const Round& round, BatchSpikes& spikes);
   // Writes the round's plan to round_plan_ and returns the shape of its launches.
   RoundShape plan_launches(const Round& round);
-  // The graph of a round of `shape`, captured on first use.
-  const cuda::Graph& round_graph(const RoundShape& shape);
+  // Puts the launches of a round of `shape` on stream `s` (reading round_plan_).
+  void queue_round(cudaStream_t s, const RoundShape& shape);
+  // Launches a round of `shape`: the first of its shape launch by launch, the second as
+  // a graph it captures, every later one as that graph.
+  void launch_round(const RoundShape& shape);
   // What a state does not hold, cleared for a new batch of `trials`: their delay ring,
   // its flags and their kicks (a failed advance can leave kicks set), and the graphs,
   // which hold the old batch (its size and first trial). The round counts need nothing:
@@ -142,7 +158,7 @@ class CudaEngine final : public Engine {
   // Blocks of spikes a scatter inside a round launches: twice the busiest cell seen
   // lately (the count is the device's; any number gives the same ring); and at a round
   // start, as many as the previous cell's spikes (settled_grid of each).
-  uint32_t scatter_rows_ = 64;
+  uint32_t scatter_rows_ = kLeastScatterRows;
   uint32_t start_rows_ = 64;
   // The rounds' launches as graphs (one launch per round instead of four per epoch),
   // by shape. They hold the launch arguments of their capture, so whatever changes one
@@ -150,6 +166,10 @@ class CudaEngine final : public Engine {
   // here, copied to round_plan_device_ by the graph's first node, with the round's
   // counts, which stay zero here.
   std::map<RoundShape, cuda::Graph> round_graphs_;
+  // Shapes launched once, launch by launch: a capture took 0.25-0.55 ms of the host's
+  // time, and many shapes come once (a run's last round, the grids of the first rounds
+  // while the activity grows: a one-trial second captured five).
+  std::set<RoundShape> shapes_seen_;
   cuda::MappedHostBuffer<cuda::RoundBuffer> round_plan_;
   cuda::DeviceBuffer<cuda::RoundBuffer> round_plan_device_;
   std::vector<SpikeQueue> queues_;  // per trial of the batch
@@ -201,7 +221,14 @@ CudaEngine::CudaEngine(EngineSetup setup, int device, std::string device_name)
   kick_steps_ = cuda::DeviceBuffer<uint32_t>(batch * n_, "allocating the state");
   poisson_steps_ = cuda::DeviceBuffer<uint32_t>(batch * n_, "allocating the state");
   poisson_ = cuda::DeviceBuffer<uint8_t>(n_, "allocating the state");
-  cell_spikes_ = cuda::DeviceBuffer<cuda::CellSpike>(batch * trial_cell, "allocating the spike buffer");
+  // Room for a round of kRoundCells worst-case cells per trial, so that an unpaced run's
+  // 50 ms request (27 cells) is one round, one wait and one shape; at least a cell's
+  // worst case for every neuron (an imported state may hold that many), and counted in
+  // 32 bits.
+  const std::size_t round_room =
+      kRoundCells * kernels::max_spikes_per_cell(c, n_, std::min(setup_.stimulus->poisson_neurons.size(), n_));
+  const std::size_t spike_room = std::min(std::max(trial_cell, round_room) * batch, std::size_t{UINT32_MAX});
+  cell_spikes_ = cuda::DeviceBuffer<cuda::CellSpike>(spike_room, "allocating the spike buffer");
   round_keys_ = cuda::MappedHostBuffer<uint64_t>(trial_cell, "allocating mapped host memory for spikes");
   round_spike_count_ = cuda::MappedHostBuffer<uint32_t>(1, "allocating mapped host memory for spikes");
   stepwise_ = cuda::DeviceBuffer<uint32_t>(batch * n_, "allocating the stepwise list");
@@ -359,31 +386,43 @@ RoundShape CudaEngine::plan_launches(const Round& round) {
   return shape;
 }
 
-const cuda::Graph& CudaEngine::round_graph(const RoundShape& shape) {
-  if (const auto found = round_graphs_.find(shape); found != round_graphs_.end()) return found->second;
-  if (round_graphs_.size() == kMaxRoundGraphs) round_graphs_.clear();
+void CudaEngine::queue_round(cudaStream_t s, const RoundShape& shape) {
   const LifConstants& c = setup_.constants;
   const cuda::DeviceNetwork net = device_network();
   const cuda::DeviceState state = device_state();
   const cuda::RoundPlan* plan = &round_plan_device_.get()->plan;
   cuda::RoundCounts* counts = &round_plan_device_.get()->counts;
-  auto queue = [&](cudaStream_t s) {
-    cuda::check(cudaMemcpyAsync(round_plan_device_.get(), round_plan_.host(), sizeof(cuda::RoundBuffer),
-                                cudaMemcpyHostToDevice, s),
-                "copying the round plan");
-    if (shape.starts_cell) cuda::launch_round_start_scatter(s, c, net, state, cell_spikes_.get(), plan, shape.start_rows);
-    for (uint32_t j = 0; j < shape.epochs; ++j) {
-      if (j > 0)
-        cuda::launch_scatter_last_cell(s, c, net, state, cell_spikes_.get(), counts, plan, j, shape.scatter_rows);
-      if (shape.kick_blocks > 0) cuda::launch_set_kicks(s, kicks_.get(), plan, j, shape.kick_blocks, state);
-      cuda::launch_advance(s, c, plan, j, setup_.stimulus->seed, first_trial_, state, stepwise_.get(),
-                           shape.stepwise_blocks,
-                           {cell_spikes_.get(), round_keys_.device(), static_cast<uint32_t>(cell_spikes_.size()),
-                            static_cast<uint32_t>(round_keys_.size()), counts});
-    }
-    cuda::launch_publish_round(s, counts, shape.epochs, round_spike_count_.device(), most_stepwise_.device());
-  };
-  return round_graphs_.emplace(shape, cuda::Graph(stream_.get(), queue, "capturing a round's launches")).first->second;
+  cuda::check(cudaMemcpyAsync(round_plan_device_.get(), round_plan_.host(), sizeof(cuda::RoundBuffer),
+                              cudaMemcpyHostToDevice, s),
+              "copying the round plan");
+  if (shape.starts_cell) cuda::launch_round_start_scatter(s, c, net, state, cell_spikes_.get(), plan, shape.start_rows);
+  for (uint32_t j = 0; j < shape.epochs; ++j) {
+    if (j > 0) cuda::launch_scatter_last_cell(s, c, net, state, cell_spikes_.get(), counts, plan, j, shape.scatter_rows);
+    if (shape.kick_blocks > 0) cuda::launch_set_kicks(s, kicks_.get(), plan, j, shape.kick_blocks, state);
+    cuda::launch_advance(s, c, plan, j, setup_.stimulus->seed, first_trial_, state, stepwise_.get(), shape.stepwise_blocks,
+                         {cell_spikes_.get(), round_keys_.device(), static_cast<uint32_t>(cell_spikes_.size()),
+                          static_cast<uint32_t>(round_keys_.size()), counts});
+  }
+  cuda::launch_publish_round(s, counts, shape.epochs, round_spike_count_.device(), most_stepwise_.device());
+}
+
+void CudaEngine::launch_round(const RoundShape& shape) {
+  const cudaStream_t s = stream_.get();
+  if (const auto found = round_graphs_.find(shape); found != round_graphs_.end()) {
+    found->second.launch(s, "launching a round");
+    return;
+  }
+  if (shapes_seen_.size() == kMaxShapesSeen) shapes_seen_.clear();
+  if (shapes_seen_.insert(shape).second) {
+    queue_round(s, shape);
+    cuda::check(cudaGetLastError(), "launching a round");
+    return;
+  }
+  if (round_graphs_.size() == kMaxRoundGraphs) round_graphs_.clear();
+  round_graphs_
+      .emplace(shape, cuda::Graph(s, [&](cudaStream_t captured) { queue_round(captured, shape); },
+                                  "capturing a round's launches"))
+      .first->second.launch(s, "launching a round");
 }
 
 void CudaEngine::run_round(const Round& round, BatchSpikes& spikes) {
@@ -392,7 +431,7 @@ void CudaEngine::run_round(const Round& round, BatchSpikes& spikes) {
   const RoundShape shape = plan_launches(round);
   const uint32_t base = round_plan_.host()->plan.base;
   const auto capacity = static_cast<uint32_t>(cell_spikes_.size());
-  round_graph(shape).launch(s, "launching a round");
+  launch_round(shape);
   epoch_done_.wait_for(s, "running the epochs");
 
   const uint32_t count = *round_spike_count_.host();
@@ -430,7 +469,7 @@ void CudaEngine::run_round(const Round& round, BatchSpikes& spikes) {
   cell_end_ = std::size_t{base} + count;
   const std::size_t busiest = *std::max_element(per_epoch.begin(), per_epoch.end());
   scatter_rows_ = settled_grid(
-      scatter_rows_, static_cast<uint32_t>(std::clamp<std::size_t>(2 * busiest, 64, cuda::kMaxScatterRows)));
+      scatter_rows_, static_cast<uint32_t>(std::clamp<std::size_t>(2 * busiest, kLeastScatterRows, cuda::kMaxScatterRows)));
   const uint32_t most_stepwise = *most_stepwise_.host();
   stepwise_blocks_ = settled_grid(
       stepwise_blocks_,
