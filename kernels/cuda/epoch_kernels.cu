@@ -204,10 +204,9 @@ __device__ inline SortedNeuron sort_neuron(const LifConstants& c, kernels::Epoch
 
 // A stepwise neuron's epoch: kernels::advance_neuron_drawn with exactly CpuEngine's
 // arguments except that the ring slots it reads are staged in shared memory
-// (stage_ring_slots: `stage` is the block's staging area) and its
-// Poisson draws are given. Its spikes go where `out` says; what changed is stored (bits,
-// not ==, so that a g decaying to -0.0 is still written), and the epoch's slot flags and
-// kicks are cleared.
+// (stage_ring_slots; `stage` is the block's staging area) and its Poisson draws are
+// given. Its spikes go where `out` says; what changed is stored (bits, not ==, so that a
+// g decaying to -0.0 is still written), and the epoch's slot flags and kicks are cleared.
 __device__ inline void step_neuron(const LifConstants& c, const RoundPlan& plan, kernels::EpochSpan span,
                                    const DeviceState& state, uint32_t at, uint32_t i, const SortedNeuron& n,
                                    uint32_t draws, int64_t* stage, const EpochOutput& out) {
@@ -235,7 +234,7 @@ __device__ inline void step_neuron(const LifConstants& c, const RoundPlan& plan,
 }
 
 // The epoch's Poisson draws (kernels::poisson_steps) of a driven neuron, by a whole warp,
-// a lane per step; lane 0 has them. Drawn by the lane that steps the neuron, they waited
+// a lane per step; every lane gets them. Drawn by the lane that steps the neuron, they waited
 // on its warp's other lanes: its driven lanes took turns to draw a step each, or with
 // 18 or more of them each drew its own steps one after another (the dense scenario).
 // The bits are the same.
