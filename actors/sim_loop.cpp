@@ -216,7 +216,9 @@ void request_swap(self_ptr self, EngineKind kind, unsigned threads, uint64_t liv
       st.engine_kind = kind;
       ++st.engine_generation;
       st.engine_may_fail = kind == EngineKind::cuda;
+      // The old engine's snapshot is of no use to the new one: its first epoch takes one.
       st.fallback.reset();
+      st.next_fallback_steps = 0;
       const std::string line = "trial " + std::to_string(at.trial) + " step " + std::to_string(at.step) +
                                ": swapped to " + description + " in " + std::to_string(ms) + " ms";
       spdlog::info("engine {}", line);
