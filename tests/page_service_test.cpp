@@ -57,7 +57,8 @@ TEST(PageService, TheWindowCountsExactlyTheSpikesOfTheSpikeFile) {
   BackgroundFlysim serve("serve --network.neurons=" + net + "/neurons.csv --network.connectivity=" + net +
                              "/connectivity.csv --stimulus.ids=" + net + "/stimulated.txt --network.cache-dir=" +
                              dir.path("cache") + " --run.pace=5 --control.port=0 --output.spikes=" + dir.path("live.csv") +
-                             " --output.journal=" + dir.path("journal.jsonl") + " --engine.threads=1",
+                             " --output.journal=" + dir.path("journal.jsonl") + " --checkpoint.dir=" + dir.path("ck") +
+                             " --engine.threads=1",
                          dir.path("serve.out"), dir.path("serve.err"));
   const std::string line = serve.wait_for_output("control API on http://", 60);
   ASSERT_NE(line, "") << slurp(dir.path("serve.err"));

@@ -102,7 +102,8 @@ TEST_F(Service, AFailingEngineFallsBackAndTheSpikesDoNotChange) {
 // system, not stay in the heap (apps/flysim/main.cpp: the malloc threshold).
 TEST_F(Service, SwappedOutEnginesGiveTheirMemoryBack) {
   BackgroundFlysim serve("serve --run.pace=0.2 --engine.threads=1 --control.port=0 --network.cache-dir=" + path("cache") +
-                             " --output.spikes=" + path("spikes.csv"),
+                             " --output.spikes=" + path("spikes.csv") + " --output.journal=" + path("journal.jsonl") +
+                             " --checkpoint.dir=" + path("ck"),
                          path("serve.out"), path("serve.err"));
   const std::string line = serve.wait_for_output("control API on http://", 120);
   ASSERT_NE(line, "") << slurp(path("serve.err"));
@@ -136,7 +137,8 @@ TEST_F(Service, SwappedOutEnginesGiveTheirMemoryBack) {
 // is measured: the pages of the binary and its libraries come in as code runs first.
 TEST_F(Service, MemoryStaysFlatOverSwapsCheckpointsAndRequests) {
   BackgroundFlysim serve("serve " + network() + " --run.pace=2 --engine.threads=2 --control.port=0 --checkpoint.every-ms=100" +
-                             " --checkpoint.dir=" + path("ck") + " --output.spikes=" + path("spikes.csv"),
+                             " --checkpoint.dir=" + path("ck") + " --output.spikes=" + path("spikes.csv") +
+                             " --output.journal=" + path("journal.jsonl"),
                          path("serve.out"), path("serve.err"));
   const std::string line = serve.wait_for_output("control API on http://", 60);
   ASSERT_NE(line, "") << slurp(path("serve.err"));
@@ -175,7 +177,7 @@ TEST_F(Service, MemoryStaysFlatOverSwapsCheckpointsAndRequests) {
 TEST_F(Service, RunsWithoutThreadCachesWhateverTunablesTheCallerSet) {
   ::setenv("GLIBC_TUNABLES", "glibc.malloc.trim_threshold=131072", 1);
   BackgroundFlysim serve("serve " + network() + " --control.port=0 --output.spikes=" + path("spikes.csv") +
-                             " --output.journal=" + path("journal.jsonl"),
+                             " --output.journal=" + path("journal.jsonl") + " --checkpoint.dir=" + path("ck"),
                          path("serve.out"), path("serve.err"));
   ::unsetenv("GLIBC_TUNABLES");
   const std::string line = serve.wait_for_output("control API on http://", 60);
@@ -191,7 +193,7 @@ TEST_F(Service, RunsWithoutThreadCachesWhateverTunablesTheCallerSet) {
 // amount within 1%. Each sample is a status answer, taken every 50 ms.
 TEST_F(Service, RealTimePacingKeepsSimulatedTimeWithinOnePercentOfWallTimeOver10s) {
   BackgroundFlysim serve("serve " + network() + " --control.port=0 --output.spikes=" + path("paced.csv") +
-                             " --output.journal=" + path("journal.jsonl"),
+                             " --output.journal=" + path("journal.jsonl") + " --checkpoint.dir=" + path("ck"),
                          path("serve.out"), path("serve.err"));
   const std::string line = serve.wait_for_output("control API on http://", 60);
   ASSERT_NE(line, "") << slurp(path("serve.err"));
