@@ -26,13 +26,40 @@ template <class Archive, class T>
 void serialize(Archive& ar, T& x) {
   fields(x, [&](auto&... member) { ar(bounded_if_sequence(member)...); });
 }
+// Formats 3 and 4: a stimulus without groups and silencing, and the plan around it.
+struct StimulusBeforeGroups {
+  StimulusPlan& stimulus;
+};
+template <class F>
+decltype(auto) fields(StimulusBeforeGroups& x, F&& f) {
+  return f(x.stimulus.poisson_neurons, x.stimulus.kicks, x.stimulus.seed);
+}
+struct PlanBeforeGroups {
+  TrialPlan& plan;
+};
+template <class F>
+decltype(auto) fields(PlanBeforeGroups& x, F&& f) {
+  StimulusBeforeGroups stimulus{x.plan.stimulus};
+  return f(x.plan.trials, x.plan.steps_per_trial, x.plan.stimulus_rate_Hz, stimulus);
+}
 // Format 3's payload: a snapshot of one trial, without the batch fields at the end.
 struct SingleTrialSnapshot {
   Snapshot& snapshot;
 };
 template <class F>
 decltype(auto) fields(SingleTrialSnapshot& x, F&& f) {
-  return f(x.snapshot.engine, x.snapshot.plan, x.snapshot.recorder, x.snapshot.plasticity);
+  PlanBeforeGroups plan{x.snapshot.plan};
+  return f(x.snapshot.engine, plan, x.snapshot.recorder, x.snapshot.plasticity);
+}
+// Format 4's payload: a batch, with the stimulus before groups.
+struct BatchSnapshotBeforeGroups {
+  Snapshot& snapshot;
+};
+template <class F>
+decltype(auto) fields(BatchSnapshotBeforeGroups& x, F&& f) {
+  PlanBeforeGroups plan{x.snapshot.plan};
+  return f(x.snapshot.engine, plan, x.snapshot.recorder, x.snapshot.plasticity, x.snapshot.batch,
+           x.snapshot.later_trials);
 }
 template <class Archive>
 void serialize(Archive& ar, CheckpointHeader& h) {
@@ -180,6 +207,9 @@ Snapshot decode(const std::string& path, const Parsed& p) {
     if (p.header.format_version == 3) {
       SingleTrialSnapshot single{s};
       decode_exactly(p.payload, single, "snapshot");
+    } else if (p.header.format_version == 4) {
+      BatchSnapshotBeforeGroups before_groups{s};
+      decode_exactly(p.payload, before_groups, "snapshot");
     } else {
       decode_exactly(p.payload, s, "snapshot");
     }

@@ -20,9 +20,10 @@ struct CheckpointHeader {
 };
 
 // 2: plastic weights and traces; 3: a checksum over magic, header length and header;
-// 4: a batch of trials (Snapshot::batch, later_trials). Format 3 is still read, as a
-// batch of one trial; older formats are refused by name.
-inline constexpr uint32_t kCheckpointFormatVersion = 4;
+// 4: a batch of trials (Snapshot::batch, later_trials); 5: Poisson groups and silenced
+// neurons in the stimulus. Formats 3 (a batch of one trial) and 4 are still read, with
+// neither groups nor silencing; older formats are refused by name.
+inline constexpr uint32_t kCheckpointFormatVersion = 5;
 inline constexpr uint32_t kOldestReadableCheckpointFormat = 3;
 
 // What a checkpoint must match to be restored here.

@@ -90,6 +90,8 @@ void validate_snapshot(const Snapshot& s, std::size_t neurons, int32_t delay_ste
             std::is_sorted(stimulus.kicks.begin(), stimulus.kicks.end(),
                            [](const Kick& a, const Kick& b) { return std::tie(a.step, a.neuron) < std::tie(b.step, b.neuron); }),
         "the kicks are not sorted by step at steps >= 0 on neurons 0.." + std::to_string(neurons - 1));
+  const std::string condition = groups_and_silence_problem(stimulus, neurons);
+  check(condition.empty(), condition);
 
   uint64_t total = 0;
   bool overflow = false;

@@ -16,6 +16,8 @@ void check_stimulus(const StimulusPlan& stimulus, std::size_t neurons) {
     if (i >= neurons)
       throw std::invalid_argument("stimulus names Poisson neuron " + std::to_string(i) + " of a network of " +
                                   std::to_string(neurons));
+  if (const std::string problem = groups_and_silence_problem(stimulus, neurons); !problem.empty())
+    throw std::invalid_argument(problem);
   for (std::size_t k = 0; k < stimulus.kicks.size(); ++k) {
     const Kick& kick = stimulus.kicks[k];
     if (kick.neuron >= neurons)

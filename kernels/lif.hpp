@@ -43,10 +43,12 @@ FLYSIM_HD inline int32_t refractory_steps(const LifConstants& c, const NeuronInp
   return in.poisson ? 0 : c.ref_steps;
 }
 
-FLYSIM_HD inline bool poisson_event(const LifConstants& c, RngKey key, uint32_t neuron, int32_t step) {
+// A Poisson event of `neuron` at `step`: its draw is below the neuron's threshold
+// (model/stimulus.hpp poisson_thresholds; 0: never).
+FLYSIM_HD inline bool poisson_event(uint32_t threshold, RngKey key, uint32_t neuron, int32_t step) {
   const r123::Philox4x32::ctr_type counter = {{neuron, static_cast<uint32_t>(step), key.trial, 0u}};
   const r123::Philox4x32::key_type k = {{key.seed_lo, key.seed_hi}};
-  return r123::Philox4x32()(counter, k)[0] < c.poisson_threshold;
+  return r123::Philox4x32()(counter, k)[0] < threshold;
 }
 
 // The predicates and updates from here to choose_path are templates over the number
@@ -128,10 +130,10 @@ FLYSIM_HD inline int32_t lowest_bit(uint32_t word) {
 // The Poisson draws of a neuron over the epoch: bit t set when poisson_event at step
 // first + t. Drawn up front (a counter-based draw depends on nothing that happens in the
 // epoch), so a device can draw a neuron's steps in parallel.
-FLYSIM_HD inline uint32_t poisson_steps(const LifConstants& c, RngKey key, uint32_t neuron, EpochSpan e) {
+FLYSIM_HD inline uint32_t poisson_steps(uint32_t threshold, RngKey key, uint32_t neuron, EpochSpan e) {
   uint32_t bits = 0;
   for (int32_t t = 0; t < e.steps; ++t)
-    if (poisson_event(c, key, neuron, e.first + t)) bits |= 1u << t;
+    if (poisson_event(threshold, key, neuron, e.first + t)) bits |= 1u << t;
   return bits;
 }
 
@@ -205,12 +207,13 @@ FLYSIM_HD inline void advance_neuron_drawn(const LifConstants& c, EpochSpan e, c
 
 // Advances one neuron through the epoch. `ring` points at this neuron's slot 0 of the
 // delay ring, slots `stride` apart; each slot read is cleared. emit(step) reports a spike.
+// `threshold`: the neuron's Poisson threshold (read only when in.poisson).
 template <class Emit>
-FLYSIM_HD inline void advance_neuron(const LifConstants& c, uint32_t neuron, EpochSpan e, const NeuronInputs& in,
-                                     RngKey key, int64_t* ring, std::size_t stride, double& v, double& g,
-                                     int32_t& last_spike, Emit&& emit) {
-  advance_neuron_drawn(c, e, in, in.poisson ? poisson_steps(c, key, neuron, e) : 0u, ring, stride, v, g, last_spike,
-                       emit);
+FLYSIM_HD inline void advance_neuron(const LifConstants& c, uint32_t threshold, uint32_t neuron, EpochSpan e,
+                                     const NeuronInputs& in, RngKey key, int64_t* ring, std::size_t stride, double& v,
+                                     double& g, int32_t& last_spike, Emit&& emit) {
+  advance_neuron_drawn(c, e, in, in.poisson ? poisson_steps(threshold, key, neuron, e) : 0u, ring, stride, v, g,
+                       last_spike, emit);
 }
 
 // The scatter of one connection into the delay ring, its slot flagged for the target.

@@ -202,6 +202,10 @@ typename Inspector::result_type inspect(Inspector& f, Kick& x) {
   return inspect_fields(f, "flysim.kick", x);
 }
 template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, PoissonGroup& x) {
+  return inspect_fields(f, "flysim.poisson_group", x);
+}
+template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, StimulusPlan& x) {
   return inspect_fields(f, "flysim.stimulus_plan", x);
 }

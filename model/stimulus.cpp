@@ -1,6 +1,7 @@
 #include "model/stimulus.hpp"
 
 #include <algorithm>
+#include <set>
 #include <unordered_set>
 
 #include "model/csv_reader.hpp"
@@ -63,8 +64,74 @@ std::vector<Kick> load_kicks(const std::string& path, const Network& net) {
 }
 
 std::vector<uint32_t> stimulated_neurons(const StimulusPlan& plan) {
-  std::vector<uint32_t> neurons = plan.poisson_neurons;
+  std::vector<uint32_t> neurons = driven_neurons(plan);
   for (const Kick& k : plan.kicks) neurons.push_back(k.neuron);
+  std::sort(neurons.begin(), neurons.end());
+  neurons.erase(std::unique(neurons.begin(), neurons.end()), neurons.end());
+  return neurons;
+}
+
+const char* silence_mode_name(SilenceMode mode) { return mode == SilenceMode::both ? "both" : "outgoing"; }
+
+std::optional<SilenceMode> parse_silence_mode(std::string_view text) {
+  if (text == "outgoing") return SilenceMode::outgoing;
+  if (text == "both") return SilenceMode::both;
+  return std::nullopt;
+}
+
+std::vector<uint32_t> poisson_thresholds(const StimulusPlan& plan, uint32_t default_threshold, std::size_t neurons) {
+  std::vector<uint32_t> threshold(neurons, 0u);
+  for (uint32_t i : plan.poisson_neurons) threshold[i] = default_threshold;
+  for (const PoissonGroup& group : plan.groups)
+    for (uint32_t i : group.neurons) threshold[i] = group.threshold;
+  return threshold;
+}
+
+std::vector<uint8_t> poisson_flags(const StimulusPlan& plan, std::size_t neurons) {
+  std::vector<uint8_t> flag(neurons, 0);
+  for (uint32_t i : driven_neurons(plan)) flag[i] = 1;
+  return flag;
+}
+
+std::vector<uint8_t> silence_mask(const StimulusPlan& plan, std::size_t neurons) {
+  if (plan.silenced.empty()) return {};
+  std::vector<uint8_t> mask(neurons, 0);
+  for (uint32_t i : plan.silenced) mask[i] = 1;
+  return mask;
+}
+
+namespace {
+// What is wrong with `list` (not ascending, a repeat, outside the network); empty if nothing.
+std::string neuron_list_problem(const std::vector<uint32_t>& list, std::size_t neurons, const std::string& what) {
+  for (std::size_t k = 0; k < list.size(); ++k) {
+    if (list[k] >= neurons)
+      return what + " names neuron " + std::to_string(list[k]) + " of a network of " + std::to_string(neurons);
+    if (k > 0 && list[k - 1] >= list[k])
+      return what + " is not ascending without repeats at neuron " + std::to_string(list[k]);
+  }
+  return {};
+}
+}  // namespace
+
+std::string groups_and_silence_problem(const StimulusPlan& plan, std::size_t neurons) {
+  std::size_t grouped = std::set<uint32_t>(plan.poisson_neurons.begin(), plan.poisson_neurons.end()).size();
+  for (const PoissonGroup& group : plan.groups) {
+    if (std::string problem = neuron_list_problem(group.neurons, neurons, "stimulus group '" + group.name + "'");
+        !problem.empty())
+      return problem;
+    grouped += group.neurons.size();
+  }
+  if (driven_neurons(plan).size() != grouped) return "a neuron is in two Poisson groups of the stimulus";
+  if (std::string problem = neuron_list_problem(plan.silenced, neurons, "the silenced set"); !problem.empty())
+    return problem;
+  if (plan.silence_mode != SilenceMode::outgoing && plan.silence_mode != SilenceMode::both)
+    return "unknown silence mode " + std::to_string(static_cast<int>(plan.silence_mode));
+  return {};
+}
+
+std::vector<uint32_t> driven_neurons(const StimulusPlan& plan) {
+  std::vector<uint32_t> neurons = plan.poisson_neurons;
+  for (const PoissonGroup& group : plan.groups) neurons.insert(neurons.end(), group.neurons.begin(), group.neurons.end());
   std::sort(neurons.begin(), neurons.end());
   neurons.erase(std::unique(neurons.begin(), neurons.end()), neurons.end());
   return neurons;

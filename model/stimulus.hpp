@@ -2,6 +2,8 @@
 // What drives the network: Poisson-stimulated neurons and timed kicks, plus the seed.
 #include <compare>
 #include <cstdint>
+#include <optional>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -21,19 +23,63 @@ decltype(auto) fields(Kick& x, F&& f) {
   return f(x.step, x.neuron);
 }
 
+// A named set of Poisson-driven neurons with its own rate, beside the default group
+// (StimulusPlan::poisson_neurons, driven at LifConstants::poisson_threshold).
+struct PoissonGroup {
+  std::string name;
+  // Model indices, ascending; refractory period 0 like every driven neuron, even at 0 Hz.
+  std::vector<uint32_t> neurons;
+  double rate_Hz = 0.0;
+  // poisson_threshold(rate_Hz, dt) (model/lif_params.hpp): what the engines draw with.
+  uint32_t threshold = 0;
+  friend bool operator==(const PoissonGroup&, const PoissonGroup&) = default;
+};
+
+template <class F>
+decltype(auto) fields(PoissonGroup& x, F&& f) {
+  return f(x.name, x.neurons, x.rate_Hz, x.threshold);
+}
+
+// Which synapses of a silenced neuron carry no weight: its outgoing ones (the reference
+// model's silence()), or its incoming ones too.
+enum class SilenceMode : uint8_t { outgoing = 0, both = 1 };
+
 struct StimulusPlan {
   // Model indices of Poisson-driven neurons (refractory period 0, MODEL.md).
   std::vector<uint32_t> poisson_neurons;
   // Timed kicks, sorted by (step, neuron); the same in every trial.
   std::vector<Kick> kicks;
   uint64_t seed = 1;
+  // Further Poisson groups, each at its own rate; no neuron in two groups.
+  std::vector<PoissonGroup> groups;
+  // Silenced neurons, ascending: their spikes are recorded and reach no one.
+  std::vector<uint32_t> silenced;
+  SilenceMode silence_mode = SilenceMode::outgoing;
   friend bool operator==(const StimulusPlan&, const StimulusPlan&) = default;
 };
 
 template <class F>
 decltype(auto) fields(StimulusPlan& x, F&& f) {
-  return f(x.poisson_neurons, x.kicks, x.seed);
+  return f(x.poisson_neurons, x.kicks, x.seed, x.groups, x.silenced, x.silence_mode);
 }
+
+// The name of a silence mode as options and files spell it, and back (nullopt: unknown).
+const char* silence_mode_name(SilenceMode mode);
+std::optional<SilenceMode> parse_silence_mode(std::string_view text);
+
+// Per neuron: the threshold its Poisson draws are compared with (0: no events), from
+// the default group's `default_threshold` and each group's own.
+std::vector<uint32_t> poisson_thresholds(const StimulusPlan& plan, uint32_t default_threshold, std::size_t neurons);
+// Per neuron: Poisson-driven (refractory period 0) in the default group or any other.
+std::vector<uint8_t> poisson_flags(const StimulusPlan& plan, std::size_t neurons);
+// Per neuron: silenced (1) or not (0); empty when the plan silences no one.
+std::vector<uint8_t> silence_mask(const StimulusPlan& plan, std::size_t neurons);
+// What is wrong with the plan's groups and silenced set for a network of `neurons`
+// (a list not ascending, a repeat, a neuron outside it or in two groups, an unknown
+// silence mode); empty when nothing is.
+std::string groups_and_silence_problem(const StimulusPlan& plan, std::size_t neurons);
+// Every Poisson-driven neuron of the plan, ascending.
+std::vector<uint32_t> driven_neurons(const StimulusPlan& plan);
 
 // The neurons a plan drives: the Poisson-driven ones and every neuron a kick names,
 // ascending, each once (the live page marks them).

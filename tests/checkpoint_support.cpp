@@ -10,6 +10,7 @@
 #include <random>
 #include <thread>
 
+#include "cli_support.hpp"
 #include "model/lif_constants.hpp"
 
 namespace flysim::test {
@@ -80,6 +81,26 @@ std::size_t payload_at(const std::string& bytes) { return header_checksum_at(byt
 void reseal_header(std::string& bytes) {
   const std::size_t at = header_checksum_at(bytes);
   le_put(bytes, at, 8, XXH3_64bits(bytes.data(), at));
+}
+
+std::string as_format4(std::string bytes, std::size_t seed_end) {
+  bytes.erase(payload_at(bytes) + seed_end, 17);
+  le_put(bytes, 17, 4, 4);
+  reseal_all(bytes);
+  return bytes;
+}
+
+std::size_t stimulus_seed_end(Snapshot snapshot, const std::string& path) {
+  snapshot.plan.stimulus.seed = 0;
+  save_checkpoint(path, snapshot, {"flysim-compat", "kernel", 1});
+  const std::string zero = slurp(path);
+  snapshot.plan.stimulus.seed = ~uint64_t{0};
+  save_checkpoint(path, snapshot, {"flysim-compat", "kernel", 1});
+  const std::string ones = slurp(path);
+  std::size_t last = 0;
+  for (std::size_t at = payload_at(zero); at < zero.size(); ++at)
+    if (zero[at] != ones[at]) last = at;
+  return last + 1 - payload_at(zero);
 }
 
 void reseal_all(std::string& bytes) {

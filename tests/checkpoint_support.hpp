@@ -28,6 +28,15 @@ uint64_t header_length(const std::string& bytes);
 std::size_t header_checksum_at(const std::string& bytes);
 std::size_t payload_at(const std::string& bytes);
 
+// The bytes of `file`, a checkpoint of the current format whose stimulus has neither
+// groups nor silenced neurons, as format 4 wrote them: without the 17 bytes (two empty
+// lists, the silence mode) that follow the stimulus's seed; `seed_end` is where the
+// seed's bytes end in the payload of the current format.
+std::string as_format4(std::string bytes, std::size_t seed_end);
+// Where the stimulus seed's bytes end in the payload of `snapshot` saved at `path`
+// (found by saving it with two seeds and comparing).
+std::size_t stimulus_seed_end(Snapshot snapshot, const std::string& path);
+
 // Recomputes the header checksum of `bytes` as it stands (magic, length, header).
 void reseal_header(std::string& bytes);
 // Sets the header's payload_bytes and payload_checksum (its last two fields) to what

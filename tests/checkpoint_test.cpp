@@ -218,7 +218,7 @@ TEST_F(CheckpointFile, BatchRoundTripsAndFormat3ReadsAsABatchOfOne) {
   expect_same(load_checkpoint(path("batch.ckpt"), kIdentity), batch);
 
   const Snapshot single = realistic_snapshot(500, 40, 1);
-  std::string bytes = slurp(written());
+  std::string bytes = as_format4(slurp(written()), stimulus_seed_end(single, path("seeds.ckpt")));
   bytes.resize(bytes.size() - 12);
   le_put(bytes, 17, 4, 3);
   reseal_all(bytes);
@@ -226,6 +226,43 @@ TEST_F(CheckpointFile, BatchRoundTripsAndFormat3ReadsAsABatchOfOne) {
   CheckpointHeader header;
   expect_same(load_checkpoint_unchecked(path("v3.ckpt"), &header), single);
   EXPECT_EQ(header.format_version, 3u);
+}
+
+// Format 5 carries the stimulus's groups, silenced set and mode; a format-4 file (the
+// stimulus without them) still reads, with no group and no one silenced.
+TEST_F(CheckpointFile, GroupsAndSilenceRoundTripAndFormat4StillReads) {
+  Snapshot s = realistic_snapshot(300, 20, 5);
+  s.plan.stimulus.groups = {{"bitter", {3, 7, 9}, 60.0, 12345u}, {"water", {11}, 0.0, 0u}};
+  s.plan.stimulus.silenced = {1, 2, 200};
+  s.plan.stimulus.silence_mode = SilenceMode::both;
+  save_checkpoint(path("groups.ckpt"), s, kIdentity);
+  expect_same(load_checkpoint(path("groups.ckpt"), kIdentity), s);
+  EXPECT_EQ(load_checkpoint(path("groups.ckpt"), kIdentity).plan.stimulus, s.plan.stimulus);
+
+  const Snapshot plain = realistic_snapshot(300, 20, 5);
+  save_checkpoint(path("plain.ckpt"), plain, kIdentity);
+  spit(path("v4.ckpt"), as_format4(slurp(path("plain.ckpt")), stimulus_seed_end(plain, path("seeds.ckpt"))));
+  CheckpointHeader header;
+  const Snapshot read = load_checkpoint_unchecked(path("v4.ckpt"), &header);
+  EXPECT_EQ(header.format_version, 4u);
+  expect_same(read, plain);
+  EXPECT_TRUE(read.plan.stimulus.groups.empty() && read.plan.stimulus.silenced.empty());
+}
+
+// A checkpoint naming a group neuron or a silenced neuron outside the network, or a
+// neuron in two groups, is refused by name.
+TEST_F(CheckpointFile, GroupsAndSilenceOutsideTheNetworkAreRefused) {
+  Snapshot s = realistic_snapshot(300, 20, 5);
+  s.plan.stimulus.silenced = {5, 300};
+  save_checkpoint(path("bad.ckpt"), s, kIdentity);
+  expect_refused([&] { validate_snapshot(load_checkpoint(path("bad.ckpt"), kIdentity), 300, 18, path("bad.ckpt")); },
+                 path("bad.ckpt"), "the silenced set names neuron 300 of a network of 300");
+  s.plan.stimulus.silenced = {};
+  s.plan.stimulus.poisson_neurons = {4};
+  s.plan.stimulus.groups = {{"bitter", {4}, 60.0, 12345u}};
+  save_checkpoint(path("two.ckpt"), s, kIdentity);
+  expect_refused([&] { validate_snapshot(load_checkpoint(path("two.ckpt"), kIdentity), 300, 18, path("two.ckpt")); },
+                 path("two.ckpt"), "a neuron is in two Poisson groups");
 }
 
 // Any flipped bit before the payload (length, header, header checksum) is reported as

@@ -17,6 +17,11 @@ PlainEngine::PlainEngine(const EngineSetup& setup)
       ring_(n_ * static_cast<std::size_t>(setup.constants.delay_steps), 0),
       synaptic_slots_(n_, 0) {}
 
+bool PlainEngine::silenced(uint32_t neuron) const {
+  const std::vector<uint32_t>& set = setup_.stimulus->silenced;
+  return std::binary_search(set.begin(), set.end(), neuron);
+}
+
 std::vector<Spike> PlainEngine::advance(kernels::EpochSpan span) {
   const LifConstants& c = setup_.constants;
   const Network& net = *setup_.network;
@@ -27,22 +32,25 @@ std::vector<Spike> PlainEngine::advance(kernels::EpochSpan span) {
     for (const Spike& s : queue_.begin_cell()) {
       const int32_t slot = kernels::delivery_slot(c, s.step);
       for (uint64_t e = net.out_offsets[s.neuron]; e < net.out_offsets[s.neuron + 1]; ++e) {
-        ring_[net.out_targets[e] * d + slot] += net.out_weights[e];
+        // Silencing as the reference model does it: the synapse stays, its weight is 0.
+        const bool no_weight = silenced(s.neuron) ||
+                              (setup_.stimulus->silence_mode == SilenceMode::both && silenced(net.out_targets[e]));
+        ring_[net.out_targets[e] * d + slot] += no_weight ? 0 : net.out_weights[e];
         synaptic_slots_[net.out_targets[e]] |= 1u << slot;
       }
     }
   std::vector<uint32_t> kick_steps(n_, 0);
   const kernels::KickRange kicks = kernels::kicks_in(setup_.stimulus->kicks, span);
   for (auto k = kicks.first; k != kicks.last; ++k) kick_steps[k->neuron] |= 1u << (k->step - span.first);
-  std::vector<bool> poisson(n_, false);
-  for (const uint32_t i : setup_.stimulus->poisson_neurons) poisson[i] = true;
+  const std::vector<uint8_t> poisson = poisson_flags(*setup_.stimulus, n_);
+  const std::vector<uint32_t> threshold = poisson_thresholds(*setup_.stimulus, c.poisson_threshold, n_);
 
   const kernels::RngKey key = kernels::rng_key(setup_.stimulus->seed, 0);
   const uint32_t consumed = kernels::consumed_slots(c, span);
   std::vector<Spike> spikes;
   for (uint32_t i = 0; i < n_; ++i) {
-    const kernels::NeuronInputs in{synaptic_slots_[i], kick_steps[i], poisson[i]};
-    kernels::advance_neuron(c, i, span, in, key, ring_.data() + i * d, 1, v_[i], g_[i], last_spike_[i],
+    const kernels::NeuronInputs in{synaptic_slots_[i], kick_steps[i], poisson[i] != 0};
+    kernels::advance_neuron(c, threshold[i], i, span, in, key, ring_.data() + i * d, 1, v_[i], g_[i], last_spike_[i],
                             [&](int32_t step) { spikes.push_back({step, i}); });
     synaptic_slots_[i] &= ~consumed;
   }

@@ -21,6 +21,8 @@ class PlainEngine {
   EngineState export_state() const;
 
  private:
+  // Whether the stimulus silences `neuron`.
+  bool silenced(uint32_t neuron) const;
   EngineSetup setup_;
   std::size_t n_;
   int32_t next_step_ = 0;

@@ -19,7 +19,6 @@ CpuEngine::CpuEngine(EngineSetup setup, unsigned threads)
     weights_ = own_weights_.data();
   }
   check_stimulus(*setup_.stimulus, n_);
-  poisson_.assign(n_, 0);
   flag_poisson();
   trials_.reserve(static_cast<std::size_t>(setup_.batch));
   for (int32_t k = 0; k < setup_.batch; ++k) trials_.emplace_back(n_, setup_.constants.delay_steps, pool_.size(), setup_.cpu_spread_from);
@@ -32,12 +31,24 @@ std::string CpuEngine::describe() const {
 }
 
 CpuShared CpuEngine::shared() const {
-  return {*setup_.network, setup_.constants, *setup_.stimulus, poisson_, weights_, rows_sorted_};
+  const bool silencing = !silenced_.empty();
+  return {*setup_.network,
+          setup_.constants,
+          *setup_.stimulus,
+          poisson_,
+          thresholds_,
+          driven_,
+          weights_,
+          rows_sorted_,
+          silencing ? silenced_.data() : nullptr,
+          silencing && setup_.stimulus->silence_mode == SilenceMode::both ? silenced_.data() : nullptr};
 }
 
 void CpuEngine::flag_poisson() {
-  std::fill(poisson_.begin(), poisson_.end(), 0);
-  for (uint32_t i : setup_.stimulus->poisson_neurons) poisson_[i] = 1;
+  poisson_ = poisson_flags(*setup_.stimulus, n_);
+  thresholds_ = poisson_thresholds(*setup_.stimulus, setup_.constants.poisson_threshold, n_);
+  driven_ = driven_neurons(*setup_.stimulus);
+  silenced_ = silence_mask(*setup_.stimulus, n_);
 }
 
 void CpuEngine::for_each_trial(const std::function<void(std::size_t, const RunWorkers&)>& work) {

@@ -33,7 +33,7 @@ class CpuEngine final : public Engine {
   // worker, its loops on that worker) or one after the other (each trial's loops spread
   // over the pool).
   void for_each_trial(const std::function<void(std::size_t, const RunWorkers&)>& work);
-  // Sets poisson_ from the plan's Poisson neurons.
+  // Sets the per-neuron tables (Poisson flags and thresholds, driven list, silenced set) from the plan.
   void flag_poisson();
 
   EngineSetup setup_;
@@ -45,7 +45,10 @@ class CpuEngine final : public Engine {
   std::vector<int32_t> own_weights_;
   const int32_t* weights_;
   bool rows_sorted_;  // rows_sorted_by_target: the scatter's workers then find their targets by search
-  std::vector<uint8_t> poisson_;  // per neuron: Poisson-driven
+  std::vector<uint8_t> poisson_;       // per neuron: Poisson-driven
+  std::vector<uint32_t> thresholds_;   // per neuron: Poisson threshold
+  std::vector<uint32_t> driven_;       // Poisson-driven neurons, ascending
+  std::vector<uint8_t> silenced_;      // per neuron: silenced; empty when none is
   std::vector<CpuTrial> trials_;  // batch_capacity() of them; the first batch_size_ in use
   std::size_t batch_size_ = 0;
 };

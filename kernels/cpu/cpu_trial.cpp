@@ -56,8 +56,10 @@ void CpuTrial::scatter_share(const CpuShared& shared, const std::vector<Spike>& 
   const uint32_t* const targets = net.out_targets.data();
   const int32_t* const weights = shared.weights;
   const uint32_t* const entry_of = entry_of_.data();
+  const uint8_t* const silenced_in = shared.silenced_in;
   for (const Spike& s : spikes) {
     if (kernels::already_delivered(c, s, first_delivery)) continue;
+    if (shared.silenced_out && shared.silenced_out[s.neuron]) continue;
     const int32_t slot = kernels::delivery_slot(c, s.step);
     const uint32_t flag = 1u << slot;
     uint64_t begin = net.out_offsets[s.neuron], end = net.out_offsets[s.neuron + 1];
@@ -83,6 +85,7 @@ void CpuTrial::scatter_share(const CpuShared& shared, const std::vector<Spike>& 
       }
       const uint32_t post = targets[e];
       if (post - first >= count) continue;
+      if (silenced_in && silenced_in[post]) continue;
       const uint32_t entry = enlist(shared, post);
       ring_row(entry)[slot] += weights[e];
       synaptic_slots_[entry] |= flag;
@@ -142,6 +145,7 @@ void CpuTrial::step_share(const CpuShared& shared, kernels::EpochSpan span, kern
   double* const g = g_.data();
   int32_t* const last_spike = last_spike_.data();
   const uint8_t* const poisson = poisson_.data();
+  const uint32_t* const thresholds = shared.thresholds.data();
   uint32_t* const synaptic_slots = synaptic_slots_.data();
   uint32_t* const kick_steps = kick_steps_.data();
   const uint32_t consumed = kernels::consumed_slots(c, span);
@@ -150,7 +154,7 @@ void CpuTrial::step_share(const CpuShared& shared, kernels::EpochSpan span, kern
     const kernels::NeuronInputs in{synaptic_slots[e], kick_steps[e], poisson[e] != 0};
     double ve = v[e], ge = g[e];
     int32_t last = last_spike[e];
-    const uint32_t draws = in.poisson ? kernels::poisson_draws(c, key, i, span) : 0u;
+    const uint32_t draws = in.poisson ? kernels::poisson_draws(thresholds[i], key, i, span) : 0u;
     kernels::advance_neuron_drawn(c, span, in, draws, ring_row(e), 1, ve, ge, last,
                                   [&](int32_t step) { out.push_back({step, i}); });
     v[e] = ve;
@@ -255,7 +259,7 @@ void CpuTrial::reflag_poisson(const CpuShared& shared) {
 }
 
 void CpuTrial::enlist_driven(const CpuShared& shared) {
-  for (uint32_t i : shared.stimulus.poisson_neurons) enlist(shared, i);
+  for (uint32_t i : shared.driven) enlist(shared, i);
 }
 
 void CpuTrial::clear_pool() {

@@ -19,9 +19,15 @@ struct CpuShared {
   const Network& network;
   const LifConstants& constants;
   const StimulusPlan& stimulus;
-  const std::vector<uint8_t>& poisson;  // per neuron: Poisson-driven
-  const int32_t* weights;               // the scatter's, by edge
-  bool rows_sorted;                     // rows_sorted_by_target(network)
+  const std::vector<uint8_t>& poisson;      // per neuron: Poisson-driven
+  const std::vector<uint32_t>& thresholds;  // per neuron: its Poisson threshold
+  const std::vector<uint32_t>& driven;      // the Poisson-driven neurons, ascending
+  const int32_t* weights;                   // the scatter's, by edge
+  bool rows_sorted;                         // rows_sorted_by_target(network)
+  // Per neuron, 1 where the neuron's outgoing (silenced_out) or incoming (silenced_in)
+  // connections carry nothing; null when none are.
+  const uint8_t* silenced_out;
+  const uint8_t* silenced_in;
 };
 
 // Runs job(worker, workers) for workers 0..workers-1 and returns when all are done: the

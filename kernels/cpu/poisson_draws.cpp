@@ -4,9 +4,9 @@
 
 namespace flysim::kernels {
 
-uint32_t poisson_draws(const LifConstants& c, RngKey key, uint32_t neuron, EpochSpan e) {
+uint32_t poisson_draws(uint32_t threshold, RngKey key, uint32_t neuron, EpochSpan e) {
   static const bool vectorized = cpu_has_avx512();
-  return vectorized ? poisson_draws_avx512(c, key, neuron, e) : poisson_steps(c, key, neuron, e);
+  return vectorized ? poisson_draws_avx512(threshold, key, neuron, e) : poisson_steps(threshold, key, neuron, e);
 }
 
 }  // namespace flysim::kernels

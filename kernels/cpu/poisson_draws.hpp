@@ -10,11 +10,11 @@
 
 namespace flysim::kernels {
 
-// Bit t set when poisson_event(c, key, neuron, e.first + t): poisson_steps' bits.
-uint32_t poisson_draws(const LifConstants& c, RngKey key, uint32_t neuron, EpochSpan e);
+// Bit t set when poisson_event(threshold, key, neuron, e.first + t): poisson_steps' bits.
+uint32_t poisson_draws(uint32_t threshold, RngKey key, uint32_t neuron, EpochSpan e);
 
 // The AVX-512 lanes (poisson_draws_avx512.cpp, the file built for AVX-512): call only
 // where cpu_has_avx512().
-uint32_t poisson_draws_avx512(const LifConstants& c, RngKey key, uint32_t neuron, EpochSpan e);
+uint32_t poisson_draws_avx512(uint32_t threshold, RngKey key, uint32_t neuron, EpochSpan e);
 
 }  // namespace flysim::kernels

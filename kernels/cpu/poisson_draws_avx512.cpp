@@ -32,7 +32,7 @@ Counters philox4x32_round(const Counters& in, uint32_t key0, uint32_t key1) {
 
 }  // namespace
 
-uint32_t poisson_draws_avx512(const LifConstants& c, RngKey key, uint32_t neuron, EpochSpan e) {
+uint32_t poisson_draws_avx512(uint32_t threshold, RngKey key, uint32_t neuron, EpochSpan e) {
   constexpr int kRounds = 10;  // Philox4x32-10
   uint64_t bits = 0;
   for (int32_t t0 = 0; t0 < e.steps; t0 += static_cast<int32_t>(kAvx512Lanes)) {
@@ -49,7 +49,7 @@ uint32_t poisson_draws_avx512(const LifConstants& c, RngKey key, uint32_t neuron
       }
       ctr = philox4x32_round(ctr, key0, key1);
     }
-    const __mmask8 events = _mm512_cmplt_epu64_mask(ctr.word[0], _mm512_set1_epi64(c.poisson_threshold));
+    const __mmask8 events = _mm512_cmplt_epu64_mask(ctr.word[0], _mm512_set1_epi64(threshold));
     bits |= uint64_t{events} << t0;
   }
   return static_cast<uint32_t>(bits & ((uint64_t{1} << e.steps) - 1));

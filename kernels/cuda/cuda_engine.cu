@@ -132,6 +132,9 @@ class CudaEngine final : public Engine {
   cuda::DeviceBuffer<uint32_t> poisson_steps_;   // a driven neuron's draws in the epoch
   cuda::DeviceBuffer<uint8_t> poisson_;          // per neuron: Poisson-driven (every trial)
   cuda::DeviceBuffer<uint32_t> poisson_list_;    // the driven neurons, ascending; may be longer
+  cuda::DeviceBuffer<uint32_t> poisson_threshold_;  // per neuron: its Poisson threshold (every trial)
+  cuda::DeviceBuffer<uint8_t> silenced_;            // per neuron: silenced (every trial)
+  bool silencing_ = false;                          // the plan silences a neuron
   cuda::DeviceBuffer<Kick> kicks_;               // the whole plan, sorted like the host's; may be longer
   // The spikes of a round's epochs, of every trial, in device order, appended epoch after
   // epoch; the current cell's are [cell_begin_, cell_end_) once a round is done. The next
@@ -221,12 +224,14 @@ CudaEngine::CudaEngine(EngineSetup setup, int device, std::string device_name)
   kick_steps_ = cuda::DeviceBuffer<uint32_t>(batch * n_, "allocating the state");
   poisson_steps_ = cuda::DeviceBuffer<uint32_t>(batch * n_, "allocating the state");
   poisson_ = cuda::DeviceBuffer<uint8_t>(n_, "allocating the state");
+  poisson_threshold_ = cuda::DeviceBuffer<uint32_t>(n_, "allocating the state");
+  silenced_ = cuda::DeviceBuffer<uint8_t>(n_, "allocating the state");
   // Room for a round of kRoundCells worst-case cells per trial, so that an unpaced run's
   // 50 ms request (27 cells) is one round, one wait and one shape; at least a cell's
   // worst case for every neuron (an imported state may hold that many), and counted in
   // 32 bits.
   const std::size_t round_room =
-      kRoundCells * kernels::max_spikes_per_cell(c, n_, std::min(setup_.stimulus->poisson_neurons.size(), n_));
+      kRoundCells * kernels::max_spikes_per_cell(c, n_, std::min(driven_neurons(*setup_.stimulus).size(), n_));
   const std::size_t spike_room = std::min(std::max(trial_cell, round_room) * batch, std::size_t{UINT32_MAX});
   cell_spikes_ = cuda::DeviceBuffer<cuda::CellSpike>(spike_room, "allocating the spike buffer");
   round_keys_ = cuda::MappedHostBuffer<uint64_t>(trial_cell, "allocating mapped host memory for spikes");
@@ -258,11 +263,11 @@ void CudaEngine::upload_stimulus() {
   // The graphs hold the old kicks, seed and constants.
   round_graphs_.clear();
   const StimulusPlan& plan = *setup_.stimulus;
-  std::vector<uint8_t> poisson(n_, 0);
-  for (uint32_t i : plan.poisson_neurons) poisson[i] = 1;
-  std::vector<uint32_t> driven;
-  for (std::size_t i = 0; i < n_; ++i)
-    if (poisson[i]) driven.push_back(static_cast<uint32_t>(i));
+  const std::vector<uint8_t> poisson = poisson_flags(plan, n_);
+  const std::vector<uint32_t> driven = driven_neurons(plan);
+  const std::vector<uint32_t> thresholds = poisson_thresholds(plan, setup_.constants.poisson_threshold, n_);
+  const std::vector<uint8_t> silenced = silence_mask(plan, n_);
+  silencing_ = !silenced.empty();
   poisson_neurons_ = static_cast<uint32_t>(driven.size());
   if (kicks_.size() < plan.kicks.size()) kicks_ = cuda::DeviceBuffer<Kick>(plan.kicks.size(), "allocating the kicks");
   if (poisson_list_.size() < std::max<std::size_t>(driven.size(), 1))
@@ -270,6 +275,8 @@ void CudaEngine::upload_stimulus() {
   const cudaStream_t s = stream_.get();
   upload(s, poisson_.get(), poisson, "uploading the stimulus");
   upload(s, poisson_list_.get(), driven, "uploading the stimulus");
+  upload(s, poisson_threshold_.get(), thresholds, "uploading the stimulus");
+  if (silencing_) upload(s, silenced_.get(), silenced, "uploading the silenced set");
   upload(s, kicks_.get(), plan.kicks, "uploading the kicks");
   cuda::check(cudaStreamSynchronize(s), "uploading the stimulus");
 }
@@ -294,9 +301,22 @@ std::string CudaEngine::describe() const {
 }
 
 cuda::DeviceState CudaEngine::device_state() const {
-  return {static_cast<uint32_t>(n_), batch_size_,    v_.get(),          g_.get(),
-          last_spike_.get(),        ring_.get(),    synaptic_slots_.get(), kick_steps_.get(),
-          poisson_steps_.get(),     poisson_.get(), poisson_list_.get(),   poisson_neurons_};
+  const uint8_t* silenced = silencing_ ? silenced_.get() : nullptr;
+  return {static_cast<uint32_t>(n_),
+          batch_size_,
+          v_.get(),
+          g_.get(),
+          last_spike_.get(),
+          ring_.get(),
+          synaptic_slots_.get(),
+          kick_steps_.get(),
+          poisson_steps_.get(),
+          poisson_.get(),
+          poisson_list_.get(),
+          poisson_neurons_,
+          poisson_threshold_.get(),
+          silenced,
+          setup_.stimulus->silence_mode == SilenceMode::both ? silenced : nullptr};
 }
 
 cuda::DeviceNetwork CudaEngine::device_network() const {

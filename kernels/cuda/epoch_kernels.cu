@@ -23,6 +23,7 @@ __device__ inline void scatter_spike(const LifConstants& c, const DeviceNetwork&
                                      const CellSpike& cell_spike, int32_t first_delivery) {
   const Spike spike{cell_spike.step, cell_spike.neuron};
   if (kernels::already_delivered(c, spike, first_delivery)) return;
+  if (state.silenced_out != nullptr && state.silenced_out[spike.neuron] != 0u) return;
   const int32_t slot = kernels::delivery_slot(c, spike.step);
   const std::size_t trial_base = static_cast<std::size_t>(cell_spike.slot) * state.neurons;
   auto* ring_slot = reinterpret_cast<unsigned long long*>(
@@ -43,7 +44,8 @@ __device__ inline void scatter_spike(const LifConstants& c, const DeviceNetwork&
     }
 #pragma unroll
     for (unsigned u = 0; u < kUnroll; ++u) {
-      if (chunk + u * kBlock + threadIdx.x < end) {
+      if (chunk + u * kBlock + threadIdx.x < end &&
+          (state.silenced_in == nullptr || state.silenced_in[post[u]] == 0u)) {
         atomicAdd(ring_slot + post[u], static_cast<unsigned long long>(static_cast<int64_t>(weight[u])));
         atomicOr(synaptic_slots + post[u], flag);
       }
@@ -238,10 +240,10 @@ __device__ inline void step_neuron(const LifConstants& c, const RoundPlan& plan,
 // on its warp's other lanes: its driven lanes took turns to draw a step each, or with
 // 18 or more of them each drew its own steps one after another (the dense scenario).
 // The bits are the same.
-__device__ inline uint32_t warp_poisson_steps(const LifConstants& c, kernels::RngKey key, uint32_t neuron,
+__device__ inline uint32_t warp_poisson_steps(uint32_t threshold, kernels::RngKey key, uint32_t neuron,
                                               kernels::EpochSpan span) {
   const int32_t step = static_cast<int32_t>(threadIdx.x % 32u);
-  return __ballot_sync(kFullWarp, step < span.steps && kernels::poisson_event(c, key, neuron, span.first + step));
+  return __ballot_sync(kFullWarp, step < span.steps && kernels::poisson_event(threshold, key, neuron, span.first + step));
 }
 
 // Phase 1 of an epoch of a batch. Block (x, y) takes neurons [x * kBlock, (x + 1) * kBlock)
@@ -261,7 +263,7 @@ __global__ void __launch_bounds__(kBlock)
   const uint32_t lane = threadIdx.x % 32u, warps = gridDim.x * (kBlock / 32u);
   for (uint32_t p = static_cast<uint32_t>(index / 32u); p < state.poisson_count; p += warps) {
     const uint32_t neuron = state.poisson_list[p];
-    const uint32_t events = warp_poisson_steps(c, key, neuron, span);
+    const uint32_t events = warp_poisson_steps(state.poisson_threshold[neuron], key, neuron, span);
     if (lane == 0u) state.poisson_steps[std::size_t{blockIdx.y} * state.neurons + neuron] = events;
   }
   bool listed = false;
@@ -363,7 +365,7 @@ __global__ void __launch_bounds__(kBlock)
   const kernels::RngKey key = kernels::rng_key(seed, first_trial);
   for (uint32_t d = threadIdx.x / 32u; d < driven_count; d += kBlock / 32u) {
     const uint32_t e = driven[d];
-    const uint32_t events = warp_poisson_steps(c, key, listed_neuron[e], span);
+    const uint32_t events = warp_poisson_steps(state.poisson_threshold[listed_neuron[e]], key, listed_neuron[e], span);
     if (threadIdx.x % 32u == 0u) draws[e] = events;
   }
   __syncthreads();

@@ -39,6 +39,11 @@ struct DeviceState {
   const uint8_t* poisson;
   const uint32_t* poisson_list;
   uint32_t poisson_count;
+  const uint32_t* poisson_threshold;  // per neuron (model/stimulus.hpp poisson_thresholds)
+  // Per neuron, 1 where its outgoing (silenced_out) or incoming (silenced_in)
+  // connections carry nothing; null when none are.
+  const uint8_t* silenced_out;
+  const uint8_t* silenced_in;
 };
 
 // A spike of trial `slot` of the batch, as the device keeps a cell's spikes.
