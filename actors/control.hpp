@@ -32,7 +32,7 @@ struct control_state {
   // silently and its requester would wait for a boundary that never comes.
   std::map<uint64_t, caf::typed_response_promise<LiveReply>> pending;
   uint64_t next_command = 0;
-  control_state() = default;  // not an aggregate (CAF-0.17.md: state whose first member is a handle)
+  control_state() = default;  // not an aggregate (docs/CAF-0.17.md: state whose first member is a handle)
   static inline const char* name = "control";
 };
 

@@ -22,7 +22,7 @@ decltype(auto) fields(Kick& x, F&& f) {
 }
 
 struct StimulusPlan {
-  // Model indices of Poisson-driven neurons (refractory period 0, MODEL.md).
+  // Model indices of Poisson-driven neurons (refractory period 0, docs/MODEL.md).
   std::vector<uint32_t> poisson_neurons;
   // Timed kicks, sorted by (step, neuron); the same in every trial.
   std::vector<Kick> kicks;

@@ -1,4 +1,4 @@
-// The CUDA engine against the CPU pool (ARCHITECTURE.md, "Determinism contract"): the
+// The CUDA engine against the CPU pool (docs/ARCHITECTURE.md, "The determinism contract"): the
 // same spikes and the same state bits at every epoch boundary, across hand-offs between
 // the engines, on net2000 and on the FlyWire-scale synthetic network. Skips, saying why,
 // where no usable CUDA device is present (CI).
@@ -176,7 +176,7 @@ const FlyWireScale& flywire_scale() {
   return scale;
 }
 
-// MODEL.md's canonical stimulus: the 21 sugar GRNs Poisson-driven at `rate_Hz`.
+// docs/MODEL.md's canonical stimulus: the 21 sugar GRNs Poisson-driven at `rate_Hz`.
 EngineSetup sugar_setup(double rate_Hz) {
   StimulusPlan plan;
   plan.poisson_neurons = flywire_scale().sugar;
