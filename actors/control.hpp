@@ -1,9 +1,9 @@
 #pragma once
-// The control actor: what the control API's HTTP handlers talk to (issue 10). It refuses
+// The control actor: what the control API's HTTP handlers talk to. It refuses
 // a live command that is wrong on its face and forwards the rest, and every status
 // request, to the actor that runs the simulation, which decides. So HTTP threads never
 // touch the simulation, and the sim loop never sees a malformed command. The live page's
-// questions (issue 12) go to the activity window's owner, the recorder.
+// questions go to the activity window's owner, the recorder.
 #include <map>
 #include <optional>
 #include <string>

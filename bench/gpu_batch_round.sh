@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Batched trials on the GPU machine (issue 13). Build here first:
+# Batched trials on the GPU machine. Build here first:
 #   make build JOBS=2 CUDA_ARCHS=90-real
 #   copy build/flysim and build/tests/flysim_tests with their shared libraries into .device/
 #   (.device/run NAME ARGS runs one of them)

@@ -564,7 +564,7 @@ TEST(CudaEngine, TimedFlyWireScaleRuns) {
   report("10% of neurons at 50 Hz", *busy, time_run(*busy, dense, kSteps, true));
 }
 
-// Batched trials on the GPU (issue 13): a batch of 5 trials of net2000 in one set of
+// Batched trials on the GPU: a batch of 5 trials of net2000 in one set of
 // launches gives, per trial, the CPU pool's spikes of that trial alone, bit for bit, and
 // the same states; exported in the middle of a cell and imported into the CPU pool, the
 // batch goes on identically there (a swap or checkpoint of a batch). Trials started at

@@ -128,7 +128,7 @@ TEST_F(Service, SwappedOutEnginesGiveTheirMemoryBack) {
   EXPECT_EQ(serve.wait(), 0) << slurp(path("serve.err"));
 }
 
-// A long service (bench/watch.sh, issue 11) swaps, checkpoints and answers the control
+// A long service (bench/watch.sh) swaps, checkpoints and answers the control
 // API for hours: once the first swaps are behind it, its heap must stop growing. Each
 // swap starts new engine threads and each HTTP thread's first request used to take a
 // malloc arena of its own; each checkpoint's file name stayed in a list
