@@ -6,8 +6,10 @@ Checked: the targets of markdown links and images ([text](target), [name]: targe
 scripts, build files, markdown prose). A link resolves when it names a file or folder
 relative to its file's folder, as a markdown viewer follows it; a mention in text may
 also be relative to the repository root. Web addresses and in-page anchors are not
-checked. Usage: check_links.py REPO_ROOT. Exit 0 when all
-resolve, 1 otherwise, with one line per broken reference: file:line: target.
+checked.
+
+Usage: check_links.py REPO_ROOT. Exit 0 when all resolve, 1 otherwise, with one line per
+broken reference: file:line: target.
 """
 import os
 import re
