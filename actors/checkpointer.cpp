@@ -33,11 +33,7 @@ checkpointer_actor::behavior_type checkpointer_behavior(checkpointer_actor::stat
         } catch (const std::exception& e) {
           return fail(std::string("checkpoint not written: ") + e.what());
         }
-        // The snapshot and the file's bytes (three or four copies of the state, each under
-        // the mmap threshold on a small network) were freed between blocks that stay, so
-        // the heap kept their pages: a paced service's resident memory rose at each of its
-        // first checkpoints (net2000: +0.1 MiB at several of them, docs/WATCH.md). The
-        // trim hands the free pages back; a checkpoint is rare enough for its cost.
+        // Free the snapshot's copies now and trim, or the heap keeps their pages (docs/WATCH.md).
         snapshot = Snapshot();
         malloc_trim(0);
         st.written.push_back(path);

@@ -1,9 +1,9 @@
 #pragma once
-// The control actor: what the control API's HTTP handlers talk to (issue 10). It refuses
+// The control actor: what the control API's HTTP handlers talk to. It refuses
 // a live command that is wrong on its face and forwards the rest, and every status
 // request, to the actor that runs the simulation, which decides. So HTTP threads never
 // touch the simulation, and the sim loop never sees a malformed command. The live page's
-// questions (issue 12) go to the activity window's owner, the recorder.
+// questions go to the activity window's owner, the recorder.
 #include <map>
 #include <optional>
 #include <string>
@@ -32,7 +32,7 @@ struct control_state {
   // silently and its requester would wait for a boundary that never comes.
   std::map<uint64_t, caf::typed_response_promise<LiveReply>> pending;
   uint64_t next_command = 0;
-  control_state() = default;  // not an aggregate (CAF-0.17.md: state whose first member is a handle)
+  control_state() = default;  // not an aggregate (docs/CAF-0.17.md: state whose first member is a handle)
   static inline const char* name = "control";
 };
 

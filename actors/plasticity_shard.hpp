@@ -16,10 +16,8 @@ struct plasticity_shard_state {
 
 // Where a shard runs. `own`: a thread of its own (a run's local shards, real work next
 // to the engine's pool). `pool`: the actor system's scheduler (a shard node, whose
-// cores are all for shards). A node cannot use `own`: CAF 0.17's ~actor_system waits,
-// without limit, for each detached actor's object to be destroyed, and on a node some
-// reference from the network layer now and then outlives a stopped shard (5 of 40
-// SIGTERMs to a busy node hung; 0 of 40 with shards on the pool).
+// cores are all for shards). A node cannot use `own`: the network layer may keep a
+// stopped detached shard alive, and ~actor_system would wait for it (docs/CAF-0.17.md).
 enum class ShardThread { own, pool };
 
 // `owner`, when given, is monitored: the shard ends when its owner goes down (a run in

@@ -14,9 +14,7 @@ void take_fallback_if_due(self_ptr self) {
   auto& st = self->state;
   if (!st.engine_may_fail || st.plan.fallback_every_steps <= 0 || !st.plan.plasticity.shards.empty()) return;
   const int64_t at_steps = steps_to(st.issued, st.schedule->geometry());
-  // Not "no snapshot held yet": one asked for and not yet answered would be asked for
-  // again, a second export of the whole state (2.5 ms at FlyWire scale on the H200's
-  // host, a seventh of a trial's second).
+  // Due by step, not by "no snapshot held yet", so one in flight is not asked for twice.
   if (at_steps < st.next_fallback_steps) return;
   st.next_fallback_steps = at_steps + st.plan.fallback_every_steps;
   const RunPosition at = st.issued;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What the live page costs the simulation (issue 12). A measurement, not a test.
+# What the live page costs the simulation. A measurement, not a test.
 # An unpaced run of the dense scenario (every 10th neuron Poisson-driven at 50 Hz, about
 # 840,000 spikes per simulated second) on the FlyWire-scale network, three ways, one after
 # another in each round:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# flysim plasticity benchmark (issue 5): the dense scenario (every 10th neuron Poisson-
+# flysim plasticity benchmark: the dense scenario (every 10th neuron Poisson-
 # driven at 50 Hz) with every excitatory connection plastic, wall seconds per simulated
 # second for each shard count, beside the same run without plasticity. A measurement,
 # not a test.

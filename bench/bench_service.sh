@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What the service costs (issue 10's performance targets), on the FlyWire-scale default
+# What the service costs (pacing, the control API, host cores), on the FlyWire-scale default
 # experiment. A measurement, not a test.
 #   bench/bench_service.sh BUILD/flysim [ENGINE]      (ENGINE: cpu, the default, or cuda)
 #   REPEAT=5 ...      pairs of runs for the API on/off comparison (default 3)

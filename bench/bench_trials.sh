@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Batched trials (issue 13): aggregate simulated seconds per wall second of the canonical
+# Batched trials: aggregate simulated seconds per wall second of the canonical
 # experiment (21 sugar GRNs at 150 Hz, 1 s per trial) for 1, 8, 30 and 100 trials, in
 # batches (run.batch=auto) and one trial after another (run.batch=1); then the wall time
 # of a dose-response sweep. A measurement, not a test; each figure is the median of

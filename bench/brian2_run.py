@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The reference model (../shared/docs/MODEL.md) in Brian2 C++ standalone, one thread:
+"""The reference model (docs/MODEL.md) in Brian2 C++ standalone, one thread:
 the network of a FlyWire connectivity CSV driven by timed kicks (a `step,neuron_id` CSV,
 as flysim's stimulus.kicks). Writes every spike as `step,neuron_id` (sorted) and prints
 the loop time of the run (Brian2's own clock around the simulation loop, without code
@@ -7,7 +7,7 @@ generation, compilation or loading) as `brian2_loop_s <seconds>`.
 
     brian2_run.py NEURONS.csv CONNECTIVITY.csv KICKS.csv SPIKES_OUT.csv BUILD_DIR [DURATION_MS]
 
-Debian's python3-brian (2.5.1). The model is Shiu et al.'s with MODEL.md's discard rule
+Debian's python3-brian (2.5.1). The model is Shiu et al.'s with docs/MODEL.md's discard rule
 written out: synaptic input and kicks to a refractory neuron (one that spiked this step
 included) are dropped, `int(not_refractory_post)`."""
 import os

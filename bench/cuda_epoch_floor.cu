@@ -1,6 +1,6 @@
 // What the shape of a CUDA epoch costs by itself, on the GPU it runs on: a round's launch
 // structure (a CUDA Graph with three dependent kernels per epoch, as the CUDA engine
-// captures it) against the persistent kernel issue 13 proposes (one cooperative launch,
+// captures it) against a persistent kernel (one cooperative launch,
 // three grid-wide syncs per epoch), with kernels that do nothing or only read the
 // per-neuron state of a FlyWire-scale trial. So one can tell launch overhead from the
 // engine's own work in the ~16 us an epoch costs with no input. A measurement, not a test.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Batched trials on the GPU machine (issue 13). Build here first:
+# Batched trials on the GPU machine. Build here first:
 #   make build JOBS=2 CUDA_ARCHS=90-real
-#   ../shared/tools/bundle .device build/flysim build/tests/flysim_tests
+#   copy build/flysim and build/tests/flysim_tests with their shared libraries into .device/
+#   (.device/run NAME ARGS runs one of them)
 # then, on the GPU machine, from the checkout with .device carried:
 #   bash bench/gpu_batch_round.sh            (BENCH=0 skips the benchmark)
 # It runs the CUDA tests (batches included), checks on the FlyWire-scale network that the

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One round on the GPU machine (docs/GPU-RESULTS.md). Build here first:
 #   cmake -S . -B build-cuda -DFLYSIM_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90-real && cmake --build build-cuda -j2
-#   ../shared/tools/bundle .device build-cuda/flysim build-cuda/tests/flysim_tests
+#   copy build-cuda/flysim and build-cuda/tests/flysim_tests with their shared libraries into .device/
+#   (.device/run NAME ARGS runs one of them)
 # then, on the GPU machine, from the checkout with .device carried: bash bench/gpu_round.sh
 # It runs the CUDA tests, checks that runs which swap engines or restore checkpoints
 # across engines give byte-identical output to plain CPU and CUDA runs on the

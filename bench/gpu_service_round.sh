@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The service on the GPU machine (issue 10): the real CUDA engine failing mid-run falls
+# The service on the GPU machine: the real CUDA engine failing mid-run falls
 # back to the CPU without changing a spike, a live swap to CUDA and back through the
 # control API replays byte for byte, and the service's costs on CUDA (bench_service.sh).
 # Build and bundle here first (bench/gpu_round.sh says how), then on the GPU machine,

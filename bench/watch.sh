@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A long watch of a paced service (issue 11): flysim serve at real time for DURATION
+# A long watch of a paced service: flysim serve at real time for DURATION
 # seconds with periodic checkpoints, swaps and stimulus changes through the control API;
 # every SAMPLE_S seconds a CSV row of resident memory, lag, host cores per role and spikes
 # per second; at the end the journal is replayed unpaced and its spikes compared with the

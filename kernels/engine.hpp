@@ -52,7 +52,7 @@ using BatchSpikes = std::vector<std::vector<Spike>>;
 // The engine (its device) failed and its state is lost: advance, export, import, a
 // weight update or a stimulus change did not complete. Not the user's input to fix and
 // not a bug in the caller: a service resumes from the last state it exported, on another
-// engine (the CPU pool; ARCHITECTURE.md, "Swapping the engine"). The message says what
+// engine (the CPU pool; docs/ARCHITECTURE.md, "Swapping the engine"). The message says what
 // failed (for CUDA, the runtime's error name and text).
 class engine_failure : public std::runtime_error {
  public:

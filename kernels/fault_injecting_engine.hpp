@@ -1,6 +1,6 @@
 #pragma once
 // An engine that fails on purpose, for tests of a service's fallback to the CPU pool
-// (ARCHITECTURE.md, "Swapping the engine") where CI has no GPU to lose.
+// (docs/ARCHITECTURE.md, "Swapping the engine") where CI has no GPU to lose.
 #include <cstdint>
 #include <memory>
 

@@ -1,5 +1,5 @@
 #pragma once
-// The per-neuron arithmetic of MODEL.md, written once for every engine (FLYSIM_HD).
+// The per-neuron arithmetic of docs/MODEL.md, written once for every engine (FLYSIM_HD).
 // No exp, log or division here: every constant comes derived from the host
 // (model/lif_params.cpp). See kernels/README.md for the epoch and the three paths.
 #include <Random123/philox.h>
@@ -36,7 +36,7 @@ struct NeuronInputs {
 enum class EpochPath : uint8_t {
   unchanged,  // at rest, or refractory for the whole epoch: nothing can change
   quiet,      // no input and provably below threshold: one exact epoch propagator
-  stepwise    // everything else: MODEL.md's step, step by step
+  stepwise    // everything else: docs/MODEL.md's step, step by step
 };
 
 FLYSIM_HD inline int32_t refractory_steps(const LifConstants& c, const NeuronInputs& in) {
@@ -94,7 +94,7 @@ FLYSIM_HD inline auto refractory_over(EpochSpan e, Int last_spike, int32_t ref) 
   return e.first - last_spike >= ref;
 }
 
-// MODEL.md step 2 over `steps` steps at once (steps = 1 is the ordinary update).
+// docs/MODEL.md step 2 over `steps` steps at once (steps = 1 is the ordinary update).
 template <class Real>
 FLYSIM_HD inline void decay(const LifConstants& c, int32_t steps, Real& v, Real& g) {
   const Real v_next = c.v0 + (v - c.v0) * c.ev_epoch[steps] + g * c.evg_epoch[steps];

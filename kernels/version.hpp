@@ -1,5 +1,5 @@
 #pragma once
-// The two strings that name the determinism contract (ARCHITECTURE.md). Every engine
+// The two strings that name the determinism contract (docs/ARCHITECTURE.md). Every engine
 // reports the same ones; a checkpoint carries them.
 #include <cstdint>
 #include <string>

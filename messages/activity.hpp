@@ -1,5 +1,5 @@
 #pragma once
-// The messages of the live page (issue 12): what GET /spikes, /rates and /top ask the
+// The messages of the live page: what GET /spikes, /rates and /top ask the
 // recorder's activity window (model/activity_window.hpp), and its answers.
 #include <caf/all.hpp>
 

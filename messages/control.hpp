@@ -1,5 +1,5 @@
 #pragma once
-// The messages of the live service (flysim serve, issue 10): commands an operator sends
+// The messages of the live service (flysim serve): commands an operator sends
 // through the control API, the reply that says where each took effect, and the status.
 // The HTTP layer turns JSON into these; the sim loop decides; the journal stores them.
 #include <caf/all.hpp>

@@ -40,7 +40,7 @@ using shard_node_actor = caf::typed_actor<
     // Spawn a shard from its setup; the shard ends when the requester goes down.
     caf::replies_to<spawn_atom, ShardSetup>::with<plasticity_shard_actor>>;
 
-// The live page's figures (issue 12): an activity window's answers. The recorder has
+// The live page's figures: an activity window's answers. The recorder has
 // these handlers; only flysim serve's recorder keeps a window (the others answer an error).
 using activity_actor = caf::typed_actor<
     // The raster: the N most active neurons, their counts per bin since a position.

@@ -1,5 +1,5 @@
 #pragma once
-// What the live page draws (issue 12): the spikes of the last simulated seconds counted
+// What the live page draws: the spikes of the last simulated seconds counted
 // in time bins, so that a browser gets counts it can draw, never every spike (the dense
 // scenario makes 840,000 spikes per simulated second). Fed with each epoch's spikes in
 // order; answers the raster of the most active neurons, the population and readout

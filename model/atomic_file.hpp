@@ -1,6 +1,6 @@
 #pragma once
 // An output file that never destroys what it does not own and never looks complete
-// before it is (model/OUTPUTS.md):
+// before it is (docs/OUTPUTS.md):
 // - A regular file (or a new name) is written into an anonymous file in the same
 //   folder (O_TMPFILE: it has no name, so a process killed with SIGKILL leaves nothing
 //   behind), flushed and fsynced, then given a name and renamed over NAME. Where the

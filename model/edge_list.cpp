@@ -14,7 +14,7 @@ namespace flysim {
 
 namespace {
 
-// Synapse counts above this would overflow the fixed-point weight (MODEL.md caps 2405).
+// Synapse counts above this would overflow the fixed-point weight (FlyWire's largest is 2405, docs/MODEL.md).
 constexpr int64_t kMaxSynapseCount = 1 << 14;
 
 uint64_t mix64(uint64_t x) {

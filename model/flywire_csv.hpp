@@ -1,5 +1,5 @@
 #pragma once
-// The reference model's input format (MODEL.md "Connectome input format").
+// The reference model's input format (docs/MODEL.md, "Connectome formats").
 #include <functional>
 #include <string>
 #include <vector>
@@ -14,7 +14,7 @@ using ProgressFn = std::function<void(uint64_t, uint64_t)>;
 // Neurons file: header `,Completed` (first column the root ID), row number = index.
 std::vector<int64_t> load_flywire_neurons(const std::string& path);
 
-// Connectivity CSV with the seven columns of MODEL.md, validated against the neurons.
+// Connectivity CSV with the seven columns of docs/MODEL.md, validated against the neurons.
 Network load_flywire(const std::string& neurons_path, const std::string& connectivity_path,
                      const ProgressFn& progress = {});
 

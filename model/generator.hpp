@@ -1,6 +1,6 @@
 #pragma once
 // `flysim generate`: a synthetic stand-in for the FlyWire v783 connectome with its
-// published statistics (MODEL.md) and a documented sensory-to-motor pathway, so the
+// published statistics (docs/MODEL.md) and a documented sensory-to-motor pathway, so the
 // canonical sugar experiment has something to drive. Design and measurements:
 // model/GENERATOR.md.
 #include <cstdint>

@@ -4,7 +4,7 @@
 // `flysim run --replay=FILE` can rebuild the same plan; every later line is one live
 // command and the boundary where the sim loop applied it, written and flushed before the
 // command takes effect. A replay applies the same commands at the same boundaries and
-// gives the same spikes (apps/flysim/SERVICE.md).
+// gives the same spikes (docs/SERVICE.md).
 #include <cstdint>
 #include <cstdio>
 #include <map>

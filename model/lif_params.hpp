@@ -1,5 +1,5 @@
 #pragma once
-// The model's user-facing parameters (MODEL.md, table "Parameters") and the constants
+// The model's user-facing parameters (docs/MODEL.md, "Parameters and defaults") and the constants
 // derived from them once, on the host, in double (GeNN's habit: no exp() in a kernel).
 #include <cstdint>
 

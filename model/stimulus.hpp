@@ -45,7 +45,7 @@ decltype(auto) fields(PoissonGroup& x, F&& f) {
 enum class SilenceMode : uint8_t { outgoing = 0, both = 1 };
 
 struct StimulusPlan {
-  // Model indices of Poisson-driven neurons (refractory period 0, MODEL.md).
+  // Model indices of Poisson-driven neurons (refractory period 0, docs/MODEL.md).
   std::vector<uint32_t> poisson_neurons;
   // Timed kicks, sorted by (step, neuron); the same in every trial.
   std::vector<Kick> kicks;

@@ -1,4 +1,4 @@
-// Batched trials (issue 13): a batch advances several trials over one network, each with
+// Batched trials: a batch advances several trials over one network, each with
 // its own state and generator key. Every trial's spikes must be those of the trial run
 // alone, whatever the batch size, thread count, or where the batch was exported and
 // imported; a spike file must be the same bytes whatever run.batch is.

@@ -160,7 +160,7 @@ TEST_F(Cli, BadOutputFolderIsAnErrorBeforeAnythingRuns) {
   EXPECT_NE(r.err.find("output.spikes"), std::string::npos) << r.err;
 }
 
-// Ctrl-C finishes the epochs in flight and keeps what was recorded (RELIABILITY.md):
+// Ctrl-C finishes the epochs in flight and keeps what was recorded (docs/RELIABILITY.md):
 // a well-formed spike file under its name, no temporary file, exit code 130.
 TEST_F(Cli, InterruptStopsCleanlyAndKeepsWhatWasRecorded) {
   BackgroundFlysim run(net2000("--stimulus.ids=" + data_path("net2000/stimulated.txt") +

@@ -1,4 +1,4 @@
-// Protocol tests of the control API's HTTP layer (issue 10): a real ControlServer and
+// Protocol tests of the control API's HTTP layer: a real ControlServer and
 // control actor in front of a stand-in for the sim loop (control_support.hpp).
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

@@ -1,4 +1,4 @@
-// The CUDA engine against the CPU pool (ARCHITECTURE.md, "Determinism contract"): the
+// The CUDA engine against the CPU pool (docs/ARCHITECTURE.md, "The determinism contract"): the
 // same spikes and the same state bits at every epoch boundary, across hand-offs between
 // the engines, on net2000 and on the FlyWire-scale synthetic network. Skips, saying why,
 // where no usable CUDA device is present (CI).
@@ -176,7 +176,7 @@ const FlyWireScale& flywire_scale() {
   return scale;
 }
 
-// MODEL.md's canonical stimulus: the 21 sugar GRNs Poisson-driven at `rate_Hz`.
+// docs/MODEL.md's canonical stimulus: the 21 sugar GRNs Poisson-driven at `rate_Hz`.
 EngineSetup sugar_setup(double rate_Hz) {
   StimulusPlan plan;
   plan.poisson_neurons = flywire_scale().sugar;
@@ -564,7 +564,7 @@ TEST(CudaEngine, TimedFlyWireScaleRuns) {
   report("10% of neurons at 50 Hz", *busy, time_run(*busy, dense, kSteps, true));
 }
 
-// Batched trials on the GPU (issue 13): a batch of 5 trials of net2000 in one set of
+// Batched trials on the GPU: a batch of 5 trials of net2000 in one set of
 // launches gives, per trial, the CPU pool's spikes of that trial alone, bit for bit, and
 // the same states; exported in the middle of a cell and imported into the CPU pool, the
 // batch goes on identically there (a swap or checkpoint of a batch). Trials started at

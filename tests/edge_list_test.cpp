@@ -1,4 +1,4 @@
-// The small real connectomes (data/) and the edge-list rules (GENERATOR.md, "Edge lists").
+// The small real connectomes (data/) and the edge-list rules (model/GENERATOR.md, "Edge lists").
 #include <gtest/gtest.h>
 #include <unistd.h>
 

@@ -1,4 +1,4 @@
-// One field list per type (issue 14): the types a message or a checkpoint carries list
+// One field list per type: the types a message or a checkpoint carries list
 // their fields once (fields() beside each type, model/FIELDS.md), and both CAF and
 // Cereal serialize from that list. These tests fail when a field is added to a type and
 // not to its list, or when either serializer drops one.

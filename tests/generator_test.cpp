@@ -1,4 +1,4 @@
-// The synthetic FlyWire-scale generator: statistics, determinism, structure (GENERATOR.md).
+// The synthetic FlyWire-scale generator: statistics, determinism, structure (model/GENERATOR.md).
 #include <gtest/gtest.h>
 
 #include <algorithm>

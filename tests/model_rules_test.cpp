@@ -1,4 +1,4 @@
-// One test per rule of MODEL.md, each on a tiny hand-built network, each failing when
+// One test per rule of docs/MODEL.md, each on a tiny hand-built network, each failing when
 // its rule is implemented wrongly.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// The live page's endpoints (issue 12) through a real ControlServer and control actor,
+// The live page's endpoints through a real ControlServer and control actor,
 // in front of stand-ins for the sim loop and the activity window (control_support.hpp):
 // the static files, GET /spikes, /rates and /top, and their 400s.
 #include <gtest/gtest.h>

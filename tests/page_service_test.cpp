@@ -1,4 +1,4 @@
-// The live page's figures from a real flysim serve (issue 12): what GET /rates, /spikes
+// The live page's figures from a real flysim serve: what GET /rates, /spikes
 // and /top answer is exactly what the spike file holds for the same bins.
 #include <gtest/gtest.h>
 #include <httplib.h>

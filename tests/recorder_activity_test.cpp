@@ -1,4 +1,4 @@
-// The recorder's activity window (issue 12), through the actor: serve's recorder counts
+// The recorder's activity window, through the actor: serve's recorder counts
 // what it records and learns a new stimulated set; run's recorder keeps no window.
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // flysim against spikes from an independent implementation (Brian2 2.5.1, float64):
-// ../shared/reference/net2000, copied to tests/data/net2000.
+// the net2000 case in tests/data/net2000 (network, kicks.csv, Brian2's spikes in brian_kicks.csv).
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// Issue 9's promises (docs/RELIABILITY.md): outputs never destroy what is not theirs,
+// The reliability promises (docs/RELIABILITY.md): outputs never destroy what is not theirs,
 // nonsense is refused with one line that says where, and a stopped or killed run leaves
 // nothing that looks complete and keeps what it recorded.
 #include <gtest/gtest.h>

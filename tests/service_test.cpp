@@ -122,19 +122,15 @@ TEST_F(Service, SwappedOutEnginesGiveTheirMemoryBack) {
   const long first = least_after_3_swaps();
   for (int swap = 0; swap < 10; ++swap) ASSERT_EQ(ctl(port, "swap cpu --threads=1").code, 0);
   const long last = least_after_3_swaps();
-  // Measured: +4 MiB with the threshold fixed, +76 MiB without it.
+  // Between the +4 MiB measured with the threshold fixed and the +76 MiB without it (docs/BENCHMARKS.md, "Memory").
   EXPECT_LT(last - first, 20 * 1024) << first << " KiB after swaps 1-3, " << last << " KiB after swaps 14-16";
   EXPECT_EQ(ctl(port, "stop").code, 0);
   EXPECT_EQ(serve.wait(), 0) << slurp(path("serve.err"));
 }
 
-// A long service (bench/watch.sh, issue 11) swaps, checkpoints and answers the control
-// API for hours: once the first swaps are behind it, its heap must stop growing. Each
-// swap starts new engine threads and each HTTP thread's first request used to take a
-// malloc arena of its own; each checkpoint's file name stayed in a list
-// (apps/flysim/main.cpp, actors/engine_actor.hpp); each thread's cache of freed blocks
-// filled (apps/flysim/thread_caches.cpp). Anonymous memory (heap and stacks)
-// is measured: the pages of the binary and its libraries come in as code runs first.
+// A long service (bench/watch.sh) swaps, checkpoints and answers the control API for
+// hours: once the first swaps are behind it, its heap (anonymous memory; the binary's
+// pages come in as code first runs) must stop growing (docs/WATCH.md, "Memory").
 TEST_F(Service, MemoryStaysFlatOverSwapsCheckpointsAndRequests) {
   BackgroundFlysim serve("serve " + network() + " --run.pace=2 --engine.threads=2 --control.port=0 --checkpoint.every-ms=100" +
                              " --checkpoint.dir=" + path("ck") + " --output.spikes=" + path("spikes.csv") +
@@ -162,8 +158,7 @@ TEST_F(Service, MemoryStaysFlatOverSwapsCheckpointsAndRequests) {
   const long last = least_of_3();
   const std::size_t checkpoints = checkpoints_written() - checkpoints_before;
   EXPECT_GE(checkpoints, 14u * 3);
-  // Measured (net2000, 17 swaps and ~100 checkpoints between the readings): +0.16 to
-  // +0.30 MiB; before (an arena per thread, no trim after a swap): +1.4 to +2.1 MiB.
+  // Between the +0.16..0.30 MiB measured and the +1.4..2.1 MiB of per-thread arenas (docs/WATCH.md).
   EXPECT_LT(last - first, 1024) << first << " KiB after swaps 5-7, " << last << " KiB after swaps 22-24, " << checkpoints
                                << " checkpoints between";
   EXPECT_EQ(ctl(port, "stop").code, 0);

@@ -1,7 +1,7 @@
 // A peer that sends a shard node bad work (a setup that cannot be a shard, or spikes
 // that go back in time) gets an error, and the node lives on. The peer is a CAF client
 // in a child process that ends with _exit: CAF 0.17's ~actor_system may wait forever
-// after talking to a remote node (docs: CAF-0.17.md), which must not hang the tests.
+// after talking to a remote node (docs/CAF-0.17.md), which must not hang the tests.
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
 #include <gtest/gtest.h>

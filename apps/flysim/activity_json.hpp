@@ -1,5 +1,5 @@
 #pragma once
-// The live page's JSON (issue 12): the query parameters of GET /spikes, /rates and /top,
+// The live page's JSON: the query parameters of GET /spikes, /rates and /top,
 // refused with a message that names the parameter, and the activity window's answers as
 // JSON. Root IDs are strings: they exceed 2^53, where JavaScript's numbers lose digits.
 #include <cstdint>

@@ -1,5 +1,5 @@
 #pragma once
-// Requests a browser sends for another site (issue 12). Once the service has a page,
+// Requests a browser sends for another site. Once the service has a page,
 // the browser on the operator's machine is a client, and any site it visits could make
 // it send a request to localhost:7460: a cross-site POST /stop needs no CORS permission
 // to take effect, and a domain that resolves to 127.0.0.1 ("DNS rebinding") would even

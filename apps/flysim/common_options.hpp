@@ -46,7 +46,7 @@ int cuda_device(const Options& o);
 // Throws input_error unless a file can be created at path (its folder exists and is writable).
 void require_writable(const Options& o, const std::string& key);
 
-// The MN9 root ID (MODEL.md's readout neuron): wired by the generator, the default of
+// The MN9 root ID (docs/MODEL.md's readout neuron): wired by the generator, the default of
 // output.readouts.
 inline constexpr int64_t kMn9RootId = 720575940660219265;
 

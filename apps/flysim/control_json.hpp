@@ -1,5 +1,5 @@
 #pragma once
-// The control API's JSON (issue 10): request bodies into live commands, refused with a
+// The control API's JSON: request bodies into live commands, refused with a
 // message that names the field; status, replies and errors out. Both sides use it:
 // the server (control_server.cpp) and the client (`flysim ctl`).
 #include <stdexcept>

@@ -1,5 +1,5 @@
 #pragma once
-// The control.* options (issue 10): the same keys tell `flysim serve` where to listen
+// The control.* options: the same keys tell `flysim serve` where to listen
 // and `flysim ctl` where to connect, so one config file serves both.
 #include <string>
 #include <vector>
@@ -15,7 +15,7 @@ inline constexpr int kDefaultControlPort = 7460;
 // control.port (default `default_port`), control.bind, control.token-file.
 std::vector<OptionSpec> control_options(int default_port);
 
-// control.web-dir: where flysim serve finds the live page (issue 12).
+// control.web-dir: where flysim serve finds the live page.
 OptionSpec web_dir_option();
 
 // The token of control.token-file: its first line, without surrounding blanks; "" when

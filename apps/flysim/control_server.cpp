@@ -260,7 +260,7 @@ void ControlServer::answer_command(const std::string& action, const std::string&
                [&](const caf::error& err) { answer_failure(res, err, config_.command_timeout, true); });
 }
 
-// The live page (issue 12): its files, read when the service started, and the JSON it
+// The live page: its files, read when the service started, and the JSON it
 // draws, each question forwarded to the control actor like a status request.
 void ControlServer::install_page_routes() {
   httplib::Server& s = *server_;

@@ -1,7 +1,7 @@
 #pragma once
-// The control API's HTTP server (issue 10): cpp-httplib on threads of its own. Its
+// The control API's HTTP server: cpp-httplib on threads of its own. Its
 // handlers only turn HTTP into messages to the control actor and its answers back into
-// HTTP; they never touch the simulation. It also serves the live page (issue 12): its
+// HTTP; they never touch the simulation. It also serves the live page: its
 // static files and the JSON it draws. Endpoints, bodies and status codes: README.md.
 #include <caf/all.hpp>
 

@@ -1,5 +1,5 @@
 #pragma once
-// The words of `flysim ctl` (issue 10): which request, its arguments, and the options
+// The words of `flysim ctl`: which request, its arguments, and the options
 // that say where the service is. Bad usage is an input_error (exit code 2).
 #include <string>
 #include <vector>

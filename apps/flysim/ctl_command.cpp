@@ -1,4 +1,4 @@
-// flysim ctl: the command-line client of the control API (issue 10). It finds the
+// flysim ctl: the command-line client of the control API. It finds the
 // service through the control.* keys, sends one request and prints the answer.
 // Exit codes: 0 done, 1 refused or no answer, 2 bad usage (here or as the service says).
 #include <fmt/format.h>

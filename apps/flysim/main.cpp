@@ -54,21 +54,9 @@ int main(int argc, char** argv) {
   // A service lives long: its threads' caches of freed blocks would hold memory for good
   // (apps/flysim/thread_caches.cpp).
   if (argc > 1 && std::string(argv[1]) == "serve") flysim::app::exec_without_thread_caches(argv);
-  // glibc raises its mmap threshold each time a large mmapped block is freed, so after the
-  // first engine swap the next engine's delay ring and state (tens of MiB) come from the
-  // heap, and freeing them at the following swap leaves them there: resident memory grew
-  // about 6 MiB a swap (8 CPU swaps of the FlyWire-scale network: 182 -> 232 MiB). A fixed
-  // threshold keeps every block of 1 MiB or more mmapped, returned to the system when
-  // freed (the same 8 swaps: 174 -> 178 MiB, docs/WATCH.md).
+  // A fixed mmap threshold: a swapped-out engine's large blocks go back to the system (docs/BENCHMARKS.md, "Memory").
   mallopt(M_MMAP_THRESHOLD, 1 << 20);
-  // glibc gives each thread that allocates an arena of its own (up to 8 per core), and an
-  // arena keeps what is freed in it. A swap starts the new engine's threads (the engine
-  // actor's and its pool's) while the old engine's still run, and each of the 8 HTTP
-  // threads takes one at its first request: a service's resident memory grew in steps
-  // that did not come back (10 CPU swaps of net2000: +2.4 MiB on 18). With one arena for
-  // all threads and a trim after each swap (actors/engine_actor.hpp): +0.4 MiB, at the
-  // first swap only. The engine's hot path hardly allocates (its pool reuses its
-  // buffers): the CPU engine is no slower (docs/WATCH.md).
+  // One malloc arena for all threads: per-thread arenas keep what swaps and HTTP threads free (docs/WATCH.md).
   mallopt(M_ARENA_MAX, 1);
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty() || args[0] == "help" || args[0] == "--help" || args[0] == "-h") {

@@ -3,7 +3,7 @@
 // The key names are a contract (other tools drive flysim through them).
 //
 // Written here rather than with CAF's actor_system_config because CAF 0.17 silently
-// ignores unknown keys in a config file (see ../shared/docs/CAF-0.17.md), and a typo
+// ignores unknown keys in a config file (docs/CAF-0.17.md), and a typo
 // in `run.duration-ms` must be an error naming the file and line, not a default.
 #include <cstdint>
 #include <map>

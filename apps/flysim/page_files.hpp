@@ -1,5 +1,5 @@
 #pragma once
-// The live page's static files (issue 12): plain HTML, JavaScript and CSS kept in
+// The live page's static files: plain HTML, JavaScript and CSS kept in
 // apps/flysim/web/, installed with the binary, found at run time and read once when the
 // service starts, so that a request never touches the file system.
 #include <string>

@@ -1,6 +1,6 @@
 #pragma once
 // output.readouts: the neurons the summary reports on their own (their mean rate over
-// the trials), MN9 by default (MODEL.md's readout). The live page shows the first.
+// the trials), MN9 by default (docs/MODEL.md's readout). The live page shows the first.
 #include <cstdint>
 #include <vector>
 

@@ -319,7 +319,7 @@ int run_or_serve(const std::vector<std::string>& args, RunMode mode) {
                                     "--replay=JOURNAL). The options of flysim run, with the defaults below.",
                                     specs)
               : print_help_if_asked(args, "flysim run [--key=value ...]",
-                                    "Runs the LIF model of the fly brain (MODEL.md). With no options: the canonical "
+                                    "Runs the LIF model of the fly brain (docs/MODEL.md). With no options: the canonical "
                                     "experiment, the 21 sugar GRNs at 150 Hz for 1 s on the synthetic FlyWire-scale network.",
                                     specs))
     return 0;

@@ -1,6 +1,6 @@
 #pragma once
 // A bound on how long a server may take to shut down. CAF 0.17's ~actor_system waits
-// without limit for every actor and thread (docs: CAF-0.17.md, "Shutdown hangs"); a
+// without limit for every actor and thread (docs/CAF-0.17.md, "Shutdown hangs"); a
 // process asked to stop must end anyway. Declare the deadline before the actor system
 // so that it outlives the system's destructor, and arm it once the stop begins: if the
 // deadline is still armed when the time is up, it logs one line saying so, flushes the

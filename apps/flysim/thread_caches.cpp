@@ -1,16 +1,7 @@
-// Why a service runs without glibc's per-thread caches: each thread that frees a small
-// block (up to 1 KiB) keeps it in a cache of its own, up to 7 of each size, for its next
-// malloc of that size. No other thread can reuse those blocks, and a page holding any of
-// them stays resident. A service has about 20 threads (9 HTTP, the CAF workers, the sim
-// loop, recorder, checkpointer, the engine's pool...), and each one's cache fills as it
-// meets new sizes: a request on an HTTP thread that had none before, more spikes per
-// epoch after a stimulus change, a new pool after a swap. The 10-minute watch of a paced
-// net2000 service grew +2.13% after its first minute with the caches, +0.29% without
-// them (docs/WATCH.md, "Memory"). Without them every malloc and free goes to the one
-// arena (M_ARENA_MAX=1, apps/flysim/main.cpp); the engine's hot path hardly allocates,
-// and the default scenario is no slower (wall s per simulated s, medians of 7
-// interleaved runs: 0.419 with the caches, 0.402 without). glibc reads the setting only
-// from the environment at start, hence the exec.
+// A service runs without glibc's per-thread caches of freed small blocks: no other thread
+// can reuse them, so each of its ~20 threads' caches keeps pages resident for good, and
+// the engine's hot path hardly allocates (docs/WATCH.md, "Memory, second round"). glibc
+// reads the setting only from the environment at start, hence the exec.
 #include "apps/flysim/thread_caches.hpp"
 
 #include <unistd.h>

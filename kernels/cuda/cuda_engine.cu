@@ -169,9 +169,7 @@ class CudaEngine final : public Engine {
   // here, copied to round_plan_device_ by the graph's first node, with the round's
   // counts, which stay zero here.
   std::map<RoundShape, cuda::Graph> round_graphs_;
-  // Shapes launched once, launch by launch: a capture took 0.25-0.55 ms of the host's
-  // time, and many shapes come once (a run's last round, the grids of the first rounds
-  // while the activity grows: a one-trial second captured five).
+  // Shapes seen once are launched launch by launch: a capture costs more than it saves (kernels/cuda/README.md).
   std::set<RoundShape> shapes_seen_;
   cuda::MappedHostBuffer<cuda::RoundBuffer> round_plan_;
   cuda::DeviceBuffer<cuda::RoundBuffer> round_plan_device_;

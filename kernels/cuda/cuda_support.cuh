@@ -150,13 +150,10 @@ class Graph {
   cudaGraphExec_t exec_ = nullptr;
 };
 
-// An event for the host to wait on. Polling (cudaEventSynchronize on a spinning event)
-// answers within a microsecond and holds a core. Napping asks cudaEventQuery, then sleeps
-// kNap between asks: a paced service's engine thread holds almost no CPU while the
-// device works, and no driver thread is woken for it. (cudaEventBlockingSync was tried
-// first: on the H200 its wake-ups cost the driver's event thread another 0.013 host
-// cores at real time, docs/BENCHMARKS.md.) A nap of 100 us (about 150 with the kernel's
-// timer slack) is well inside the 1.8 ms of simulation a delay cell stands for.
+// An event for the host to wait on: polling answers within a microsecond and holds a core;
+// napping (cudaEventQuery, then kNap of sleep) holds almost none and wakes no driver
+// thread, as cudaEventBlockingSync does (docs/BENCHMARKS.md). 100 us is well inside a
+// delay cell's 1.8 ms.
 class Event {
  public:
   explicit Event(bool nap) : nap_(nap) {

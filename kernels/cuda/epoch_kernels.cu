@@ -236,10 +236,7 @@ __device__ inline void step_neuron(const LifConstants& c, const RoundPlan& plan,
 }
 
 // The epoch's Poisson draws (kernels::poisson_steps) of a driven neuron, by a whole warp,
-// a lane per step; every lane gets them. Drawn by the lane that steps the neuron, they waited
-// on its warp's other lanes: its driven lanes took turns to draw a step each, or with
-// 18 or more of them each drew its own steps one after another (the dense scenario).
-// The bits are the same.
+// a lane per step, so that driven lanes do not draw one after another; every lane gets them.
 __device__ inline uint32_t warp_poisson_steps(uint32_t threshold, kernels::RngKey key, uint32_t neuron,
                                               kernels::EpochSpan span) {
   const int32_t step = static_cast<int32_t>(threadIdx.x % 32u);

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The live page end to end, in headless Chromium (issue 12).
+"""The live page end to end, in headless Chromium.
 
 Usage: live_page_test.py FLYSIM_BINARY TEST_DATA_DIR ARTIFACT_DIR [--fill-s=SECONDS]
 

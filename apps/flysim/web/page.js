@@ -1,4 +1,4 @@
-// The live page's script (issue 12). It polls the service's JSON endpoints and draws
+// The live page's script. It polls the service's JSON endpoints and draws
 // what they answer; its controls are the control API's POST endpoints. No framework, no
 // build step, nothing loaded from elsewhere. The server sends counts per time bin, never
 // single spikes, so drawing costs the same at 800,000 spikes per second as at 8.
