@@ -34,9 +34,14 @@ std::vector<OptionSpec> serve_options();
 LifParams model_params(const Options& o);
 // derive_constants(params), its errors prefixed with the options that set the parameters.
 LifConstants constants_from_options(const LifParams& params);
-// The stimulus of stimulus.ids (unless only stimulus.kicks is given), stimulus.kicks and
-// run.seed, on `net`.
+// The stimulus of stimulus.ids (unless only stimulus.kicks is given), stimulus.kicks,
+// stimulus.group.NAME.*, stimulus.silence[-mode] and run.seed, on `net`.
 StimulusPlan stimulus_plan(const Options& o, const Network& net);
+// The NAMEs of the stimulus.group.NAME.ids options given, sorted.
+std::vector<std::string> poisson_group_names(const Options& o);
+// The keys of every stimulus input file the options may name (groups included): for the
+// output-over-input check.
+std::vector<std::string> stimulus_file_keys(const Options& o);
 // engine.kind, overridden by FLY_LIF_CUDA=1|0 (any other value is an error).
 EngineKind engine_kind(const Options& o);
 // engine.cuda-device, checked to be a device number (whether it exists, the CUDA probe

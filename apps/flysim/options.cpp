@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cctype>
 #include <cmath>
 #include <iostream>
 #include <map>
@@ -37,9 +38,22 @@ bool parse_boolean(const std::string& s, bool& out) {
   return false;
 }
 
+// Whether `key` is `pattern`, where the pattern's one NAME stands for a name of letters,
+// digits, '_' and '-'.
+bool matches_spec_key(const std::string& pattern, const std::string& key) {
+  const std::size_t at = pattern.find(kOptionName);
+  if (at == std::string::npos) return pattern == key;
+  const std::string head = pattern.substr(0, at), tail = pattern.substr(at + kOptionName.size());
+  if (key.size() <= head.size() + tail.size() || key.compare(0, head.size(), head) != 0 ||
+      key.compare(key.size() - tail.size(), tail.size(), tail) != 0)
+    return false;
+  const std::string name = key.substr(head.size(), key.size() - head.size() - tail.size());
+  return std::all_of(name.begin(), name.end(), [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '-'; });
+}
+
 const OptionSpec* find_spec(const std::vector<OptionSpec>& specs, const std::string& key) {
   for (const auto& s : specs)
-    if (s.key == key) return &s;
+    if (matches_spec_key(s.key, key)) return &s;
   return nullptr;
 }
 
@@ -87,7 +101,8 @@ Options Options::parse(const std::vector<OptionSpec>& specs, const std::vector<s
                        const std::map<std::string, std::string>& adopted, const std::string& adopted_origin,
                        const std::vector<std::string>& overridable_prefixes) {
   Options o;
-  for (const auto& spec : specs) o.values_[spec.key] = Value{spec.default_value, "default", false};
+  for (const auto& spec : specs)
+    if (spec.key.find(kOptionName) == std::string::npos) o.values_[spec.key] = Value{spec.default_value, "default", false};
   std::vector<std::pair<std::string, std::string>> command_line;
   for (const auto& arg : args) {
     if (arg.rfind("--", 0) != 0 || arg.find('=') == std::string::npos)
@@ -172,6 +187,16 @@ bool Options::boolean(const std::string& key) const {
   bool b = false;
   if (!parse_boolean(text(key), b)) reject(key, "is not true or false");
   return b;
+}
+
+std::vector<std::string> Options::names_of(const std::string& pattern) const {
+  std::vector<std::string> names;
+  const std::size_t at = pattern.find(kOptionName);
+  const std::string head = pattern.substr(0, at), tail = pattern.substr(at + kOptionName.size());
+  for (const auto& [key, value] : values_)
+    if (value.given && matches_spec_key(pattern, key))
+      names.push_back(key.substr(head.size(), key.size() - head.size() - tail.size()));
+  return names;
 }
 
 bool Options::given(const std::string& key) const { return value(key).given; }

@@ -14,6 +14,10 @@ namespace flysim::app {
 
 enum class OptionType { text, path, integer, number, boolean, choice };
 
+// In a spec's key, stands for a name the user picks: `stimulus.group.NAME.rate` takes
+// `stimulus.group.bitter.rate` (names of letters, digits, '_' and '-').
+inline const std::string kOptionName = "NAME";
+
 struct OptionSpec {
   std::string key;
   OptionType type;
@@ -38,6 +42,8 @@ class Options {
   int64_t integer(const std::string& key) const;
   double number(const std::string& key) const;
   bool boolean(const std::string& key) const;
+  // The names the user gave for the NAME of `pattern` (a spec key with NAME), sorted.
+  std::vector<std::string> names_of(const std::string& pattern) const;
   // True when the user set the key (config file or command line).
   bool given(const std::string& key) const;
   // "command line", "FILE:LINE" or "default": where the value came from.

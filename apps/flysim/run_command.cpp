@@ -114,6 +114,23 @@ RunInputs fresh_inputs(const Options& o) {
   return in;
 }
 
+// Silencing and groups given with --restore must be the checkpoint's: a restored run
+// cannot change who is silenced or driven, and saying otherwise is an error, not a warning.
+void refuse_other_condition(const Options& o, const Network& net, const StimulusPlan& saved, const std::string& path) {
+  const bool silence_given = o.given("stimulus.silence") || o.given("stimulus.silence-mode");
+  const bool groups_given = !poisson_group_names(o).empty();
+  if (!silence_given && !groups_given) return;
+  const StimulusPlan asked = stimulus_plan(o, net);
+  if (silence_given && (asked.silenced != saved.silenced || asked.silence_mode != saved.silence_mode))
+    throw input_error("option stimulus.silence" + std::string(o.given("stimulus.silence") ? "='" + o.text("stimulus.silence") + "'" : "") +
+                      " (mode " + silence_mode_name(asked.silence_mode) + ", " + std::to_string(asked.silenced.size()) +
+                      " neurons) differs from what " + path + " silences (mode " + silence_mode_name(saved.silence_mode) +
+                      ", " + std::to_string(saved.silenced.size()) + " neurons): a restored run keeps its checkpoint's silenced set");
+  if (groups_given && asked.groups != saved.groups)
+    throw input_error("options stimulus.group.* differ from the Poisson groups of " + path +
+                      ": a restored run keeps its checkpoint's groups");
+}
+
 // A restored run continues its checkpoint's plan (trials, duration, stimulus); the
 // network and model parameters come from the options and must match the checkpoint.
 RunInputs restored_inputs(const Options& o) {
@@ -130,6 +147,7 @@ RunInputs restored_inputs(const Options& o) {
   in.compatibility = compatibility_string(in.constants, in.network->content_hash());
   verify_identity(path, header, {in.compatibility, kKernelVersion, in.network->content_hash()});
   validate_snapshot(snapshot, in.network->neuron_count(), in.constants.delay_steps, path);
+  refuse_other_condition(o, *in.network, snapshot.plan.stimulus, path);
   in.trial_plan = snapshot.plan;
   spdlog::info("restoring {}: trial {} step {} of {} trial(s) x {} steps", path, snapshot.engine.trial,
                snapshot.engine.next_step, in.trial_plan.trials, in.trial_plan.steps_per_trial);
@@ -327,11 +345,12 @@ int run_or_serve(const std::vector<std::string>& args, RunMode mode) {
   std::vector<PlacedCommand> replayed;
   const Options o = parse_run_options(specs, args, replayed);
   configure_logging(o);
-  FileRoles files{{"network.neurons", "network.connectivity", "stimulus.ids", "stimulus.kicks", "restore", "replay",
-                   "plasticity.pre-ids", "plasticity.post-ids"},
+  FileRoles files{{"network.neurons", "network.connectivity", "restore", "replay", "plasticity.pre-ids",
+                   "plasticity.post-ids"},
                   {"output.spikes", "output.rates", "output.summary", "output.journal", "plasticity.weights-out"},
                   {}};
   if (o.number("checkpoint.every-ms") != 0) files.folder_keys.push_back("checkpoint.dir");
+  for (const std::string& key : stimulus_file_keys(o)) files.input_keys.push_back(key);
   refuse_clashing_files(o, files);
   const RunChecks checks = check_run_options(o);
   const RealtimeSettings realtime = realtime_settings(o);

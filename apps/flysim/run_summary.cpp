@@ -74,6 +74,11 @@ void print_summary(const RunSummary& s, const SummaryContext& c) {
       s.stopped_early ? "stopped" : "done", net.description, net.neuron_count(), net.connection_count(), net.synapse_count(),
       plan.poisson_neurons.size(), c.stimulus_rate_Hz, plan.kicks.size(), plan.seed, s.trials, s.simulated_s * 1e3,
       s.simulated_this_run_s * 1e3, s.recorded.spikes, s.recorded.active_neurons);
+  for (const PoissonGroup& group : plan.groups)
+    std::cout << fmt::format("  group       {}: {} Poisson neurons at {} Hz\n", group.name, group.neurons.size(), group.rate_Hz);
+  if (!plan.silenced.empty())
+    std::cout << fmt::format("  silenced    {} neurons ({} synapses carry no weight)\n", plan.silenced.size(),
+                             plan.silence_mode == SilenceMode::both ? "their outgoing and incoming" : "their outgoing");
   if (!s.recorded.top.empty()) std::cout << "  top responders (mean rate over trials):\n";
   for (std::size_t k = 0; k < s.recorded.top.size(); ++k) {
     const Responder& r = s.recorded.top[k];
@@ -120,7 +125,12 @@ std::string summary_json(const RunSummary& s, const SummaryContext& c) {
   j["stimulus"] = {{"poisson_neurons", c.stimulus.poisson_neurons.size()},
                    {"rate_hz", c.stimulus_rate_Hz},
                    {"kicks", c.stimulus.kicks.size()},
-                   {"seed", c.stimulus.seed}};
+                   {"seed", c.stimulus.seed},
+                   {"groups", nlohmann::json::array()},
+                   {"silenced", c.stimulus.silenced.size()},
+                   {"silence_mode", silence_mode_name(c.stimulus.silence_mode)}};
+  for (const PoissonGroup& group : c.stimulus.groups)
+    j["stimulus"]["groups"].push_back({{"name", group.name}, {"neurons", group.neurons.size()}, {"rate_hz", group.rate_Hz}});
   j["trials"] = s.trials;
   j["ms_per_trial"] = s.simulated_s * 1e3;
   j["simulated_ms_this_run"] = s.simulated_this_run_s * 1e3;
