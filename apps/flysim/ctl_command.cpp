@@ -13,6 +13,7 @@
 #include "apps/flysim/control_options.hpp"
 #include "apps/flysim/cost_table.hpp"
 #include "apps/flysim/ctl_args.hpp"
+#include "messages/control_json.hpp"
 #include "model/errors.hpp"
 
 namespace flysim::app {
@@ -60,7 +61,7 @@ void refuse_serve_only_keys_on_the_command_line(const Options& o) {
 // One request: GET /status or POST /<action>.
 httplib::Result send(const ControlEndpoint& s, const CtlRequest& r) {
   if (r.action == "status") return control_request(s, "/status", nullptr);
-  const std::string body = command_to_json(r.command);
+  const std::string body = command_body_json(r.command);
   return control_request(s, "/" + r.action, &body);
 }
 

@@ -28,8 +28,9 @@ class Options {
   // wins). Throws input_error naming the option and where it came from.
   static Options parse(const std::vector<OptionSpec>& specs, const std::vector<std::string>& args);
   // The same, with `adopted` values from another source (a journal being replayed) read
-  // after the config files; the command line may set only `overridable` adopted keys
-  // (outputs, logging: what does not change the result).
+  // after the config files; the command line and config files may set only keys that
+  // start with one of `overridable_prefixes` (outputs, logging: what does not change
+  // the result), whether adopted or not.
   static Options parse(const std::vector<OptionSpec>& specs, const std::vector<std::string>& args,
                        const std::map<std::string, std::string>& adopted, const std::string& adopted_origin,
                        const std::vector<std::string>& overridable_prefixes);
