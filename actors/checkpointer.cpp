@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <malloc.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
@@ -40,6 +41,8 @@ checkpointer_actor::behavior_type checkpointer_behavior(checkpointer_actor::stat
         // trim hands the free pages back; a checkpoint is rare enough for its cost.
         snapshot = Snapshot();
         malloc_trim(0);
+        // A second checkpoint at one step replaced the file: it is listed once.
+        st.written.erase(std::remove(st.written.begin(), st.written.end(), path), st.written.end());
         st.written.push_back(path);
         while (st.written.size() > st.config.keep) {
           std::remove(st.written.front().c_str());
