@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <malloc.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
@@ -36,6 +37,8 @@ checkpointer_actor::behavior_type checkpointer_behavior(checkpointer_actor::stat
         // Free the snapshot's copies now and trim, or the heap keeps their pages (docs/WATCH.md).
         snapshot = Snapshot();
         malloc_trim(0);
+        // A second checkpoint at one step replaced the file: it is listed once.
+        st.written.erase(std::remove(st.written.begin(), st.written.end(), path), st.written.end());
         st.written.push_back(path);
         while (st.written.size() > st.config.keep) {
           std::remove(st.written.front().c_str());

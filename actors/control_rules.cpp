@@ -29,8 +29,8 @@ std::string stimulus_problem(const LiveCommand& c) {
   for (int64_t id : c.poisson_ids)
     if (!seen.insert(id).second) return fmt::format("poisson_ids lists {} twice", id);
   for (std::size_t k = 0; k < c.kicks.size(); ++k)
-    if (!std::isfinite(c.kicks[k].after_ms) || c.kicks[k].after_ms < 0)
-      return fmt::format("kicks[{}].after_ms must be a finite number >= 0, got {}", k, c.kicks[k].after_ms);
+    if (!(c.kicks[k].after_ms >= 0 && c.kicks[k].after_ms <= kMaxKickAfterMs))
+      return fmt::format("kicks[{}].after_ms must lie in 0..{} ms, got {}", k, kMaxKickAfterMs, c.kicks[k].after_ms);
   if (!has_stimulus_fields(c)) return "stimulus needs at least one of rate_hz, poisson_ids, kicks";
   return "";
 }

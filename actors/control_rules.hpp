@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "messages/control.hpp"
+#include "model/lif_params.hpp"
 
 namespace flysim {
 
@@ -13,6 +14,10 @@ inline const std::vector<std::string> kLiveActions = {"swap", "checkpoint", "sti
 
 // The most CPU pool threads a swap may ask for (engine.threads has the same limit).
 inline constexpr int32_t kMaxLiveThreads = 1024;
+
+// The latest a kick may come after its command: no trial lasts longer (2^29 steps of
+// the longest dt).
+inline constexpr double kMaxKickAfterMs = static_cast<double>(kMaxRunSteps) * kMaxDtMs;
 
 // What is wrong with a command: the action and engine names, the thread count, the rate,
 // the kicks and IDs, fields that belong to another action. Empty when nothing is.

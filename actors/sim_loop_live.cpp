@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "actors/sim_loop_ops.hpp"
+#include "actors/stimulus_command.hpp"
 #include "kernels/engine.hpp"
 #include "messages/control_json.hpp"
 #include "model/errors.hpp"
@@ -136,44 +137,15 @@ ServiceStatus service_status(self_ptr self) {
 
 namespace flysim::sim_loop_ops {
 
-namespace {
-// The plan after a stimulus command applied at `at`; throws input_error naming what is
-// wrong (an unknown neuron, a kick past the end of the trial, a bad rate).
-TrialPlan changed_plan(const TrialPlan& current, const LiveCommand& c, RunPosition at, const RunPlan& plan) {
-  TrialPlan next = current;
-  if (c.rate_Hz >= 0) next.stimulus_rate_Hz = c.rate_Hz;
-  const auto index = index_of_ids(plan.network->root_ids, "network");
-  const auto neuron = [&](int64_t id) {
-    const auto it = index.find(id);
-    if (it == index.end()) throw input_error("neuron ID " + std::to_string(id) + " is not in the network");
-    return it->second;
-  };
-  if (c.replace_ids) {
-    next.stimulus.poisson_neurons.clear();
-    for (int64_t id : c.poisson_ids) next.stimulus.poisson_neurons.push_back(neuron(id));
-    std::sort(next.stimulus.poisson_neurons.begin(), next.stimulus.poisson_neurons.end());
-  }
-  for (const LiveKick& k : c.kicks) {
-    const int64_t step = int64_t{at.step} + duration_to_steps(k.after_ms, plan.dt_ms);
-    if (step >= plan.steps_per_trial)
-      throw input_error(fmt::format("a kick {} ms after step {} falls after the end of the trial", k.after_ms, at.step));
-    next.stimulus.kicks.push_back({static_cast<int32_t>(step), neuron(k.neuron_id)});
-  }
-  std::sort(next.stimulus.kicks.begin(), next.stimulus.kicks.end(),
-            [](const Kick& a, const Kick& b) { return a.step != b.step ? a.step < b.step : a.neuron < b.neuron; });
-  check_stimulus_change(current.stimulus, &next.stimulus, plan.neurons);
-  return next;
-}
-}  // namespace
-
 void apply_stimulus(self_ptr self, const LiveCommand& command, uint64_t live_id) {
   auto& st = self->state;
   const RunPosition at = st.issued;
   TrialPlan next;
   uint32_t threshold = 0;
   try {
-    next = changed_plan(st.plan.trial_plan, command, at, st.plan);
-    threshold = poisson_threshold(next.stimulus_rate_Hz, st.plan.dt_ms);  // refuses a rate above 1/dt
+    StimulusChange change = stimulus_change(st.plan.trial_plan, command, at, *st.plan.network, st.plan.dt_ms);
+    next = std::move(change.plan);
+    threshold = change.poisson_threshold;
   } catch (const std::exception& e) {
     answer_live(self, live_id, {false, std::string("stimulus not changed: ") + e.what(), at.trial, at.step, ""});
     return;

@@ -7,6 +7,7 @@
 
 #include "model/errors.hpp"
 #include "model/lif_constants.hpp"
+#include "model/lif_params.hpp"
 
 namespace flysim {
 
@@ -56,8 +57,11 @@ void check_trial(const Check& check, const EngineState& e, const TrialPlan& plan
 // in order, at one step.
 void check_batch_of(const Check& check, const Snapshot& s) {
   const EngineState& e = s.engine;
+  check(s.batch >= 1 && s.batch <= s.plan.trials,
+        "field batch is " + std::to_string(s.batch) + "; a batch holds 1.." + std::to_string(s.plan.trials) +
+            " trials (the plan's)");
   const int64_t expected = std::min<int64_t>(s.batch, int64_t{s.plan.trials} - e.trial);
-  check(s.batch >= 1 && e.trial % s.batch == 0 && static_cast<int64_t>(s.later_trials.size()) + 1 == expected,
+  check(e.trial % s.batch == 0 && static_cast<int64_t>(s.later_trials.size()) + 1 == expected,
         "a batch of " + std::to_string(s.later_trials.size() + 1) + " trials from trial " + std::to_string(e.trial) +
             " in batches of " + std::to_string(s.batch));
   for (std::size_t k = 0; k < s.later_trials.size(); ++k)
@@ -74,8 +78,8 @@ void validate_snapshot(const Snapshot& s, std::size_t neurons, int32_t delay_ste
   const std::string n = std::to_string(neurons);
   const EngineState& e = s.engine;
   const TrialPlan& plan = s.plan;
-  check(plan.trials >= 1 && plan.steps_per_trial >= 1,
-        "a plan of " + std::to_string(plan.trials) + " trials of " + std::to_string(plan.steps_per_trial) + " steps");
+  check(plan.trials >= 1 && plan.trials <= kMaxTrials && plan.steps_per_trial >= 1 && plan.steps_per_trial <= kMaxRunSteps,
+        "a plan of " + std::to_string(plan.trials) + " trials of " + std::to_string(plan.steps_per_trial) + " steps (1.." + std::to_string(kMaxTrials) + " trials of 1..2^29 steps)");
   check_trial(check, e, plan, neurons, delay_steps);
   check_batch_of(check, s);
   for (const EngineState& later : s.later_trials) check_trial(check, later, plan, neurons, delay_steps);

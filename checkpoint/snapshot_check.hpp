@@ -15,7 +15,7 @@ namespace flysim {
 // `neurons` neurons with a synaptic delay of `delay_steps` steps:
 // - v, g, last_spike and the recorder's counts hold one value per neuron; v and g are
 //   finite; each last spike is kNeverSpiked or a step of this trial before next_step;
-// - the plan has at least one trial of at least one step, and the position (trial,
+// - the plan has 1..kMaxTrials trials of 1..kMaxRunSteps steps, and the position (trial,
 //   next_step) lies inside it on a delay-cell boundary;
 // - each undelivered spike is of a neuron of the network and of the delay cell just
 //   finished; the Poisson neurons and kicks name neurons of the network, kicks at
@@ -23,7 +23,7 @@ namespace flysim {
 // - without plasticity settings there are no plastic weights and no traces; with them,
 //   as many learned weights as applied ones, and traces of every neuron whose steps
 //   lie before next_step (or are kNeverSpiked);
-// - the batch (run.batch >= 1) starts at a multiple of it and holds its trials in order,
+// - the batch (1..the plan's trials) starts at a multiple of it and holds its trials in order,
 //   each at the first one's step and checked as above; plasticity only with batch 1.
 void validate_snapshot(const Snapshot& snapshot, std::size_t neurons, int32_t delay_steps, const std::string& path);
 

@@ -40,4 +40,9 @@ struct EngineWhere {
 };
 int32_t batch_that_fits(EngineWhere where, std::size_t neurons, int32_t delay_steps);
 
+// The memory a batch of `batch` trials would take on `where`, if it lies beyond what
+// batch_that_fits may fill (half the free memory, the CUDA count limit): the message
+// says how much it needs and how much there is. Empty when the batch fits.
+std::string batch_beyond_memory(EngineWhere where, std::size_t neurons, int32_t delay_steps, int64_t batch);
+
 }  // namespace flysim

@@ -1,14 +1,18 @@
 #pragma once
-// LiveCommand <-> JSON, the form the journal stores (model/journal.hpp). Every field is
-// written, so a replay never depends on a default that may change.
+// LiveCommand as JSON: the body of `POST /<action>` (what `flysim ctl` sends), and the
+// form the journal stores (model/journal.hpp): the action and that body, so that a
+// replay reads each command back through the control API's own checks
+// (apps/flysim/control_json.hpp command_from_journal_json).
 #include <string>
 
 #include "messages/control.hpp"
 
 namespace flysim {
 
+// The body of `POST /<action>` that asks for `command`: only the fields the action takes.
+std::string command_body_json(const LiveCommand& command);
+
+// {"action": ..., "body": command_body_json(command)}.
 std::string to_json(const LiveCommand& command);
-// Throws input_error naming `where` (e.g. "journal.jsonl:3") when the JSON is not a command.
-LiveCommand live_command_from_json(const std::string& json, const std::string& where);
 
 }  // namespace flysim

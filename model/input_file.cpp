@@ -76,9 +76,10 @@ std::string_view strip_utf8_bom(std::string_view text) {
 
 std::string printable(std::string_view text) {
   static constexpr char kHex[] = "0123456789abcdef";
+  const std::string_view shown = text.substr(0, kMaxQuotedBytes);
   std::string out;
-  out.reserve(text.size());
-  for (const char c : text) {
+  out.reserve(shown.size() + 32);
+  for (const char c : shown) {
     const auto byte = static_cast<unsigned char>(c);
     if (byte >= 0x20 && byte < 0x7f) {
       out += c;
@@ -88,6 +89,7 @@ std::string printable(std::string_view text) {
       out += kHex[byte & 15];
     }
   }
+  if (shown.size() < text.size()) out += "... (" + std::to_string(text.size()) + " bytes)";
   return out;
 }
 

@@ -25,8 +25,13 @@ std::string special_file_kind(const std::string& path);
 // it would otherwise become part of the first header name).
 std::string_view strip_utf8_bom(std::string_view text);
 
-// `text` with every byte that is not printable ASCII written as \xNN, so that a NUL or
-// a control character in a bad input cannot cut or garble an error message.
+// The most bytes of an input an error message quotes: a line of megabytes is named by
+// its place and its start, never echoed whole.
+inline constexpr std::size_t kMaxQuotedBytes = 200;
+
+// `text` for an error message: its first kMaxQuotedBytes bytes (then "... (N bytes)"),
+// every byte that is not printable ASCII written as \xNN, so that a NUL or a control
+// character in a bad input cannot cut or garble the message.
 std::string printable(std::string_view text);
 
 }  // namespace flysim

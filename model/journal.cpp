@@ -1,5 +1,6 @@
 #include "model/journal.hpp"
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <cerrno>
@@ -11,16 +12,52 @@
 namespace flysim {
 
 namespace {
-constexpr int kJournalVersion = 1;
+// 2: numbered entries of {"action", "body"} commands, and the network's content hash.
+constexpr int kJournalVersion = 2;
+
+void put_line(std::FILE* file, const std::string& path, const std::string& line, const char* what) {
+  const std::string text = line + "\n";
+  if (std::fputs(text.c_str(), file) < 0 || std::fflush(file) != 0)
+    throw input_error(path + ": cannot " + what + " the journal: " + std::strerror(errno));
 }
 
-JournalWriter::JournalWriter(const std::string& path, const std::map<std::string, std::string>& options) : path_(path) {
+// The header line: exactly its three fields.
+void read_header(const std::string& path, const std::string& line, JournalContents& contents) {
+  const auto fail = [&](const std::string& what) { return input_error_at(path, 1, what); };
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(line);
+  } catch (const nlohmann::json::exception& e) {
+    throw fail("not JSON: " + printable(e.what()));
+  }
+  if (!j.is_object() || !j.contains("flysim_journal")) throw fail("not a flysim journal (the first line lacks 'flysim_journal')");
+  if (j.at("flysim_journal") != kJournalVersion)
+    throw fail("journal version " + j.at("flysim_journal").dump() + "; this flysim reads " + std::to_string(kJournalVersion) +
+               " (rerun the live run to write one)");
+  for (const auto& [key, value] : j.items())
+    if (key != "flysim_journal" && key != "options" && key != "network_hash")
+      throw fail("unknown field '" + printable(key) + "' in the header");
+  try {
+    contents.options = j.at("options").get<std::map<std::string, std::string>>();
+    const std::string hash = j.at("network_hash").get<std::string>();
+    std::size_t used = 0;
+    contents.network_hash = std::stoull(hash, &used, 16);
+    if (used != hash.size() || hash.size() != 16) throw fail("network_hash '" + printable(hash) + "' is not 16 hex digits");
+  } catch (const nlohmann::json::exception& e) {
+    throw fail("malformed header: " + printable(e.what()));
+  } catch (const std::logic_error&) {
+    throw fail("network_hash is not 16 hex digits");
+  }
+}
+}  // namespace
+
+JournalWriter::JournalWriter(const std::string& path, const std::map<std::string, std::string>& options, uint64_t network_hash)
+    : path_(path) {
   file_ = std::fopen(path.c_str(), "w");
   if (!file_) throw input_error(path + ": cannot write the journal: " + std::strerror(errno));
-  const nlohmann::json header = {{"flysim_journal", kJournalVersion}, {"options", options}};
-  const std::string line = header.dump() + "\n";
-  if (std::fputs(line.c_str(), file_) < 0 || std::fflush(file_) != 0)
-    throw input_error(path + ": cannot write the journal: " + std::strerror(errno));
+  const nlohmann::json header = {
+      {"flysim_journal", kJournalVersion}, {"options", options}, {"network_hash", fmt::format("{:016x}", network_hash)}};
+  put_line(file_, path_, header.dump(), "write");
 }
 
 JournalWriter::~JournalWriter() {
@@ -28,58 +65,32 @@ JournalWriter::~JournalWriter() {
 }
 
 void JournalWriter::append(const JournalEntry& entry) {
-  const nlohmann::json line = {{"trial", entry.trial}, {"step", entry.step},
+  const nlohmann::json line = {{"seq", appended_ + 1}, {"trial", entry.trial}, {"step", entry.step},
                                {"command", nlohmann::json::parse(entry.command_json)}};
-  const std::string text = line.dump() + "\n";
-  if (std::fputs(text.c_str(), file_) < 0 || std::fflush(file_) != 0)
-    throw input_error(path_ + ": cannot append to the journal: " + std::strerror(errno));
+  put_line(file_, path_, line.dump(), "append to");
+  ++appended_;
 }
 
 JournalContents read_journal(const std::string& path, std::size_t* torn_line) {
   const std::string bytes = read_input_file(path, "the journal");
   if (torn_line) *torn_line = 0;
+  if (bytes.empty()) throw input_error(path + ": empty file, expected a flysim journal");
   JournalContents contents;
   std::size_t pos = 0, number = 0;
   while (pos < bytes.size()) {
     ++number;
     const std::size_t end = bytes.find('\n', pos);
+    if (end == std::string::npos && number == 1)
+      throw input_error_at(path, 1, "the header line is cut short (the service was killed while writing it): nothing to replay");
     if (end == std::string::npos) {
       if (torn_line) *torn_line = number;
       break;
     }
-    const std::string line = bytes.substr(pos, end - pos);
+    std::string line = bytes.substr(pos, end - pos);
     pos = end + 1;
-    const auto fail = [&](const std::string& what) -> input_error { return input_error_at(path, number, what); };
-    nlohmann::json j;
-    try {
-      j = nlohmann::json::parse(line);
-    } catch (const nlohmann::json::exception& e) {
-      throw fail(std::string("not JSON: ") + e.what());
-    }
-    try {
-      if (number == 1) {
-        if (!j.contains("flysim_journal")) throw fail("not a flysim journal (the first line lacks 'flysim_journal')");
-        if (j.at("flysim_journal").get<int>() != kJournalVersion)
-          throw fail("journal version " + j.at("flysim_journal").dump() + "; this flysim reads " + std::to_string(kJournalVersion));
-        contents.options = j.at("options").get<std::map<std::string, std::string>>();
-        continue;
-      }
-      JournalEntry entry;
-      entry.trial = j.at("trial").get<int32_t>();
-      entry.step = j.at("step").get<int32_t>();
-      if (entry.trial < 0 || entry.step < 0) throw fail("negative trial or step");
-      entry.command_json = j.at("command").dump();
-      if (!contents.entries.empty()) {
-        const JournalEntry& last = contents.entries.back();
-        if (entry.trial < last.trial || (entry.trial == last.trial && entry.step < last.step))
-          throw fail("entries go back in time (trial " + std::to_string(entry.trial) + " step " + std::to_string(entry.step) + ")");
-      }
-      contents.entries.push_back(std::move(entry));
-    } catch (const nlohmann::json::exception& e) {
-      throw fail(std::string("malformed entry: ") + e.what());
-    }
+    if (number == 1) read_header(path, line, contents);
+    else contents.lines.push_back({number, std::move(line)});
   }
-  if (number == 0) throw input_error(path + ": empty file, expected a flysim journal");
   return contents;
 }
 

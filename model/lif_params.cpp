@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "model/errors.hpp"
@@ -10,13 +11,46 @@
 namespace flysim {
 
 int32_t duration_to_steps(double duration_ms, double dt_ms) {
-  return static_cast<int32_t>((duration_ms + 1e-3 * dt_ms) / dt_ms);
+  const double steps = (duration_ms + 1e-3 * dt_ms) / dt_ms;
+  return steps < static_cast<double>(std::numeric_limits<int32_t>::max()) ? static_cast<int32_t>(steps)
+                                                                          : std::numeric_limits<int32_t>::max();
 }
 
 namespace {
 void require_positive(double value, const char* name) {
   if (!(value > 0.0) || !std::isfinite(value))
     throw input_error(std::string("parameter ") + name + " must be a positive number, got " + std::to_string(value));
+}
+
+// The range of each parameter, wide enough for any model and narrow enough that every
+// potential and conductance stays finite, so that every checkpoint a run writes restores.
+struct Bound {
+  const char* name;
+  const char* option;
+  double LifParams::*value;
+  double lowest, highest;
+  bool lowest_excluded;
+  const char* unit;
+};
+constexpr Bound kBounds[] = {
+    {"dt", "model.dt-ms", &LifParams::dt_ms, 0.0, kMaxDtMs, true, "ms"},
+    {"v_0", "model.v-rest-mV", &LifParams::v0_mV, -1e3, 1e3, false, "mV"},
+    {"v_reset", "model.v-reset-mV", &LifParams::v_reset_mV, -1e3, 1e3, false, "mV"},
+    {"v_th", "model.v-threshold-mV", &LifParams::v_threshold_mV, -1e3, 1e3, false, "mV"},
+    {"tau_m", "model.tau-m-ms", &LifParams::tau_m_ms, 0.0, 1e6, true, "ms"},
+    {"tau_g", "model.tau-g-ms", &LifParams::tau_g_ms, 0.0, 1e6, true, "ms"},
+    {"delay", "model.delay-ms", &LifParams::delay_ms, 0.0, 1e3, true, "ms"},
+    {"w_syn", "model.w-syn-mV", &LifParams::w_syn_mV, 0.0, 1e3, true, "mV"},
+    {"f_poi", "model.f-poi", &LifParams::f_poi, 0.0, 1e4, false, ""},
+};
+
+void require_in_bounds(const LifParams& p) {
+  for (const Bound& b : kBounds) {
+    const double x = p.*b.value;
+    if (std::isfinite(x) && (b.lowest_excluded ? x > b.lowest : x >= b.lowest) && x <= b.highest) continue;
+    throw input_error(fmt::format("parameter {} ({}) must lie in {}{}, {}]{}{}, got {}", b.name, b.option,
+                                  b.lowest_excluded ? "(" : "[", b.lowest, b.highest, *b.unit ? " " : "", b.unit, x));
+  }
 }
 }  // namespace
 
@@ -31,11 +65,7 @@ uint32_t poisson_threshold(double rate_Hz, double dt_ms) {
 }
 
 LifConstants derive_constants(const LifParams& p) {
-  require_positive(p.dt_ms, "dt");
-  require_positive(p.tau_m_ms, "tau_m");
-  require_positive(p.tau_g_ms, "tau_g");
-  require_positive(p.delay_ms, "delay");
-  require_positive(p.w_syn_mV, "w_syn");
+  require_in_bounds(p);
   if (p.tau_m_ms == p.tau_g_ms) throw input_error("parameters tau_m and tau_g must differ (the exact propagator divides by tau_m - tau_g)");
   // The delay sets the epoch (at most kMaxDelaySteps steps), so dt and delay are checked
   // together first: a tiny dt fails here, named as what it is.

@@ -21,12 +21,15 @@ struct LifParams {
   double r_poi_Hz = 150.0;
 };
 
-// Brian2's rounding of a duration to steps: int((x + 1e-3*dt)/dt).
+// Brian2's rounding of a duration to steps: int((x + 1e-3*dt)/dt), at most INT32_MAX.
 int32_t duration_to_steps(double duration_ms, double dt_ms);
 
 // The most steps a trial (or the refractory period) may last: steps are int32 and
 // "never spiked" is -2^30, so durations stay well below that.
 inline constexpr int64_t kMaxRunSteps = int64_t{1} << 29;
+
+// The longest time step (model.dt-ms): with kMaxRunSteps, the longest a trial can last.
+inline constexpr double kMaxDtMs = 1e3;
 
 // The integer threshold of the Poisson draw (kernels/lif.hpp: a uint32 draw is an event
 // when below it), floor(rate dt 2^32). derive_constants uses it for r_poi; a live rate
@@ -34,8 +37,9 @@ inline constexpr int64_t kMaxRunSteps = int64_t{1} << 29;
 // unless 0 <= rate_Hz <= 1/dt.
 uint32_t poisson_threshold(double rate_Hz, double dt_ms);
 
-// Validates the parameters (throws input_error naming the bad one) and derives the
-// constants every engine uses.
+// Validates the parameters, each within a range that keeps every state finite (throws
+// input_error naming the bad one and its option), and derives the constants every
+// engine uses.
 LifConstants derive_constants(const LifParams& p);
 
 }  // namespace flysim

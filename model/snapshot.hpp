@@ -12,6 +12,9 @@
 
 namespace flysim {
 
+// The most trials a plan may hold (run.trials, and a checkpoint's plan).
+inline constexpr int32_t kMaxTrials = 1000000;
+
 // What a run simulates: its trials, their length and their stimulus. Every checkpoint
 // holds it (a restored run continues it) and live stimulus changes update it; the rest
 // of a run's plan (actors/sim_loop.hpp RunPlan) says how the run is carried out.

@@ -6,6 +6,7 @@
 #include "apps/flysim/control_json.hpp"
 #include "apps/flysim/control_options.hpp"
 #include "apps/flysim/ctl_args.hpp"
+#include "messages/control_json.hpp"
 #include "cli_support.hpp"
 #include "control_support.hpp"
 #include "model/errors.hpp"
@@ -39,11 +40,13 @@ TEST(ControlJson, EveryCommandRoundTripsThroughItsBody) {
   commands[6].action = "pause";
   commands[7].action = "stop";
   for (const LiveCommand& c : commands) {
-    SCOPED_TRACE(app::command_to_json(c));
-    expect_same_command(app::command_from_json(c.action, app::command_to_json(c)), c);
+    SCOPED_TRACE(command_body_json(c));
+    expect_same_command(app::command_from_json(c.action, command_body_json(c)), c);
+    const std::string entry = R"({"seq":1,"trial":0,"step":18,"command":)" + to_json(c) + "}";
+    expect_same_command(app::journal_entry_from_json(entry).command, c);
   }
-  EXPECT_EQ(app::command_to_json(commands[0]), R"({"engine":"cpu","threads":3})");
-  EXPECT_EQ(app::command_to_json(commands[2]), "{}");
+  EXPECT_EQ(command_body_json(commands[0]), R"({"engine":"cpu","threads":3})");
+  EXPECT_EQ(command_body_json(commands[2]), "{}");
 }
 
 TEST(ControlJson, StatusAndReplyRoundTripAndTheClientIgnoresNewFields) {
@@ -107,13 +110,17 @@ class ControlFiles : public ::testing::Test {
 };
 
 TEST_F(ControlFiles, TokenIsTheFirstLineTrimmedAndAnEmptyOneIsRefused) {
-  EXPECT_EQ(app::control_token(control({"--control.token-file=" + write("t", "  abc-123\t\r\nsecond line\n")})), "abc-123");
+  EXPECT_EQ(app::control_token(control({"--control.token-file=" + write("t", "  abc-123-0123456789\t\r\nsecond line\n")})), "abc-123-0123456789");
   EXPECT_EQ(app::control_token(control({})), "");
   EXPECT_NE(input_error_of([&] { app::control_token(control({"--control.token-file=" + write("e", "\n  \nx\n")})); })
                 .find("option control.token-file='" + scratch_.path("e") + "' holds no token on its first line"),
             std::string::npos);
   EXPECT_NE(input_error_of([&] { app::control_token(control({"--control.token-file=" + write("b", "two words\n")})); })
                 .find("holds a token with blanks"),
+            std::string::npos);
+  // The rule of shard tokens: 16 characters at least.
+  EXPECT_NE(input_error_of([&] { app::control_token(control({"--control.token-file=" + write("s", "abc\n")})); })
+                .find("holds a token of 3 characters; a token needs at least 16"),
             std::string::npos);
   EXPECT_NE(input_error_of([&] { app::control_token(control({"--control.token-file=" + scratch_.path("none")})); })
                 .find("control.token-file"),
@@ -130,8 +137,8 @@ TEST_F(ControlFiles, ServerConfigChecksPortAndRefusesAnOpenAddressWithoutAToken)
   EXPECT_NE(input_error_of([] { app::control_server_config(control({"--control.bind=0.0.0.0"})); })
                 .find("option control.bind='0.0.0.0' is not a loopback address: serving it needs control.token-file"),
             std::string::npos);
-  const auto open = app::control_server_config(control({"--control.bind=0.0.0.0", "--control.token-file=" + write("t", "tok\n")}));
-  EXPECT_EQ(open.token, "tok");
+  const auto open = app::control_server_config(control({"--control.bind=0.0.0.0", "--control.token-file=" + write("t", "tok-0123456789abcdef\n")}));
+  EXPECT_EQ(open.token, "tok-0123456789abcdef");
 }
 
 TEST_F(ControlFiles, CtlArgumentsBecomeTheCommand) {
@@ -167,7 +174,7 @@ TEST_F(ControlFiles, CtlBadUsageIsAnInputErrorNamingTheWord) {
   EXPECT_NE(error({"stimulus"}).find("needs --rate=HZ, --ids=FILE or --kick=ID@MS"), std::string::npos);
   EXPECT_NE(error({"stimulus", "--rate=-1"}).find("--rate=-1 must not be negative"), std::string::npos);
   EXPECT_NE(error({"stimulus", "--kick=7"}).find("--kick=7 is not ID@MS"), std::string::npos);
-  EXPECT_NE(error({"stimulus", "--kick=7@-1"}).find("kicks[0].after_ms must be a finite number >= 0"), std::string::npos);
+  EXPECT_NE(error({"stimulus", "--kick=7@-1"}).find("kicks[0].after_ms must lie in 0.."), std::string::npos);
   const std::string twice = write("twice.txt", "11\n12\n11\n");
   EXPECT_NE(error({"stimulus", "--ids=" + twice}).find(twice + ":3: neuron ID 11 is listed twice"), std::string::npos);
 }

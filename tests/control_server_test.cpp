@@ -182,7 +182,9 @@ TEST_F(ControlServerTest, BadRequestsAre400NamingTheFieldAndNeverReachTheSimulat
   expect_refused(post("/stimulus", "{}"), 400, "stimulus needs at least one of rate_hz, poisson_ids, kicks");
   expect_refused(post("/stimulus", R"({"kicks":[]})"), 400, "kicks is empty");
   expect_refused(post("/stimulus", R"({"kicks":[{"neuron_id":7}]})"), 400, "field \"after_ms\" is missing (kicks[0]");
-  expect_refused(post("/stimulus", R"({"kicks":[{"neuron_id":7,"after_ms":-1}]})"), 400, "kicks[0].after_ms must be a finite number >= 0");
+  expect_refused(post("/stimulus", R"({"kicks":[{"neuron_id":7,"after_ms":-1}]})"), 400, "kicks[0].after_ms must lie in 0..");
+  expect_refused(post("/stimulus", R"({"kicks":[{"neuron_id":7,"after_ms":1e300}]})"), 400, "kicks[0].after_ms must lie in 0..");
+  expect_refused(post("/stimulus", R"({"rate_hz":1e400})"), 400, "field \"rate_hz\" is out of range");
   expect_refused(post("/stimulus", R"({"kicks":[{"neuron_id":7,"after_ms":1,"x":1}]})"), 400, "unknown field \"kicks[0].x\"");
   expect_refused(post("/stimulus", R"({"poisson_ids":[1,"2"]})"), 400, "field \"poisson_ids[1]\" must be an integer");
   expect_refused(post("/stimulus", R"({"poisson_ids":[1,2,1]})"), 400, "poisson_ids lists 1 twice");

@@ -100,15 +100,15 @@ TEST_F(CtlCli, BadUsageIsExitTwoAndSendsNothing) {
 
 TEST_F(CtlCli, TokenComesFromTheTokenFileAnd401IsExplained) {
   app::ControlServerConfig config;
-  config.token = "tok-42";
+  config.token = "tok-42-0123456789abcdef";
   start(config);
   CliResult r = ctl("status");
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(r.err, "flysim ctl: the service needs a token: give --control.token-file=FILE, the file flysim serve reads\n");
-  r = ctl("status --control.token-file=" + write("wrong", "tok-41\n"));
+  r = ctl("status --control.token-file=" + write("wrong", "tok-41-0123456789abcdef\n"));
   EXPECT_EQ(r.code, 1);
   EXPECT_NE(r.err.find("the service refused the token of control.token-file"), std::string::npos) << r.err;
-  r = ctl("status --control.token-file=" + write("right", "tok-42\n"));
+  r = ctl("status --control.token-file=" + write("right", "tok-42-0123456789abcdef\n"));
   EXPECT_EQ(r.code, 0) << r.err;
 }
 

@@ -1,6 +1,6 @@
 // A deterministic mutation fuzzer for every parser of outside input that lives in
 // model/ and apps/ (network CSV, edge lists and their node files, ID lists, kick files,
-// config files, the network cache). Checkpoint files and the shard wire format have
+// config files, the network cache, journals replayed). Checkpoint files and the shard wire format have
 // their own fuzzers beside their tests.
 //
 // Each case mutates a small valid seed file (bit flips, structural bytes, deletions,
@@ -20,6 +20,7 @@
 #include <sstream>
 
 #include "apps/flysim/options.hpp"
+#include "apps/flysim/replay_journal.hpp"
 #include "cli_support.hpp"
 #include "model/edge_list.hpp"
 #include "model/errors.hpp"
@@ -125,10 +126,21 @@ class ParserFuzz : public ::testing::Test {
   void TearDown() override { fs::remove_all(dir_); }
   std::string path(const std::string& name) const { return (dir_ / name).string(); }
 
-  // Mutates each seed in turn `iterations()` times, writes it to `file` and parses.
-  // Returns how many mutants were accepted (the rest were refused with input_error).
+  // Parses each seed as it is (a seed the parser refuses fails the test: its mutants
+  // would test nothing), then mutates each in turn `iterations()` times, writes it to
+  // `file` and parses. Returns how many mutants were accepted (the rest were refused
+  // with input_error).
   int fuzz(const std::string& file, const std::vector<std::string>& seeds, const std::function<void()>& parse,
            uint64_t salt) {
+    for (std::size_t k = 0; k < seeds.size(); ++k) {
+      spit(path(file), seeds[k]);
+      try {
+        parse();
+      } catch (const std::exception& e) {
+        ADD_FAILURE() << file << ": seed " << k << " is refused: " << e.what();
+        return 0;
+      }
+    }
     Mutator mutator(fuzz_seed() ^ salt);
     int accepted = 0;
     for (int i = 0; i < iterations(); ++i) {
@@ -185,6 +197,7 @@ TEST_F(ParserFuzz, FlyWireNeuronsAndConnectivity) {
   spit(path("connectivity.csv"), connectivity);
   ASSERT_GT(load_flywire(path("neurons.csv"), path("connectivity.csv")).connection_count(), 10u);
   fuzz("connectivity.csv", {connectivity}, [&] { load_flywire(path("neurons.csv"), path("connectivity.csv")); }, 1);
+  spit(path("connectivity.csv"), connectivity);  // the last connectivity mutant is not the neurons' partner
   fuzz("neurons.csv", {neurons}, [&] { load_flywire(path("neurons.csv"), path("connectivity.csv")); }, 2);
 }
 
@@ -249,6 +262,20 @@ TEST_F(ParserFuzz, NetworkCacheFiles) {
       for (uint32_t t : loaded->out_targets) ASSERT_LT(t, loaded->neuron_count());
     }
   }, 8);
+}
+
+// A journal (header and command lines) as `run --replay` reads it: every line through
+// the control API's checks, numbered and in order.
+TEST_F(ParserFuzz, JournalLines) {
+  const std::string header =
+      R"({"flysim_journal":2,"network_hash":"00000000deadbeef","options":{"run.duration-ms":"forever","stimulus.rate":"150"}})";
+  const std::string journal =
+      header + "\n" + R"({"seq":1,"trial":0,"step":18,"command":{"action":"swap","body":{"engine":"cpu","threads":2}}})" + "\n" +
+      R"({"seq":2,"trial":0,"step":36,"command":{"action":"stimulus","body":{"rate_hz":300.5,"kicks":[{"neuron_id":7,"after_ms":5}]}}})" +
+      "\n" + R"({"seq":3,"trial":0,"step":36,"command":{"action":"stimulus","body":{"poisson_ids":[1,2,3]}}})" + "\n" +
+      R"({"seq":4,"trial":1,"step":0,"command":{"action":"pause","body":{}}})" + "\n" +
+      R"({"seq":5,"trial":1,"step":540,"command":{"action":"stop","body":{}}})" + "\n";
+  fuzz("journal.jsonl", {journal, header + "\n"}, [&] { app::read_replay_journal(path("journal.jsonl")); }, 9);
 }
 
 }  // namespace

@@ -15,7 +15,10 @@ int32_t batch_option(const Options& o, int32_t trials, EngineWhere where, std::s
   if (ec != std::errc() || end != text.data() + text.size() || batch < 1)
     o.reject("run.batch", "must be 'auto' or a number of trials >= 1");
   if (batch > 1 && !one_trial_only.empty()) o.reject("run.batch", "must be 1 (or auto): " + one_trial_only);
-  return static_cast<int32_t>(std::min<int64_t>(batch, trials));
+  batch = std::min<int64_t>(batch, trials);
+  if (const std::string problem = batch_beyond_memory(where, neurons, delay_steps, batch); !problem.empty())
+    o.reject("run.batch", problem);
+  return static_cast<int32_t>(batch);
 }
 
 }  // namespace flysim::app

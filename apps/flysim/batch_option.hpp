@@ -15,7 +15,8 @@ namespace flysim::app {
 // not): then 'auto' is 1 and a batch above 1 is refused naming the option and the reason.
 // `scripted_positions`: checkpoints or swaps are set in simulated ms, which a batched run
 // counts batch after batch (actors/schedule.hpp); 'auto' then keeps one trial at a time,
-// so that they fall where they fall in a run of trials one after another.
+// so that they fall where they fall in a run of trials one after another. A batch the
+// memory does not hold (batch_beyond_memory) is refused naming run.batch.
 int32_t batch_option(const Options& o, int32_t trials, EngineWhere where, std::size_t neurons, int32_t delay_steps,
                      const std::string& one_trial_only, bool scripted_positions);
 

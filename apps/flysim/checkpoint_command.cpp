@@ -9,7 +9,9 @@
 
 #include "apps/flysim/commands.hpp"
 #include "apps/flysim/options.hpp"
+#include "apps/flysim/common_options.hpp"
 #include "checkpoint/checkpoint_file.hpp"
+#include "checkpoint/snapshot_check.hpp"
 #include "model/errors.hpp"
 #include "model/input_file.hpp"
 #include "model/lif_params.hpp"
@@ -18,12 +20,15 @@ namespace flysim::app {
 
 namespace {
 
-constexpr const char* kCheckpointUsage = "flysim checkpoint inspect FILE [--model.dt-ms=MS]";
+constexpr const char* kCheckpointUsage = "flysim checkpoint inspect FILE [--model.dt-ms=MS] [--model.delay-ms=MS]";
 
 std::vector<OptionSpec> checkpoint_options() {
   const LifParams d;
   return {{"model.dt-ms", OptionType::number, fmt::format("{}", d.dt_ms),
-           "time step of the run that wrote the checkpoint, ms (only to print times; the file holds steps)"}};
+           "time step of the run that wrote the checkpoint, ms (to print times, and with model.delay-ms the delay cell "
+           "the file's position must lie on)"},
+          {"model.delay-ms", OptionType::number, fmt::format("{}", d.delay_ms),
+           "synaptic delay of the run that wrote the checkpoint, ms"}};
 }
 
 void print_header(const std::string& path, std::size_t file_bytes, const CheckpointHeader& h) {
@@ -65,15 +70,18 @@ void print_snapshot(const Snapshot& s, double dt_ms) {
       s.plasticity.settings.empty() ? "off" : s.plasticity.settings);
 }
 
-int inspect(const std::string& path, double dt_ms) {
-  // Read once (a FIFO, folder or device is refused without blocking), then checked
-  // up to the header (magic, header checksum, version, size): nothing is printed for
-  // a file that is not an intact checkpoint this flysim reads.
+// Read once (a FIFO, folder or device is refused without blocking), then checked
+// up to the header (magic, header checksum, version, size): nothing is printed for
+// a file that is not an intact checkpoint this flysim reads. It verifies when its
+// payload decodes and passes the checks of a restore (validate_snapshot) on a network
+// of its own neuron count; the network itself is the restore's to compare.
+int inspect(const std::string& path, double dt_ms, int32_t delay_steps) {
   const std::string bytes = read_input_file(path, "the checkpoint");
   print_header(path, bytes.size(), checkpoint_header_of(path, bytes));
   Snapshot snapshot;
   try {
     snapshot = decode_checkpoint(path, bytes);
+    validate_snapshot(snapshot, snapshot.engine.v.size(), delay_steps, path);
   } catch (const input_error&) {
     std::cout << "verifies: no" << std::endl;
     throw;
@@ -92,7 +100,7 @@ int checkpoint_command(const std::vector<std::string>& args) {
       std::cout << format_help(kCheckpointUsage,
                                "inspect FILE: prints a checkpoint's header (format version, compatibility and kernel "
                                "version strings, network hash, payload size and checksum, and whether the checksum "
-                               "verifies) and what it holds: trial and step, neurons, undelivered spikes, the run plan, "
+                               "verifies, with the checks a restore makes) and what it holds: trial and step, neurons, undelivered spikes, the run plan, "
                                "spikes recorded so far and active neurons, plastic weights. Exits 2 when the file is "
                                "missing, not a checkpoint, or damaged.",
                                specs);
@@ -106,9 +114,10 @@ int checkpoint_command(const std::vector<std::string>& args) {
   if (words.size() != 2)
     throw input_error(std::string("checkpoint inspect: expected exactly one FILE; usage: ") + kCheckpointUsage);
   const Options o = Options::parse(specs, options);
-  const double dt_ms = o.number("model.dt-ms");
-  if (!(dt_ms > 0.0)) o.reject("model.dt-ms", "must be above 0");
-  return inspect(words[1], dt_ms);
+  LifParams params;
+  params.dt_ms = o.number("model.dt-ms");
+  params.delay_ms = o.number("model.delay-ms");
+  return inspect(words[1], params.dt_ms, constants_from_options(params).delay_steps);
 }
 
 }  // namespace flysim::app

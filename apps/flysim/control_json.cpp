@@ -11,6 +11,7 @@
 
 #include "actors/control_rules.hpp"
 #include "apps/flysim/status_parts_json.hpp"
+#include "model/input_file.hpp"
 
 namespace flysim::app {
 
@@ -22,21 +23,24 @@ using ordered_json = nlohmann::ordered_json;
 // Messages and paths may hold any bytes; the JSON written must still be valid UTF-8.
 std::string dump(const ordered_json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
-// nlohmann's message less its "[json.exception.parse_error.101] " prefix.
+// nlohmann's message less its "[json.exception.parse_error.101] " prefix, as printable()
+// quotes input (its "last read" may be megabytes).
 std::string without_exception_id(const std::string& what) {
   const auto end = what.find("] ");
-  return what.rfind("[json.exception.", 0) == 0 && end != std::string::npos ? what.substr(end + 2) : what;
+  return printable(what.rfind("[json.exception.", 0) == 0 && end != std::string::npos ? what.substr(end + 2) : what);
 }
 
 // Parses strictly: a key given twice in one object is refused (nlohmann keeps the last).
 json parse_body(const std::string& body) {
   if (body.find_first_not_of(" \t\r\n") == std::string::npos) return json::object();
   std::vector<std::set<std::string>> keys_of_open_objects;
+  std::string last_key;  // the field whose value is being read (a number too large names it)
   const json::parser_callback_t refuse_repeated_keys = [&](int, json::parse_event_t event, json& parsed) {
     if (event == json::parse_event_t::object_start) keys_of_open_objects.emplace_back();
     if (event == json::parse_event_t::object_end) keys_of_open_objects.pop_back();
-    if (event == json::parse_event_t::key && !keys_of_open_objects.back().insert(parsed.get<std::string>()).second)
-      throw bad_request(fmt::format("field \"{}\" is given twice", parsed.get<std::string>()));
+    if (event == json::parse_event_t::key) last_key = parsed.get<std::string>();
+    if (event == json::parse_event_t::key && !keys_of_open_objects.back().insert(last_key).second)
+      throw bad_request(fmt::format("field \"{}\" is given twice", last_key));
     return true;
   };
   json j;
@@ -44,6 +48,8 @@ json parse_body(const std::string& body) {
     j = json::parse(body, refuse_repeated_keys);
   } catch (const json::parse_error& e) {
     throw bad_request("the body is not valid JSON: " + without_exception_id(e.what()));
+  } catch (const json::out_of_range& e) {
+    throw bad_request(fmt::format("field \"{}\" is out of range: {}", last_key, without_exception_id(e.what())));
   }
   if (!j.is_object()) throw bad_request(fmt::format("the body must be a JSON object, got {}", j.type_name()));
   return j;
@@ -63,12 +69,12 @@ const json& required(const json& j, const std::string& name, const std::string& 
 }
 
 [[noreturn]] void wrong_type(const std::string& name, const std::string& expected, const json& value) {
-  throw bad_request(fmt::format("field \"{}\" must be {}, got {} {}", name, expected, value.type_name(), value.dump()));
+  throw bad_request(fmt::format("field \"{}\" must be {}, got {} {}", name, expected, value.type_name(), printable(value.dump())));
 }
 
 int64_t integer_field(const json& value, const std::string& name) {
   if (value.is_number_unsigned() && value.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
-    throw bad_request(fmt::format("field \"{}\" is out of range: {}", name, value.dump()));
+    throw bad_request(fmt::format("field \"{}\" is out of range: {}", name, printable(value.dump())));
   if (!value.is_number_integer()) wrong_type(name, "an integer", value);
   return value.get<int64_t>();
 }
@@ -214,16 +220,27 @@ LiveCommand command_from_json(const std::string& action, const std::string& body
   return c;
 }
 
-std::string command_to_json(const LiveCommand& c) {
-  ordered_json j = ordered_json::object();
-  if (c.action == "swap") {
-    j["engine"] = c.engine;
-    if (c.threads > 0) j["threads"] = c.threads;
-  }
-  if (c.rate_Hz >= 0) j["rate_hz"] = c.rate_Hz;
-  if (c.replace_ids) j["poisson_ids"] = c.poisson_ids;
-  for (const LiveKick& k : c.kicks) j["kicks"].push_back({{"neuron_id", k.neuron_id}, {"after_ms", k.after_ms}});
-  return dump(j);
+JournaledCommand journal_entry_from_json(const std::string& line) {
+  const json j = parse_body(line);
+  refuse_unknown_fields(j, "a journal entry", {"seq", "trial", "step", "command"});
+  JournaledCommand e;
+  e.seq = integer_field(required(j, "seq", "the entry's number"), "seq");
+  const auto position = [&](const char* name) {
+    const int64_t value = integer_field(required(j, name, "where the command applied"), name);
+    if (value < 0 || value > std::numeric_limits<int32_t>::max())
+      throw bad_request(fmt::format("{} must be 0..{}, got {}", name, std::numeric_limits<int32_t>::max(), value));
+    return static_cast<int32_t>(value);
+  };
+  e.trial = position("trial");
+  e.step = position("step");
+  const json& command = required(j, "command", "the command applied");
+  if (!command.is_object()) wrong_type("command", "an object", command);
+  refuse_unknown_fields(command, "a journaled command", {"action", "body"});
+  const std::string action = string_field(required(command, "action", "the command's action"), "action");
+  const json& body = required(command, "body", "the body of POST /" + action);
+  if (!body.is_object()) wrong_type("body", "an object", body);
+  e.command = command_from_json(action, body.dump());
+  return e;
 }
 
 std::string status_to_json(const ServiceStatus& status) {

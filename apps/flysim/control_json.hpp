@@ -19,8 +19,17 @@ class bad_request : public std::runtime_error {
 // so that a bad request never leaves the HTTP layer. An empty body is `{}`. Unknown,
 // repeated, mistyped and missing fields are refused by name; bad JSON by position.
 LiveCommand command_from_json(const std::string& action, const std::string& body);
-// The body of `POST /<action>` that asks for `command` (what `flysim ctl` sends).
-std::string command_to_json(const LiveCommand& command);
+// A journal entry after the header (model/journal.hpp): its number, the boundary where
+// its command applied, and the command (messages/control_json.hpp to_json), checked
+// exactly as command_from_json checks a request. Unknown, repeated, mistyped and
+// missing fields, positions beyond int32 and values the API refuses are refused by name
+// (bad_request).
+struct JournaledCommand {
+  int64_t seq = 0;
+  int32_t trial = 0, step = 0;
+  LiveCommand command;
+};
+JournaledCommand journal_entry_from_json(const std::string& line);
 
 // ServiceStatus and LiveReply as JSON objects, one field per member, in snake_case.
 std::string status_to_json(const ServiceStatus& status);

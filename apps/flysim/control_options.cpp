@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
 
+#include "apps/flysim/token_file.hpp"
 #include "model/errors.hpp"
 #include "model/input_file.hpp"
 
@@ -37,13 +38,8 @@ std::string control_token(const Options& o) {
   } catch (const input_error& e) {
     o.reject("control.token-file", std::string("cannot be read: ") + e.what());
   }
-  const std::string line = text.substr(0, text.find('\n'));
-  const auto first = line.find_first_not_of(" \t\r");
-  const auto last = line.find_last_not_of(" \t\r");
-  const std::string token = first == std::string::npos ? "" : line.substr(first, last - first + 1);
-  if (token.empty()) o.reject("control.token-file", "holds no token on its first line");
-  for (unsigned char c : token)
-    if (c < 0x21 || c > 0x7e) o.reject("control.token-file", "holds a token with blanks or characters that are not printable ASCII");
+  const std::string token = token_in(text);
+  if (const std::string problem = token_problem(token); !problem.empty()) o.reject("control.token-file", problem);
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0 && (st.st_mode & (S_IRGRP | S_IROTH)) != 0)
     spdlog::warn("control.token-file={} is readable by other users; chmod 600 it", path);

@@ -19,8 +19,8 @@ std::vector<OptionSpec> control_options(int default_port);
 OptionSpec web_dir_option();
 
 // The token of control.token-file: its first line, without surrounding blanks; "" when
-// the option is not set. Refuses an empty token or one with characters an HTTP header
-// cannot carry; warns when the file is readable by other users.
+// the option is not set. Refuses what token_problem refuses (apps/flysim/token_file.hpp:
+// the rule of shard tokens too); warns when the file is readable by other users.
 std::string control_token(const Options& o);
 
 // What `flysim serve` starts its ControlServer with: control.port checked (0..65535),

@@ -13,6 +13,7 @@
 #include "apps/flysim/control_options.hpp"
 #include "apps/flysim/cost_table.hpp"
 #include "apps/flysim/ctl_args.hpp"
+#include "messages/control_json.hpp"
 #include "model/errors.hpp"
 
 namespace flysim::app {
@@ -53,14 +54,15 @@ std::vector<OptionSpec> ctl_help_options() {
 
 void refuse_serve_only_keys_on_the_command_line(const Options& o) {
   for (const OptionSpec& spec : run_options())
-    if (spec.key != "log.level" && o.given(spec.key) && o.origin(spec.key) == "command line")
-      o.reject(spec.key, "is an option of flysim serve; flysim ctl reads it only from a config file, and ignores it");
+    for (const std::string& key : o.keys_of(spec))
+      if (key != "log.level" && o.given(key) && o.origin(key) == "command line")
+        o.reject(key, "is an option of flysim serve; flysim ctl reads it only from a config file, and ignores it");
 }
 
 // One request: GET /status or POST /<action>.
 httplib::Result send(const ControlEndpoint& s, const CtlRequest& r) {
   if (r.action == "status") return control_request(s, "/status", nullptr);
-  const std::string body = command_to_json(r.command);
+  const std::string body = command_body_json(r.command);
   return control_request(s, "/" + r.action, &body);
 }
 

@@ -1,5 +1,8 @@
 #include "apps/flysim/options.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cctype>
@@ -116,18 +119,22 @@ Options Options::parse(const std::vector<OptionSpec>& specs, const std::vector<s
     return std::any_of(overridable_prefixes.begin(), overridable_prefixes.end(),
                        [&](const std::string& prefix) { return key.rfind(prefix, 0) == 0; });
   };
+  // Only what does not change the result may be given besides the adopted values.
+  const auto refuse_unless_overridable = [&](const std::string& key, const std::string& origin) {
+    if (adopted_origin.empty() || may_override(key)) return;
+    throw input_error(origin + ": option " + key + (adopted.count(key) ? " comes from " + adopted_origin + " and" : "") +
+                      " cannot change (it would change the result); with " + adopted_origin + " only options starting " +
+                      fmt::format("{}", fmt::join(overridable_prefixes, ", ")) + " may be given");
+  };
+  for (const auto& [key, v] : o.values_)
+    if (v.given) refuse_unless_overridable(key, v.origin);
   for (const auto& [key, value] : adopted) {
     if (!find_spec(specs, key)) throw input_error(adopted_origin + ": option '" + printable(key) + "' is unknown to this flysim");
-    if (o.values_[key].given && !may_override(key))
-      throw input_error(o.values_[key].origin + ": option " + key + " comes from " + adopted_origin +
-                        " and cannot change (it would change the result)");
     if (!o.values_[key].given) o.values_[key] = Value{value, adopted_origin, true, false};
   }
   for (const auto& [key, value] : command_line) {
     if (key == "config") continue;
-    if (adopted.count(key) && !may_override(key))
-      throw input_error("command line: option " + key + " comes from " + adopted_origin +
-                        " and cannot change (it would change the result)");
+    refuse_unless_overridable(key, "command line");
     if (adopted.count(key)) o.values_[key].given = false;  // the command line overrides the journal
     o.set(specs, key, value, "command line", true);
   }
@@ -187,6 +194,14 @@ bool Options::boolean(const std::string& key) const {
   bool b = false;
   if (!parse_boolean(text(key), b)) reject(key, "is not true or false");
   return b;
+}
+
+std::vector<std::string> Options::keys_of(const OptionSpec& spec) const {
+  if (spec.key.find(kOptionName) == std::string::npos) return {spec.key};
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : values_)
+    if (value.given && matches_spec_key(spec.key, key)) keys.push_back(key);
+  return keys;
 }
 
 std::vector<std::string> Options::names_of(const std::string& pattern) const {

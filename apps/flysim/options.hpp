@@ -32,8 +32,9 @@ class Options {
   // wins). Throws input_error naming the option and where it came from.
   static Options parse(const std::vector<OptionSpec>& specs, const std::vector<std::string>& args);
   // The same, with `adopted` values from another source (a journal being replayed) read
-  // after the config files; the command line may set only `overridable` adopted keys
-  // (outputs, logging: what does not change the result).
+  // after the config files; the command line and config files may set only keys that
+  // start with one of `overridable_prefixes` (outputs, logging: what does not change
+  // the result), whether adopted or not.
   static Options parse(const std::vector<OptionSpec>& specs, const std::vector<std::string>& args,
                        const std::map<std::string, std::string>& adopted, const std::string& adopted_origin,
                        const std::vector<std::string>& overridable_prefixes);
@@ -42,6 +43,8 @@ class Options {
   int64_t integer(const std::string& key) const;
   double number(const std::string& key) const;
   bool boolean(const std::string& key) const;
+  // The keys `spec` stands for: its key, or for a key with NAME each key the user gave.
+  std::vector<std::string> keys_of(const OptionSpec& spec) const;
   // The names the user gave for the NAME of `pattern` (a spec key with NAME), sorted.
   std::vector<std::string> names_of(const std::string& pattern) const;
   // True when the user set the key (config file or command line).

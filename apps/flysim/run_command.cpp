@@ -32,6 +32,7 @@
 #include "apps/flysim/plasticity_options.hpp"
 #include "apps/flysim/readout_option.hpp"
 #include "apps/flysim/realtime_options.hpp"
+#include "apps/flysim/replay_journal.hpp"
 #include "apps/flysim/run_summary.hpp"
 #include "apps/flysim/shard_placement.hpp"
 #include "apps/flysim/stop_signal.hpp"
@@ -43,7 +44,6 @@
 #include "model/lif_params.hpp"
 #include "model/journal.hpp"
 #include "model/shard_setup.hpp"
-#include "messages/control_json.hpp"
 
 namespace flysim::app {
 
@@ -98,7 +98,7 @@ int32_t trial_steps(const Options& o, double dt_ms) {
 RunInputs fresh_inputs(const Options& o) {
   RunInputs in;
   const int64_t trials = o.integer("run.trials");
-  if (trials < 1 || trials > 1000000) o.reject("run.trials", "must be 1..1000000");
+  if (trials < 1 || trials > kMaxTrials) o.reject("run.trials", "must be 1.." + std::to_string(kMaxTrials));
   if (o.text("run.duration-ms") == "forever" && trials != 1) o.reject("run.trials", "must be 1 when run.duration-ms=forever");
   if (o.integer("run.seed") < 0) o.reject("run.seed", "must not be negative");
   in.params = model_params(o);
@@ -260,38 +260,34 @@ std::map<std::string, std::string> journaled_options(const Options& o, const std
                                              "plasticity.period-ms"};
   std::map<std::string, std::string> recorded;
   for (const OptionSpec& spec : specs)
-    for (const std::string& prefix : prefixes)
-      if (spec.key.rfind(prefix, 0) == 0 && spec.key != "network.cache" && spec.key != "network.cache-dir" &&
-          (o.given(spec.key) || spec.key == "run.duration-ms"))
-        // Paths absolute: a replay may run from another folder.
-        recorded[spec.key] = spec.type == OptionType::path && !o.text(spec.key).empty()
-                                 ? std::filesystem::absolute(o.text(spec.key)).lexically_normal().string()
-                                 : o.text(spec.key);
+    for (const std::string& key : o.keys_of(spec))
+      for (const std::string& prefix : prefixes)
+        if (key.rfind(prefix, 0) == 0 && key != "network.cache" && key != "network.cache-dir" &&
+            (o.given(key) || key == "run.duration-ms"))
+          // Paths absolute: a replay may run from another folder.
+          recorded[key] = spec.type == OptionType::path && !o.text(key).empty()
+                              ? std::filesystem::absolute(o.text(key)).lexically_normal().string()
+                              : o.text(key);
   return recorded;
 }
 
 // What may differ between a live run and its replay: outputs, logs, the engine, the
 // cache, checkpoints and the pace.
-const std::vector<std::string> kReplayOverridable = {"output.", "log.", "engine.", "network.cache", "checkpoint.", "run.pace",
-                                                     "plasticity.shards", "plasticity.nodes", "plasticity.weights-out"};
+const std::vector<std::string> kReplayOverridable = {"replay", "output.", "log.", "engine.", "network.cache", "checkpoint.",
+                                                     "run.pace", "plasticity.shards", "plasticity.nodes", "plasticity.weights-out"};
 
 // The options of a run: from the command line, or for --replay=JOURNAL the journal's
-// with the command line's outputs; `replayed` gets the journal's commands.
+// with the command line's outputs; `replay` gets the journal.
 Options parse_run_options(const std::vector<OptionSpec>& specs, const std::vector<std::string>& args,
-                          std::vector<PlacedCommand>& replayed) {
+                          std::optional<ReplayJournal>& replay) {
   const Options first = Options::parse(specs, args);
   if (first.text("replay").empty()) return first;
   const std::string path = first.text("replay");
-  std::size_t torn = 0;
-  const JournalContents journal = read_journal(path, &torn);
-  if (torn) spdlog::warn("{}:{}: an unfinished last line (the service was killed while writing it) is ignored", path, torn);
-  for (std::size_t k = 0; k < journal.entries.size(); ++k) {
-    const JournalEntry& e = journal.entries[k];
-    replayed.push_back({{e.trial, e.step}, live_command_from_json(e.command_json, path + ":" + std::to_string(k + 2))});
-  }
-  const bool stops = std::any_of(replayed.begin(), replayed.end(), [](const PlacedCommand& c) { return c.command.action == "stop"; });
+  replay = read_replay_journal(path);
+  const auto& commands = replay->commands;
+  const bool stops = std::any_of(commands.begin(), commands.end(), [](const PlacedCommand& c) { return c.command.action == "stop"; });
   if (!stops) spdlog::warn("{}: the journal has no stop: the replay runs to the end of the plan", path);
-  return Options::parse(specs, args, journal.options, path, kReplayOverridable);
+  return Options::parse(specs, args, replay->contents.options, path, kReplayOverridable);
 }
 
 // The options `flysim run` or `flysim serve` refuses before anything loads.
@@ -342,8 +338,8 @@ int run_or_serve(const std::vector<std::string>& args, RunMode mode) {
                                     specs))
     return 0;
   catch_stop_signals();
-  std::vector<PlacedCommand> replayed;
-  const Options o = parse_run_options(specs, args, replayed);
+  std::optional<ReplayJournal> replay;
+  const Options o = parse_run_options(specs, args, replay);
   configure_logging(o);
   FileRoles files{{"network.neurons", "network.connectivity", "restore", "replay", "plasticity.pre-ids",
                    "plasticity.post-ids"},
@@ -404,12 +400,14 @@ int run_or_serve(const std::vector<std::string>& args, RunMode mode) {
                                      : serving || !o.text("replay").empty()
                                          ? "live commands apply to one trial at a time"
                                          : "";
+  const EngineWhere where{first_kind, checks.cuda_device, static_cast<unsigned>(checks.threads)};
   const int32_t batch = in.restored ? in.restored->batch
-                                    : batch_option(o, in.trial_plan.trials,
-                                                   {first_kind, checks.cuda_device, static_cast<unsigned>(checks.threads)},
-                                                   net->neuron_count(),
+                                    : batch_option(o, in.trial_plan.trials, where, net->neuron_count(),
                                                    in.constants.delay_steps, one_trial_only,
                                                    checks.checkpointing || !swaps.empty());
+  if (in.restored)
+    if (const std::string problem = batch_beyond_memory(where, net->neuron_count(), in.constants.delay_steps, batch); !problem.empty())
+      throw input_error(o.text("restore") + ": field batch: " + problem);
   // A paced run spends most of its time waiting: its engine naps while the GPU works.
   const EngineSetup setup{net, stimulus, in.constants, plastic_edges, checks.pace > 0 ? HostWait::nap : HostWait::poll,
                           checks.cuda_device, batch};
@@ -458,7 +456,10 @@ int run_or_serve(const std::vector<std::string>& args, RunMode mode) {
     spdlog::warn("checkpoint.every-ms={} ms: no boundary of this run ({} steps apart) falls on it; no checkpoint will be written",
                  o.number("checkpoint.every-ms"), plan.checkpoint_granularity);
   plan.commands = scripted_swaps(swaps, geometry);
-  plan.commands.insert(plan.commands.end(), replayed.begin(), replayed.end());
+  if (replay) {
+    check_replay(*replay, *net, in.trial_plan, geometry);
+    plan.commands.insert(plan.commands.end(), replay->commands.begin(), replay->commands.end());
+  }
   plan.pace = checks.pace;
   plan.pace_text = o.text("run.pace");
   plan.default_threads = default_threads;
@@ -477,7 +478,7 @@ int run_or_serve(const std::vector<std::string>& args, RunMode mode) {
   plan.trial_plan = in.trial_plan;
   plan.make_engine = build_engine;
   if (!o.text("output.journal").empty())
-    plan.journal = std::make_shared<JournalWriter>(o.text("output.journal"), journaled_options(o, specs));
+    plan.journal = std::make_shared<JournalWriter>(o.text("output.journal"), journaled_options(o, specs), net->content_hash());
 
   caf::actor_system_config cfg;
   register_message_types(cfg);

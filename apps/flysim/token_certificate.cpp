@@ -11,6 +11,7 @@
 #include <memory>
 #include <stdexcept>
 
+#include "apps/flysim/token_file.hpp"
 #include "model/errors.hpp"
 #include "model/input_file.hpp"
 
@@ -41,12 +42,9 @@ std::string pem_of(const std::function<int(BIO*)>& write) {
 }  // namespace
 
 std::string read_token_file(const std::string& path, const std::string& option) {
-  std::string token = read_input_file(path, "the token file");
-  while (!token.empty() && std::string_view(" \t\r\n").find(token.back()) != std::string_view::npos) token.pop_back();
-  if (token.size() < kMinTokenLength)
-    throw input_error("option " + option + ": " + path + " holds " + std::to_string(token.size()) +
-                      " characters; a token needs at least " + std::to_string(kMinTokenLength) +
-                      " random ones (e.g. `head -c 32 /dev/urandom | base64 > " + path + "`)");
+  const std::string token = token_in(read_input_file(path, "the token file"));
+  if (const std::string problem = token_problem(token); !problem.empty())
+    throw input_error("option " + option + ": " + path + " " + problem);
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0 && (st.st_mode & 077) != 0)
     spdlog::warn("{}: the token file can be read by other users (chmod 600 {})", path, path);

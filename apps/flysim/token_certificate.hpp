@@ -15,13 +15,9 @@ struct TokenCertificate {
   std::string private_key_pem;  // unencrypted PKCS#8
 };
 
-// The shortest token accepted: the key is derived from the token by SHA-256, so the
-// token is the whole secret.
-inline constexpr std::size_t kMinTokenLength = 16;
-
-// Reads the token from `path` (a regular file; trailing whitespace and line ends are
-// not part of it). Throws input_error naming `option` and the file when it cannot be
-// read or is shorter than kMinTokenLength.
+// Reads the token from `path` (a regular file; apps/flysim/token_file.hpp says what a
+// token is). Throws input_error naming `option` and the file when it cannot be read or
+// is no token.
 std::string read_token_file(const std::string& path, const std::string& option);
 
 // The certificate and key of `token`: the same bytes for the same token.

@@ -1,0 +1,41 @@
+// The checkpointer actor keeps checkpoint.keep files, whatever the steps they land on.
+#include <gtest/gtest.h>
+
+#include <caf/all.hpp>
+
+#include <filesystem>
+
+#include "actors/checkpointer.hpp"
+#include "checkpoint_support.hpp"
+#include "cli_support.hpp"
+#include "messages/messages.hpp"
+
+namespace flysim::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Two checkpoints on one step (a scheduled one and a commanded one) replace one file:
+// the next ones still leave `keep` files, the newest.
+TEST(Checkpointer, KeepsItsCountWhenTwoCheckpointsLandOnOneStep) {
+  ScratchDir dir("flysim-checkpointer");
+  caf::actor_system_config cfg;
+  register_message_types(cfg);
+  caf::actor_system system{cfg};
+  const auto checkpointer = spawn_checkpointer(system, CheckpointerConfig{dir.path(""), 3, {"compat", "kernel", 1}, {}});
+  caf::scoped_actor self{system};
+  for (const int32_t step : {18, 36, 36, 54, 72}) {
+    Snapshot s = realistic_snapshot(50, 5, 1);
+    s.engine.next_step = step;
+    self->request(checkpointer, caf::infinite, checkpoint_atom::value, std::move(s))
+        .receive([](const std::string&) {}, [&](const caf::error& e) { ADD_FAILURE() << system.render(e); });
+  }
+  std::vector<std::string> kept;
+  for (const auto& entry : fs::directory_iterator(dir.path(""))) kept.push_back(entry.path().filename().string());
+  std::sort(kept.begin(), kept.end());
+  EXPECT_EQ(kept, (std::vector<std::string>{checkpoint_file_name(1, 36), checkpoint_file_name(1, 54), checkpoint_file_name(1, 72)}));
+  self->send_exit(checkpointer, caf::exit_reason::user_shutdown);
+}
+
+}  // namespace
+}  // namespace flysim::test
