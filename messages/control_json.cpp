@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "messages/json_depth.hpp"
 #include "model/errors.hpp"
 
 namespace flysim {
@@ -17,6 +18,8 @@ std::string to_json(const LiveCommand& c) {
 }
 
 LiveCommand live_command_from_json(const std::string& json, const std::string& where) {
+  if (const std::string problem = json_depth_problem(json); !problem.empty())
+    throw input_error(where + ": not a live command: " + problem);
   try {
     const nlohmann::json j = nlohmann::json::parse(json);
     LiveCommand c;

@@ -7,6 +7,8 @@
 #include "apps/flysim/control_options.hpp"
 #include "apps/flysim/ctl_args.hpp"
 #include "cli_support.hpp"
+#include "messages/control_json.hpp"
+#include "messages/json_depth.hpp"
 #include "control_support.hpp"
 #include "model/errors.hpp"
 #include "test_support.hpp"
@@ -73,6 +75,24 @@ TEST(ControlJson, StatusAndReplyRoundTripAndTheClientIgnoresNewFields) {
   EXPECT_EQ(r.file, "f.ckpt");
   EXPECT_EQ(app::error_from_json(app::error_to_json("bad \"x\"")), "bad \"x\"");
   EXPECT_EQ(app::error_from_json("plain text"), "plain text");
+}
+
+TEST(ControlJson, NestingIsCountedOutsideStringsAndRefusedBeyondTheLimit) {
+  const auto nested = [](std::size_t depth) { return std::string(depth, '[') + std::string(depth, ']'); };
+  EXPECT_EQ(json_depth_problem(nested(kMaxJsonDepth)), "");
+  EXPECT_EQ(json_depth_problem(nested(kMaxJsonDepth + 1)), "arrays and objects nest deeper than 64 levels (at byte 65)");
+  EXPECT_EQ(json_depth_problem(R"({"a":")" + std::string(1000, '[') + R"(\"[", "b":{}})"), "") << "brackets in strings";
+  EXPECT_NE(json_depth_problem(R"({"a":"\\")" + std::string(100, '{')), "") << "an escaped backslash ends no string";
+  EXPECT_THROW(app::command_from_json("stimulus", R"({"poisson_ids":)" + nested(100000) + "}"), app::bad_request);
+}
+
+TEST(ControlJson, AJournalLineNestedTooDeeplyIsRefusedWithItsPlace) {
+  try {
+    live_command_from_json(std::string(100000, '{'), "journal.jsonl:3");
+    FAIL() << "accepted";
+  } catch (const input_error& e) {
+    EXPECT_EQ(std::string(e.what()), "journal.jsonl:3: not a live command: arrays and objects nest deeper than 64 levels (at byte 65)");
+  }
 }
 
 TEST(ControlJson, BytesThatAreNotUtf8StillGiveValidJson) {

@@ -191,6 +191,18 @@ TEST_F(ControlServerTest, BadRequestsAre400NamingTheFieldAndNeverReachTheSimulat
   EXPECT_TRUE(log_->received().empty()) << "a refused request reached the simulation";
 }
 
+// 100,000 nested arrays (200 KB) would overflow the HTTP thread's stack: the depth scan
+// refuses them before any parser sees them, and the server goes on answering.
+TEST_F(ControlServerTest, DeeplyNestedBodyIs400NamingTheLimitAndTheServerLives) {
+  start();
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  expect_refused(post("/stimulus", deep), 400, "nest deeper than 64 levels (at byte 65)");
+  expect_refused(post("/stimulus", R"({"rate_hz":)" + deep + "}"), 400, "nest deeper than 64 levels");
+  expect_refused(post("/swap", R"({"engine":)" + deep + "}"), 400, "nest deeper than 64 levels");
+  EXPECT_TRUE(log_->received().empty()) << "a refused request reached the simulation";
+  ok_body(get("/status"));
+}
+
 TEST_F(ControlServerTest, UnknownPathIs404AndWrongMethodIs405) {
   start();
   expect_refused(get("/nowhere"), 404, "no endpoint /nowhere; the endpoints are GET /status, POST /swap");
