@@ -6,11 +6,15 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <poll.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <future>
+#include <thread>
+#include <vector>
 
+#include "apps/flysim/guarded_server.hpp"
 #include "control_support.hpp"
 #include "model/errors.hpp"
 
@@ -117,13 +121,21 @@ TEST_F(ControlServerTest, EachEndpointDeliversItsCommand) {
 // What `curl -X POST localhost:7460/stop` sends: no Content-Length, no body. Sent on a
 // plain socket (httplib's client always sends a length); the answer must come at once,
 // not after the server's read timeout.
-std::string raw_exchange(uint16_t port, const std::string& request) {
+// A TCP connection to the server on loopback; -1 when it fails.
+int connect_to(uint16_t port) {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_port = htons(port);
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (fd < 0 || ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) return "connect failed";
+  if (fd >= 0 && ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) return fd;
+  if (fd >= 0) ::close(fd);
+  return -1;
+}
+
+std::string raw_exchange(uint16_t port, const std::string& request) {
+  const int fd = connect_to(port);
+  if (fd < 0) return "connect failed";
   ::send(fd, request.data(), request.size(), 0);
   std::string answer(4096, '\0');
   const ssize_t got = ::recv(fd, answer.data(), answer.size(), 0);
@@ -132,15 +144,63 @@ std::string raw_exchange(uint16_t port, const std::string& request) {
   return answer;
 }
 
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
 TEST_F(ControlServerTest, APostWithoutALengthIsAnsweredAtOnce) {
   start();
   const auto t0 = std::chrono::steady_clock::now();
   const std::string answer = raw_exchange(server_->port(), "POST /stop HTTP/1.1\r\nHost: localhost\r\n\r\n");
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double seconds = seconds_since(t0);
   EXPECT_EQ(answer.rfind("HTTP/1.1 200", 0), 0u) << answer;
   EXPECT_LT(seconds, 2.0) << "answered only when the server gave up reading a body";
   ASSERT_EQ(log_->received().size(), 1u);
   EXPECT_EQ(log_->received()[0].action, "stop");
+}
+
+// Each idle connection holds a worker until its first-byte deadline; 16 of them leave
+// GET /status answered at once.
+TEST_F(ControlServerTest, IdleConnectionsDoNotDelayStatus) {
+  start();
+  std::vector<int> idle;
+  for (int k = 0; k < 16; ++k) idle.push_back(connect_to(server_->port()));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // accepted and handed to workers
+  const auto t0 = std::chrono::steady_clock::now();
+  ok_body(get("/status"));
+  EXPECT_LT(seconds_since(t0), 1.5);
+  for (const int fd : idle) {
+    EXPECT_GE(fd, 0);
+    ::close(fd);
+  }
+}
+
+// A client that trickles header lines (slow loris) is cut off at the headers' deadline,
+// 2 s after it connected, however often it sends.
+TEST_F(ControlServerTest, AClientTricklingItsHeadersIsCutOffAtTheDeadline) {
+  start();
+  const int fd = connect_to(server_->port());
+  ASSERT_GE(fd, 0);
+  const auto t0 = std::chrono::steady_clock::now();
+  std::string line = "GET /status HTTP/1.1\r\n";
+  while (seconds_since(t0) < 6 && ::send(fd, line.data(), line.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(line.size())) {
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, 300) > 0) break;  // the server answered or closed
+    line = "X-Slow: 1\r\n";
+  }
+  EXPECT_LT(seconds_since(t0), 3.0) << "the server kept reading a client that never finished its headers";
+  ::close(fd);
+}
+
+TEST(ConnectionCounts, AnAddressHoldsAtMostItsShareAndLoopbackIsNotCounted) {
+  app::ConnectionCounts counts(2);
+  EXPECT_TRUE(counts.admit("192.0.2.7"));
+  EXPECT_TRUE(counts.admit("192.0.2.7"));
+  EXPECT_FALSE(counts.admit("192.0.2.7"));
+  EXPECT_TRUE(counts.admit("192.0.2.8")) << "another address has its own share";
+  counts.release("192.0.2.7");
+  EXPECT_TRUE(counts.admit("192.0.2.7"));
+  for (int k = 0; k < 10; ++k) EXPECT_TRUE(counts.admit("127.0.0.1"));
 }
 
 TEST_F(ControlServerTest, ReplySaysWhereTheCommandTookEffect) {
