@@ -214,6 +214,30 @@ TEST_F(Reliability, GenerateRefusesToOverwriteItsInput) {
   EXPECT_EQ(slurp(neurons), slurp(data_path("net2000/neurons.csv")));
 }
 
+TEST_F(Reliability, SweepRefusesToWriteItsTablesOverItsInputs) {
+  fs::create_directories(path("out"));
+  const std::string connectivity = write("out/trials.csv", slurp(data_path("net2000/connectivity.csv")));
+  const std::string ids = write("out/sweep.csv", slurp(data_path("net2000/stimulated.txt")));
+  const std::string sweep = "sweep --sweep.plot=false --run.trials=1 --run.duration-ms=20 --network.neurons=" +
+                            data_path("net2000/neurons.csv") + " --output.dir=" + path("out") + " --stimulus.ids=" + ids;
+  expect_one_line_error(flysim(sweep + " --network.connectivity=" + connectivity),
+                        "trials.csv in option output.dir=" + path("out/trials.csv") + " is also the input of option network.connectivity");
+  expect_one_line_error(flysim(sweep + " --network.connectivity=" + data_path("net2000/connectivity.csv")),
+                        "sweep.csv in option output.dir=" + path("out/sweep.csv") + " is also the input of option stimulus.ids");
+  EXPECT_TRUE(same_text(slurp(data_path("net2000/connectivity.csv")), slurp(connectivity)));
+  EXPECT_EQ(slurp(ids), slurp(data_path("net2000/stimulated.txt")));
+}
+
+TEST_F(Reliability, SweepRefusesARepeatedReadoutOrRate) {
+  const std::string sweep = "sweep --sweep.plot=false --run.trials=1 --run.duration-ms=20 --output.dir=" + path("out") +
+                            " --network.neurons=" + data_path("net2000/neurons.csv") + " --network.connectivity=" +
+                            data_path("net2000/connectivity.csv") + " --stimulus.ids=" + data_path("net2000/stimulated.txt");
+  expect_one_line_error(flysim(sweep + " --sweep.readouts=7,8,7"), "command line: option sweep.readouts='7,8,7' lists root ID 7 twice");
+  expect_one_line_error(flysim(sweep + " --sweep.rates=50,60,50"), "command line: option sweep.rates='50,60,50' lists the rate 50 twice");
+  expect_one_line_error(flysim(sweep + " --sweep.rates=50,50.0"), "command line: option sweep.rates='50,50.0' lists the rate 50.0 twice");
+  EXPECT_FALSE(fs::exists(path("out/sweep.csv")));
+}
+
 TEST_F(Reliability, TwoOutputsOnOnePathAndACheckpointFolderThatIsAnOutputAreRefusedBeforeTheRun) {
   expect_one_line_error(flysim(net2000("--output.spikes=" + path("a.csv") + " --output.rates=" + path("a.csv"))),
                         "option output.rates and option output.spikes both name");
