@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstring>
+#include <cerrno>
 
 #include "apps/flysim/control_json.hpp"
 #include "apps/flysim/control_server.hpp"
