@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <arpa/inet.h>
+#include <ifaddrs.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <poll.h>
@@ -121,20 +122,20 @@ TEST_F(ControlServerTest, EachEndpointDeliversItsCommand) {
 // What `curl -X POST localhost:7460/stop` sends: no Content-Length, no body. Sent on a
 // plain socket (httplib's client always sends a length); the answer must come at once,
 // not after the server's read timeout.
-// A TCP connection to the server on loopback; -1 when it fails.
-int connect_to(uint16_t port) {
+// A TCP connection to the server at an IPv4 address; -1 when it fails.
+int connect_to(uint16_t port, const std::string& address = "127.0.0.1") {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_port = htons(port);
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::inet_pton(AF_INET, address.c_str(), &addr.sin_addr);
   if (fd >= 0 && ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) return fd;
   if (fd >= 0) ::close(fd);
   return -1;
 }
 
-std::string raw_exchange(uint16_t port, const std::string& request) {
-  const int fd = connect_to(port);
+std::string raw_exchange(uint16_t port, const std::string& request, const std::string& address = "127.0.0.1") {
+  const int fd = connect_to(port, address);
   if (fd < 0) return "connect failed";
   ::send(fd, request.data(), request.size(), 0);
   std::string answer(4096, '\0');
@@ -201,6 +202,51 @@ TEST(ConnectionCounts, AnAddressHoldsAtMostItsShareAndLoopbackIsNotCounted) {
   counts.release("192.0.2.7");
   EXPECT_TRUE(counts.admit("192.0.2.7"));
   for (int k = 0; k < 10; ++k) EXPECT_TRUE(counts.admit("127.0.0.1"));
+}
+
+// An IPv4 address of this machine other than loopback, or "" when it has none.
+std::string outside_address() {
+  ifaddrs* list = nullptr;
+  if (::getifaddrs(&list) != 0) return "";
+  std::string found;
+  for (const ifaddrs* a = list; a && found.empty(); a = a->ifa_next) {
+    if (!a->ifa_addr || a->ifa_addr->sa_family != AF_INET) continue;
+    char text[INET_ADDRSTRLEN] = {};
+    ::inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(a->ifa_addr)->sin_addr, text, sizeof text);
+    if (!app::is_loopback_address(text)) found = text;
+  }
+  ::freeifaddrs(list);
+  return found;
+}
+
+// Connections from an address other than loopback: 16 at once; the next is answered
+// 503 at once, naming the address; once they close, the address is served again.
+TEST_F(ControlServerTest, AnOutsideAddressHoldsAtMost16ConnectionsAtOnce) {
+  const std::string address = outside_address();
+  if (address.empty()) GTEST_SKIP() << "this machine has no IPv4 address other than loopback";
+  app::ControlServerConfig config;
+  config.bind = address;
+  config.token = "secret";
+  start(config);
+  std::vector<int> idle;
+  for (int k = 0; k < 16; ++k) idle.push_back(connect_to(server_->port(), address));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // accepted and counted
+  const std::string request = "GET /status HTTP/1.1\r\nHost: " + address + "\r\nAuthorization: Bearer secret\r\n\r\n";
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::string refused = raw_exchange(server_->port(), request, address);
+  EXPECT_LT(seconds_since(t0), 0.5);
+  EXPECT_EQ(refused.rfind("HTTP/1.1 503", 0), 0u) << refused;
+  EXPECT_NE(refused.find(address + " has 16 connections open to this service already"), std::string::npos) << refused;
+  for (const int fd : idle) {
+    EXPECT_GE(fd, 0);
+    ::close(fd);
+  }
+  std::string answer;
+  for (int tries = 0; tries < 20 && answer.rfind("HTTP/1.1 200", 0) != 0; ++tries) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    answer = raw_exchange(server_->port(), request, address);
+  }
+  EXPECT_EQ(answer.rfind("HTTP/1.1 200", 0), 0u) << answer;
 }
 
 TEST_F(ControlServerTest, ReplySaysWhereTheCommandTookEffect) {

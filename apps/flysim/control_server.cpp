@@ -152,6 +152,7 @@ ControlServer::ControlServer(caf::actor_system& system, control_actor control, C
   port_ = config_.port == 0 ? server_->bind_to_any_port(config_.bind) : config_.port;
   if (port_ < 0 || (config_.port != 0 && !server_->bind_to_port(config_.bind, config_.port)))
     throw input_error("control API: " + bind_failure(config_.bind, config_.port, errno));
+  server_->widen_listen_queue();
   thread_ = std::thread([this] {
     // httplib starts its request threads from this one: they inherit its name and CPUs.
     enter_role(ThreadRole::http);

@@ -91,6 +91,17 @@ class DeadlineStream : public httplib::Stream {
   uint32_t tail_ = 0;
 };
 
+// Closed with unread input, a socket sends a reset that can destroy the answer before the
+// client reads it: stop sending, then read and discard what comes, for at most `linger`.
+void close_gracefully(socket_t sock, std::chrono::milliseconds linger) {
+  ::shutdown(sock, SHUT_WR);
+  const Clock::time_point deadline = Clock::now() + linger;
+  char discard[4096];
+  while (ready_before(sock, POLLIN, deadline) && ::recv(sock, discard, sizeof discard, 0) > 0) {
+  }
+  ::close(sock);
+}
+
 // A refusal sent without waiting: the client may be the one not reading.
 void refuse_busy(socket_t sock, const std::string& address, std::size_t limit) {
   const std::string body =
@@ -119,22 +130,25 @@ void ConnectionCounts::release(const std::string& address) {
   if (const auto it = open_.find(address); it != open_.end() && --it->second == 0) open_.erase(it);
 }
 
+void GuardedServer::widen_listen_queue() { ::listen(svr_sock_, SOMAXCONN); }
+
 bool GuardedServer::process_and_close_socket(socket_t sock) {
   const Clock::time_point accepted = Clock::now();
   std::string address;
   int port = 0;
   socket_address(sock, true, address, port);
-  bool served = false;
   if (!counts_.admit(address)) {
     refuse_busy(sock, address, limits_.per_address);
-  } else {
-    if (ready_before(sock, POLLIN, accepted + limits_.first_byte)) {
-      DeadlineStream stream(sock, limits_, accepted);
-      bool connection_closed = false;
-      served = process_request(stream, true, connection_closed, nullptr);
-    }
-    counts_.release(address);
+    close_gracefully(sock, std::chrono::milliseconds(100));
+    return false;
   }
+  bool served = false;
+  if (ready_before(sock, POLLIN, accepted + limits_.first_byte)) {
+    DeadlineStream stream(sock, limits_, accepted);
+    bool connection_closed = false;
+    served = process_request(stream, true, connection_closed, nullptr);
+  }
+  counts_.release(address);
   ::shutdown(sock, SHUT_RDWR);
   ::close(sock);
   return served;

@@ -42,6 +42,9 @@ class ConnectionCounts {
 class GuardedServer : public httplib::Server {
  public:
   explicit GuardedServer(ConnectionLimits limits) : limits_(limits), counts_(limits.per_address) {}
+  // httplib listens with a queue of 5 connections: a burst beyond it waits out TCP's 1 s
+  // retransmission before it is even accepted. Call once bound.
+  void widen_listen_queue();
 
  private:
   // Replaces httplib's: one request per connection, under the limits above.
