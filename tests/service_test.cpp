@@ -203,6 +203,10 @@ TEST_F(Service, ASecondServiceInTheFolderIsRefusedAndAJournalIsReplacedOnlyWhenA
   ASSERT_NE(started, "") << slurp(path("replaced.err"));
   EXPECT_EQ(ctl(started.substr(started.rfind(':') + 1), "stop").code, 0);
   EXPECT_EQ(replaced.wait(), 0) << slurp(path("replaced.err"));
+  // A device keeps no journal: it takes one as it takes any output.
+  const CliResult discarded = run_flysim("run " + network() + " --run.duration-ms=10 --output.journal=/dev/null",
+                                         path("null.out"), path("null.err"));
+  EXPECT_EQ(discarded.code, 0) << discarded.err;
 }
 
 // A service runs without glibc's per-thread caches of freed blocks, which held memory for

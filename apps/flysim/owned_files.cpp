@@ -2,12 +2,15 @@
 
 #include <filesystem>
 
+#include "model/input_file.hpp"
+
 namespace flysim::app {
 
 OwnedFiles claim_owned_files(const Options& o, bool serving) {
   OwnedFiles owned;
   const std::string& journal = o.text("output.journal");
-  if (!journal.empty()) {
+  // A device or FIFO (/dev/null) holds no journal to keep: written in place, unlocked.
+  if (!journal.empty() && special_file_kind(journal).empty()) {
     owned.journal = std::make_unique<FileLock>(journal, "the journal (output.journal)", true);
     if (owned.journal->had_content() && !o.boolean("output.journal-overwrite"))
       o.reject("output.journal", "holds the journal of an earlier run, which its replay needs; move it away, name another "
