@@ -59,18 +59,23 @@ recorder_actor::behavior_type recorder_behavior(recorder_actor::stateful_pointer
     st.activity->set_stimulated(st.config.stimulated);
   }
   static constexpr char header[] = "trial,step,t_ms,neuron_id\n";
-  if (!st.config.spikes_path.empty() && st.config.stream) {
-    st.spikes_stream.emplace(st.config.spikes_path);
-    st.spikes_stream->write(header, sizeof header - 1);
-    st.spikes_stream->flush();
-    st.last_flush = std::chrono::steady_clock::now();
-  } else if (!st.config.spikes_path.empty()) {
-    st.spikes_file.emplace(st.config.spikes_path);
-    st.spikes_file->write(header, sizeof header - 1);
+  try {
+    if (!st.config.spikes_path.empty() && st.config.stream) {
+      st.spikes_stream.emplace(st.config.spikes_path);
+      st.spikes_stream->write(header, sizeof header - 1);
+      st.spikes_stream->flush();
+      st.last_flush = std::chrono::steady_clock::now();
+    } else if (!st.config.spikes_path.empty()) {
+      st.spikes_file.emplace(st.config.spikes_path);
+      st.spikes_file->write(header, sizeof header - 1);
+    }
+  } catch (const std::exception& e) {
+    st.open_failure = e.what();
   }
   return {
       [=](record_atom, const EpochSpikes& epoch) {
         auto& st = self->state;
+        if (!st.open_failure.empty()) return self->quit(fail(st.open_failure));
         st.total += epoch.spikes.size();
         if (st.activity) st.activity->record(epoch.trial, epoch.first, epoch.steps, epoch.spikes);
         st.line_buffer.clear();
@@ -99,6 +104,7 @@ recorder_actor::behavior_type recorder_behavior(recorder_actor::stateful_pointer
       },
       [=](flush_atom) {
         auto& st = self->state;
+        if (!st.open_failure.empty()) return self->quit(fail(st.open_failure));
         try {
           if (st.spikes_stream) st.spikes_stream->flush();
         } catch (const std::exception& e) {
@@ -123,6 +129,7 @@ recorder_actor::behavior_type recorder_behavior(recorder_actor::stateful_pointer
       },
       [=](finish_atom, double seconds) -> caf::result<RecorderSummary> {
         auto& st = self->state;
+        if (!st.open_failure.empty()) return fail(st.open_failure);
         try {
           const std::string held = st.order.drain();
           if (st.spikes_file) st.spikes_file->write(held.data(), held.size());

@@ -51,6 +51,9 @@ struct recorder_state {
   std::string line_buffer;
   TrialOrder order;  // a batch's trials written one after another
   std::optional<ActivityWindow> activity;
+  // Why the spike file could not be opened; the recorder ends with it at its first
+  // message, when the sim loop (linked) is waiting for the run and passes it on.
+  std::string open_failure;
   static inline const char* name = "recorder";
 };
 

@@ -59,6 +59,14 @@ std::function<void(caf::error&)> on_error(self_ptr self) {
   return [=](caf::error& err) { abort_run(self, err); };
 }
 
+// For a request to a linked actor: when it went down, its exit message brings the reason
+// (a write error of the recorder, say), which "request_receiver_down" would hide.
+std::function<void(caf::error&)> on_error_of_linked(self_ptr self) {
+  return [=](caf::error& err) {
+    if (err != caf::sec::request_receiver_down) abort_run(self, err);
+  };
+}
+
 int64_t steps_since_start(const sim_loop_state& st) {
   const ScheduleGeometry g = geometry_of(st.plan);
   return simulated_steps_to(st.done, g) - simulated_steps_to(st.plan.start, g);
@@ -120,7 +128,7 @@ void finish(self_ptr self) {
         deliver_summary(self, std::move(recorded), std::move(engine), std::move(batch.front().plastic_weights));
       }, on_error(self));
     }, on_error(self));
-  }, on_error(self));
+  }, on_error_of_linked(self));
 }
 
 bool plan_done(const sim_loop_state& st) { return st.issued.trial >= st.plan.trials || st.schedule->stopped(); }

@@ -23,13 +23,17 @@ std::string parent_folder(const std::string& path) {
   return dir.empty() ? "." : dir.string();
 }
 
-// The file a path ends at once its symbolic links are followed; the path itself when it
-// does not exist yet (or its link dangles: the link is then replaced, as nothing is lost).
+// The file a path ends at once its symbolic links are followed, existing or not: a
+// dangling link is kept and the file it names is created.
 std::string follow_links(const std::string& path) {
+  std::filesystem::path at = path;
   std::error_code ec;
-  if (!std::filesystem::is_symlink(path, ec)) return path;
-  const std::filesystem::path resolved = std::filesystem::canonical(path, ec);
-  return ec ? path : resolved.string();
+  for (int hops = 0; hops < 40 && std::filesystem::is_symlink(at, ec); ++hops) {
+    const std::filesystem::path next = std::filesystem::read_symlink(at, ec);
+    if (ec) return at.string();
+    at = next.is_absolute() ? next : at.parent_path() / next;
+  }
+  return at.string();
 }
 
 [[noreturn]] void fail(const std::string& path, const std::string& what, int err) {

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "model/errors.hpp"
+#include "model/json_depth.hpp"
 #include "model/input_file.hpp"
 
 namespace flysim {
@@ -24,6 +25,7 @@ void put_line(std::FILE* file, const std::string& path, const std::string& line,
 // The header line: exactly its three fields.
 void read_header(const std::string& path, const std::string& line, JournalContents& contents) {
   const auto fail = [&](const std::string& what) { return input_error_at(path, 1, what); };
+  if (const std::string problem = json_depth_problem(line); !problem.empty()) throw fail("not a journal header: " + problem);
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(line);

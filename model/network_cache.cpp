@@ -1,5 +1,7 @@
 #include "model/network_cache.hpp"
 
+#include <sys/stat.h>
+
 #include <fmt/format.h>
 #include <xxhash.h>
 
@@ -113,11 +115,10 @@ void save_network_cache(const Network& net, const std::string& path, const std::
 }
 
 std::optional<Network> load_network_cache(const std::string& path, const std::string& source_key) {
-  std::unique_ptr<std::FILE, FileCloser> file(std::fopen(path.c_str(), "rb"));
-  if (!file) {
-    if (errno == ENOENT) return std::nullopt;
-    throw input_error(path + ": cannot open the network cache: " + std::strerror(errno));
-  }
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 && errno == ENOENT) return std::nullopt;
+  // Through open_input_file: a FIFO or device planted in the cache folder is refused, never waited on.
+  std::unique_ptr<std::FILE, FileCloser> file(open_input_file(path, "the network cache"));
   Header header{};
   read_exactly(file.get(), &header, sizeof header, path);
   if (std::memcmp(header.magic, kMagic, sizeof kMagic) != 0) throw input_error(path + ": is not a flysim network cache");

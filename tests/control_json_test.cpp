@@ -8,6 +8,8 @@
 #include "apps/flysim/ctl_args.hpp"
 #include "messages/control_json.hpp"
 #include "cli_support.hpp"
+#include "messages/control_json.hpp"
+#include "model/json_depth.hpp"
 #include "control_support.hpp"
 #include "model/errors.hpp"
 #include "test_support.hpp"
@@ -76,6 +78,24 @@ TEST(ControlJson, StatusAndReplyRoundTripAndTheClientIgnoresNewFields) {
   EXPECT_EQ(r.file, "f.ckpt");
   EXPECT_EQ(app::error_from_json(app::error_to_json("bad \"x\"")), "bad \"x\"");
   EXPECT_EQ(app::error_from_json("plain text"), "plain text");
+}
+
+TEST(ControlJson, NestingIsCountedOutsideStringsAndRefusedBeyondTheLimit) {
+  const auto nested = [](std::size_t depth) { return std::string(depth, '[') + std::string(depth, ']'); };
+  EXPECT_EQ(json_depth_problem(nested(kMaxJsonDepth)), "");
+  EXPECT_EQ(json_depth_problem(nested(kMaxJsonDepth + 1)), "arrays and objects nest deeper than 64 levels (at byte 65)");
+  EXPECT_EQ(json_depth_problem(R"({"a":")" + std::string(1000, '[') + R"(\"[", "b":{}})"), "") << "brackets in strings";
+  EXPECT_NE(json_depth_problem(R"({"a":"\\")" + std::string(100, '{')), "") << "an escaped backslash ends no string";
+  EXPECT_THROW(app::command_from_json("stimulus", R"({"poisson_ids":)" + nested(100000) + "}"), app::bad_request);
+}
+
+TEST(ControlJson, AJournalLineNestedTooDeeplyIsRefused) {
+  try {
+    app::journal_entry_from_json(std::string(100000, '{'));
+    FAIL() << "accepted";
+  } catch (const app::bad_request& e) {
+    EXPECT_NE(std::string(e.what()).find("arrays and objects nest deeper than 64 levels (at byte 65)"), std::string::npos) << e.what();
+  }
 }
 
 TEST(ControlJson, BytesThatAreNotUtf8StillGiveValidJson) {

@@ -4,13 +4,18 @@
 #include <nlohmann/json.hpp>
 
 #include <arpa/inet.h>
+#include <ifaddrs.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <poll.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <future>
+#include <thread>
+#include <vector>
 
+#include "apps/flysim/guarded_server.hpp"
 #include "control_support.hpp"
 #include "model/errors.hpp"
 
@@ -117,13 +122,21 @@ TEST_F(ControlServerTest, EachEndpointDeliversItsCommand) {
 // What `curl -X POST localhost:7460/stop` sends: no Content-Length, no body. Sent on a
 // plain socket (httplib's client always sends a length); the answer must come at once,
 // not after the server's read timeout.
-std::string raw_exchange(uint16_t port, const std::string& request) {
+// A TCP connection to the server at an IPv4 address; -1 when it fails.
+int connect_to(uint16_t port, const std::string& address = "127.0.0.1") {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_port = htons(port);
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (fd < 0 || ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) return "connect failed";
+  ::inet_pton(AF_INET, address.c_str(), &addr.sin_addr);
+  if (fd >= 0 && ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) return fd;
+  if (fd >= 0) ::close(fd);
+  return -1;
+}
+
+std::string raw_exchange(uint16_t port, const std::string& request, const std::string& address = "127.0.0.1") {
+  const int fd = connect_to(port, address);
+  if (fd < 0) return "connect failed";
   ::send(fd, request.data(), request.size(), 0);
   std::string answer(4096, '\0');
   const ssize_t got = ::recv(fd, answer.data(), answer.size(), 0);
@@ -132,15 +145,108 @@ std::string raw_exchange(uint16_t port, const std::string& request) {
   return answer;
 }
 
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
 TEST_F(ControlServerTest, APostWithoutALengthIsAnsweredAtOnce) {
   start();
   const auto t0 = std::chrono::steady_clock::now();
   const std::string answer = raw_exchange(server_->port(), "POST /stop HTTP/1.1\r\nHost: localhost\r\n\r\n");
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double seconds = seconds_since(t0);
   EXPECT_EQ(answer.rfind("HTTP/1.1 200", 0), 0u) << answer;
   EXPECT_LT(seconds, 2.0) << "answered only when the server gave up reading a body";
   ASSERT_EQ(log_->received().size(), 1u);
   EXPECT_EQ(log_->received()[0].action, "stop");
+}
+
+// Each idle connection holds a worker until its first-byte deadline; 16 of them leave
+// GET /status answered at once.
+TEST_F(ControlServerTest, IdleConnectionsDoNotDelayStatus) {
+  start();
+  std::vector<int> idle;
+  for (int k = 0; k < 16; ++k) idle.push_back(connect_to(server_->port()));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // accepted and handed to workers
+  const auto t0 = std::chrono::steady_clock::now();
+  ok_body(get("/status"));
+  EXPECT_LT(seconds_since(t0), 1.5);
+  for (const int fd : idle) {
+    EXPECT_GE(fd, 0);
+    ::close(fd);
+  }
+}
+
+// A client that trickles header lines (slow loris) is cut off at the headers' deadline,
+// 2 s after it connected, however often it sends.
+TEST_F(ControlServerTest, AClientTricklingItsHeadersIsCutOffAtTheDeadline) {
+  start();
+  const int fd = connect_to(server_->port());
+  ASSERT_GE(fd, 0);
+  const auto t0 = std::chrono::steady_clock::now();
+  std::string line = "GET /status HTTP/1.1\r\n";
+  while (seconds_since(t0) < 6 && ::send(fd, line.data(), line.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(line.size())) {
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, 300) > 0) break;  // the server answered or closed
+    line = "X-Slow: 1\r\n";
+  }
+  EXPECT_LT(seconds_since(t0), 3.0) << "the server kept reading a client that never finished its headers";
+  ::close(fd);
+}
+
+TEST(ConnectionCounts, AnAddressHoldsAtMostItsShareAndLoopbackIsNotCounted) {
+  app::ConnectionCounts counts(2);
+  EXPECT_TRUE(counts.admit("192.0.2.7"));
+  EXPECT_TRUE(counts.admit("192.0.2.7"));
+  EXPECT_FALSE(counts.admit("192.0.2.7"));
+  EXPECT_TRUE(counts.admit("192.0.2.8")) << "another address has its own share";
+  counts.release("192.0.2.7");
+  EXPECT_TRUE(counts.admit("192.0.2.7"));
+  for (int k = 0; k < 10; ++k) EXPECT_TRUE(counts.admit("127.0.0.1"));
+}
+
+// An IPv4 address of this machine other than loopback, or "" when it has none.
+std::string outside_address() {
+  ifaddrs* list = nullptr;
+  if (::getifaddrs(&list) != 0) return "";
+  std::string found;
+  for (const ifaddrs* a = list; a && found.empty(); a = a->ifa_next) {
+    if (!a->ifa_addr || a->ifa_addr->sa_family != AF_INET) continue;
+    char text[INET_ADDRSTRLEN] = {};
+    ::inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(a->ifa_addr)->sin_addr, text, sizeof text);
+    if (!app::is_loopback_address(text)) found = text;
+  }
+  ::freeifaddrs(list);
+  return found;
+}
+
+// Connections from an address other than loopback: 16 at once; the next is answered
+// 503 at once, naming the address; once they close, the address is served again.
+TEST_F(ControlServerTest, AnOutsideAddressHoldsAtMost16ConnectionsAtOnce) {
+  const std::string address = outside_address();
+  if (address.empty()) GTEST_SKIP() << "this machine has no IPv4 address other than loopback";
+  app::ControlServerConfig config;
+  config.bind = address;
+  config.token = "secret";
+  start(config);
+  std::vector<int> idle;
+  for (int k = 0; k < 16; ++k) idle.push_back(connect_to(server_->port(), address));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // accepted and counted
+  const std::string request = "GET /status HTTP/1.1\r\nHost: " + address + "\r\nAuthorization: Bearer secret\r\n\r\n";
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::string refused = raw_exchange(server_->port(), request, address);
+  EXPECT_LT(seconds_since(t0), 0.5);
+  EXPECT_EQ(refused.rfind("HTTP/1.1 503", 0), 0u) << refused;
+  EXPECT_NE(refused.find(address + " has 16 connections open to this service already"), std::string::npos) << refused;
+  for (const int fd : idle) {
+    EXPECT_GE(fd, 0);
+    ::close(fd);
+  }
+  std::string answer;
+  for (int tries = 0; tries < 20 && answer.rfind("HTTP/1.1 200", 0) != 0; ++tries) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    answer = raw_exchange(server_->port(), request, address);
+  }
+  EXPECT_EQ(answer.rfind("HTTP/1.1 200", 0), 0u) << answer;
 }
 
 TEST_F(ControlServerTest, ReplySaysWhereTheCommandTookEffect) {
@@ -191,6 +297,18 @@ TEST_F(ControlServerTest, BadRequestsAre400NamingTheFieldAndNeverReachTheSimulat
   expect_refused(post("/stimulus", R"({"poisson_ids":[]})"), 400, "poisson_ids is empty");
   expect_refused(post("/stimulus", R"({"poisson_ids":[18446744073709551615]})"), 400, "field \"poisson_ids[0]\" is out of range");
   EXPECT_TRUE(log_->received().empty()) << "a refused request reached the simulation";
+}
+
+// 100,000 nested arrays (200 KB) would overflow the HTTP thread's stack: the depth scan
+// refuses them before any parser sees them, and the server goes on answering.
+TEST_F(ControlServerTest, DeeplyNestedBodyIs400NamingTheLimitAndTheServerLives) {
+  start();
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  expect_refused(post("/stimulus", deep), 400, "nest deeper than 64 levels (at byte 65)");
+  expect_refused(post("/stimulus", R"({"rate_hz":)" + deep + "}"), 400, "nest deeper than 64 levels");
+  expect_refused(post("/swap", R"({"engine":)" + deep + "}"), 400, "nest deeper than 64 levels");
+  EXPECT_TRUE(log_->received().empty()) << "a refused request reached the simulation";
+  ok_body(get("/status"));
 }
 
 TEST_F(ControlServerTest, UnknownPathIs404AndWrongMethodIs405) {

@@ -129,6 +129,34 @@ TEST_F(Reliability, OutputThroughASymlinkReplacesTheTargetAndKeepsTheLink) {
   EXPECT_EQ(slurp(path("real.csv")), "new\n");
 }
 
+TEST_F(Reliability, ADanglingSymlinkOutputKeepsTheLinkAndCreatesItsTarget) {
+  fs::create_directories(path("sub"));
+  fs::create_symlink("real.csv", path("sub/link.csv"));  // relative to the link's folder
+  AtomicFile out(path("sub/link.csv"));
+  out.write("new\n", 4);
+  out.commit();
+  EXPECT_TRUE(fs::is_symlink(path("sub/link.csv")));
+  EXPECT_EQ(slurp(path("sub/real.csv")), "new\n");
+}
+
+// Whether the file opens or a write fails, paced (streamed) or not: one line with the
+// file and the reason, exit code 1. Repeated: the recorder's end races the run's answer.
+TEST_F(Reliability, ASpikeFileThatCannotBeWrittenEndsTheRunWithItsReason) {
+  const std::string fifo = path("no-reader");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::vector<std::pair<std::string, std::string>> outputs = {{fifo, fifo + ": cannot write (a FIFO with no reader)"}};
+  if (::access("/dev/full", W_OK) == 0) outputs.push_back({"/dev/full", "/dev/full: write failed: No space left on device"});
+  for (const auto& [output, reason] : outputs)
+    for (const std::string pacing : {"--run.duration-ms=50", "--run.duration-ms=300 --run.pace=10"})
+      for (int k = 0; k < 4; ++k) {
+        const CliResult r = flysim(net2000(pacing + " --engine.threads=1 --output.spikes=" + output));
+        EXPECT_EQ(r.code, 1) << r.err;
+        EXPECT_NE(r.err.find("run failed: " + reason), std::string::npos) << r.err;
+        EXPECT_EQ(r.err.find("receiver_down"), std::string::npos) << r.err;
+        EXPECT_EQ(r.out.find("unhandled exception"), std::string::npos) << r.out;
+      }
+}
+
 TEST_F(Reliability, AnUnfinishedOutputLeavesNoFileAndKeepsTheOldOne) {
   write("out.csv", "old\n");
   {
@@ -212,6 +240,30 @@ TEST_F(Reliability, GenerateRefusesToOverwriteItsInput) {
                                  path("stdout"), path("stderr"));
   expect_one_line_error(r, "option output.neurons=" + neurons + " is also the input of option network.neurons");
   EXPECT_EQ(slurp(neurons), slurp(data_path("net2000/neurons.csv")));
+}
+
+TEST_F(Reliability, SweepRefusesToWriteItsTablesOverItsInputs) {
+  fs::create_directories(path("out"));
+  const std::string connectivity = write("out/trials.csv", slurp(data_path("net2000/connectivity.csv")));
+  const std::string ids = write("out/sweep.csv", slurp(data_path("net2000/stimulated.txt")));
+  const std::string sweep = "sweep --sweep.plot=false --run.trials=1 --run.duration-ms=20 --network.neurons=" +
+                            data_path("net2000/neurons.csv") + " --output.dir=" + path("out") + " --stimulus.ids=" + ids;
+  expect_one_line_error(flysim(sweep + " --network.connectivity=" + connectivity),
+                        "trials.csv in option output.dir=" + path("out/trials.csv") + " is also the input of option network.connectivity");
+  expect_one_line_error(flysim(sweep + " --network.connectivity=" + data_path("net2000/connectivity.csv")),
+                        "sweep.csv in option output.dir=" + path("out/sweep.csv") + " is also the input of option stimulus.ids");
+  EXPECT_TRUE(same_text(slurp(data_path("net2000/connectivity.csv")), slurp(connectivity)));
+  EXPECT_EQ(slurp(ids), slurp(data_path("net2000/stimulated.txt")));
+}
+
+TEST_F(Reliability, SweepRefusesARepeatedReadoutOrRate) {
+  const std::string sweep = "sweep --sweep.plot=false --run.trials=1 --run.duration-ms=20 --output.dir=" + path("out") +
+                            " --network.neurons=" + data_path("net2000/neurons.csv") + " --network.connectivity=" +
+                            data_path("net2000/connectivity.csv") + " --stimulus.ids=" + data_path("net2000/stimulated.txt");
+  expect_one_line_error(flysim(sweep + " --sweep.readouts=7,8,7"), "command line: option sweep.readouts='7,8,7' lists root ID 7 twice");
+  expect_one_line_error(flysim(sweep + " --sweep.rates=50,60,50"), "command line: option sweep.rates='50,60,50' lists the rate 50 twice");
+  expect_one_line_error(flysim(sweep + " --sweep.rates=50,50.0"), "command line: option sweep.rates='50,50.0' lists the rate 50.0 twice");
+  EXPECT_FALSE(fs::exists(path("out/sweep.csv")));
 }
 
 TEST_F(Reliability, TwoOutputsOnOnePathAndACheckpointFolderThatIsAnOutputAreRefusedBeforeTheRun) {
@@ -345,6 +397,18 @@ TEST_F(Reliability, AFifoInputIsRefusedAtOnce) {
 }
 
 // ---- 4. the network cache is keyed by content
+
+TEST_F(Reliability, AFifoInTheCacheFolderIsRefusedNotWaitedOn) {
+  ASSERT_EQ(flysim(net2000("--run.duration-ms=10")).code, 0) << slurp(path("stderr"));
+  std::vector<std::string> cached;
+  for (const auto& entry : fs::directory_iterator(path("cache"))) cached.push_back(entry.path().string());
+  ASSERT_EQ(cached.size(), 1u);
+  fs::remove(cached[0]);
+  ASSERT_EQ(::mkfifo(cached[0].c_str(), 0600), 0);
+  BackgroundFlysim again(net2000("--run.duration-ms=10 --network.cache-dir=" + path("cache")), path("stdout"), path("stderr"));
+  const int code = again.wait_for(20);
+  expect_one_line_error({code, slurp(path("stdout")), slurp(path("stderr"))}, cached[0] + ": is a FIFO");
+}
 
 TEST_F(Reliability, CacheKeyChangesWithContentEvenAtTheSameSizeAndTime) {
   const std::string file = write("c.csv", "abcdef\n");

@@ -165,6 +165,45 @@ TEST_F(Service, MemoryStaysFlatOverSwapsCheckpointsAndRequests) {
   EXPECT_EQ(serve.wait(), 0) << slurp(path("serve.err"));
 }
 
+// A journal is what a replay needs: a service never starts over one, unless told to, and
+// a second service in the same folder (same journal or same checkpoint folder) is refused
+// with the file and the pid of the one running, before it loads anything.
+TEST_F(Service, ASecondServiceInTheFolderIsRefusedAndAJournalIsReplacedOnlyWhenAsked) {
+  const std::string journal = path("journal.jsonl"), owned = " --output.journal=" + journal + " --checkpoint.dir=" + path("ck");
+  BackgroundFlysim serve("serve " + network() + " --control.port=0" + owned, path("serve.out"), path("serve.err"));
+  const std::string line = serve.wait_for_output("control API on http://", 60);
+  ASSERT_NE(line, "") << slurp(path("serve.err"));
+  // `flysim serve ARGS`, which must end at once (a service that starts is killed, and fails the test).
+  const auto refused = [&](const std::string& tag, const std::string& args) {
+    BackgroundFlysim other("serve " + network() + " --control.port=0" + args, path(tag + ".out"), path(tag + ".err"));
+    const int code = other.wait_for(30);
+    return CliResult{code, slurp(path(tag + ".out")), slurp(path(tag + ".err"))};
+  };
+  const std::string holder = "is in use by another flysim process (held by pid " + std::to_string(serve.pid()) + ")";
+  expect_one_line_error(refused("same", owned), journal + ": the journal (output.journal) " + holder);
+  expect_one_line_error(refused("ck", " --output.journal=" + path("other.jsonl") + " --checkpoint.dir=" + path("ck")),
+                        path("ck") + "/flysim.lock: the lock of checkpoint.dir " + holder);
+  EXPECT_FALSE(fs::exists(path("other.jsonl"))) << "a refused service left its journal";
+  EXPECT_EQ(ctl(line.substr(line.rfind(':') + 1), "stop").code, 0);
+  ASSERT_EQ(serve.wait(), 0) << slurp(path("serve.err"));
+  EXPECT_FALSE(fs::exists(path("ck/flysim.lock")));
+
+  const std::string before = slurp(journal);
+  ASSERT_NE(before.find("flysim_journal"), std::string::npos) << before;
+  expect_one_line_error(refused("again", owned), "command line: option output.journal='" + journal + "' holds the journal of an earlier run");
+  EXPECT_EQ(slurp(journal), before);
+  BackgroundFlysim replaced("serve " + network() + " --control.port=0 --output.journal-overwrite=true" + owned,
+                            path("replaced.out"), path("replaced.err"));
+  const std::string started = replaced.wait_for_output("control API on http://", 60);
+  ASSERT_NE(started, "") << slurp(path("replaced.err"));
+  EXPECT_EQ(ctl(started.substr(started.rfind(':') + 1), "stop").code, 0);
+  EXPECT_EQ(replaced.wait(), 0) << slurp(path("replaced.err"));
+  // A device keeps no journal: it takes one as it takes any output.
+  const CliResult discarded = run_flysim("run " + network() + " --run.duration-ms=10 --output.journal=/dev/null",
+                                         path("null.out"), path("null.err"));
+  EXPECT_EQ(discarded.code, 0) << discarded.err;
+}
+
 // A service runs without glibc's per-thread caches of freed blocks, which held memory for
 // good (apps/flysim/thread_caches.cpp): flysim serve re-executes itself with the tunable
 // put before those the caller set. (The dynamic loader cuts the variable at the first

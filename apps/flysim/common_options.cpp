@@ -193,6 +193,8 @@ std::vector<OptionSpec> run_options() {
        "boundaries, unpaced; the spikes are the live run's, byte for byte"},
       {"output.journal", OptionType::path, "",
        "journal of live commands (JSON lines: the run's options, then each command and the boundary where it applied)"},
+      {"output.journal-overwrite", OptionType::boolean, "false",
+       "replace an existing output.journal (refused otherwise: a replay needs it)"},
       {"checkpoint.every-ms", OptionType::number, "0", "write a checkpoint every this many simulated ms (0: none)"},
       {"checkpoint.dir", OptionType::path, "checkpoints", "folder of the checkpoint files"},
       {"checkpoint.keep", OptionType::integer, "3", "how many of the newest checkpoints to keep"},

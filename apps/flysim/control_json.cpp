@@ -12,6 +12,7 @@
 #include "actors/control_rules.hpp"
 #include "apps/flysim/status_parts_json.hpp"
 #include "model/input_file.hpp"
+#include "model/json_depth.hpp"
 
 namespace flysim::app {
 
@@ -33,6 +34,7 @@ std::string without_exception_id(const std::string& what) {
 // Parses strictly: a key given twice in one object is refused (nlohmann keeps the last).
 json parse_body(const std::string& body) {
   if (body.find_first_not_of(" \t\r\n") == std::string::npos) return json::object();
+  if (const std::string problem = json_depth_problem(body); !problem.empty()) throw bad_request("the body is refused: " + problem);
   std::vector<std::set<std::string>> keys_of_open_objects;
   std::string last_key;  // the field whose value is being read (a number too large names it)
   const json::parser_callback_t refuse_repeated_keys = [&](int, json::parse_event_t event, json& parsed) {
@@ -182,8 +184,13 @@ void for_each_reply_field(Reply& r, Visit&& visit) {
   visit("file", r.file);
 }
 
+// What the service answered, or a discarded value when it is not JSON within the depth limit.
+json parse_untrusted(const std::string& body) {
+  return json_depth_problem(body).empty() ? json::parse(body, nullptr, false) : json(json::value_t::discarded);
+}
+
 json parse_answer(const std::string& body, const char* what) {
-  json j = json::parse(body, nullptr, false);
+  json j = parse_untrusted(body);
   if (!j.is_object()) throw std::runtime_error(fmt::format("the service's {} is not a JSON object", what));
   return j;
 }
@@ -272,7 +279,7 @@ LiveReply reply_from_json(const std::string& body) {
 }
 
 std::string error_from_json(const std::string& body) {
-  const json j = json::parse(body, nullptr, false);
+  const json j = parse_untrusted(body);
   if (j.is_object() && j.contains("error") && j.at("error").is_string()) return j.at("error").get<std::string>();
   return body;
 }

@@ -15,6 +15,7 @@
 #include "apps/flysim/activity_json.hpp"
 #include "apps/flysim/browser_guard.hpp"
 #include "apps/flysim/control_json.hpp"
+#include "apps/flysim/guarded_server.hpp"
 #include "messages/messages.hpp"
 #include "model/errors.hpp"
 #include "model/thread_placement.hpp"
@@ -22,8 +23,9 @@
 namespace flysim::app {
 
 namespace {
-// Enough for a few slow commands (a swap that builds an engine) and status requests at once.
-constexpr std::size_t kHttpThreads = 8;
+// Enough for slow commands (a swap that builds an engine), status requests and the
+// connections idle clients hold until their deadlines (guarded_server.hpp) at once.
+constexpr std::size_t kHttpThreads = 32;
 // poisson_ids of every neuron of the FlyWire brain take about 3 MB of JSON.
 constexpr std::size_t kMaxBodyBytes = 16u << 20;
 
@@ -139,7 +141,7 @@ bool is_loopback_address(const std::string& address) {
 }
 
 ControlServer::ControlServer(caf::actor_system& system, control_actor control, ControlServerConfig config)
-    : system_(system), control_(std::move(control)), config_(std::move(config)), server_(std::make_unique<httplib::Server>()) {
+    : system_(system), control_(std::move(control)), config_(std::move(config)), server_(std::make_unique<GuardedServer>(ConnectionLimits{})) {
   if (config_.token.empty() && !is_loopback_address(config_.bind))
     throw input_error(fmt::format("control API on {}: an address other than loopback needs a token (control.token-file), "
                                   "or anyone who reaches it could stop the service",
@@ -150,6 +152,7 @@ ControlServer::ControlServer(caf::actor_system& system, control_actor control, C
   port_ = config_.port == 0 ? server_->bind_to_any_port(config_.bind) : config_.port;
   if (port_ < 0 || (config_.port != 0 && !server_->bind_to_port(config_.bind, config_.port)))
     throw input_error("control API: " + bind_failure(config_.bind, config_.port, errno));
+  server_->widen_listen_queue();
   thread_ = std::thread([this] {
     // httplib starts its request threads from this one: they inherit its name and CPUs.
     enter_role(ThreadRole::http);
@@ -176,7 +179,6 @@ void ControlServer::install_routes() {
   httplib::Server& s = *server_;
   s.new_task_queue = [] { return new httplib::ThreadPool(kHttpThreads); };
   s.set_socket_options(control_socket_options);
-  s.set_keep_alive_max_count(1);
   s.set_payload_max_length(kMaxBodyBytes);
   // Before routing and before the body is read: another site's request, the token, then
   // the path, then the method.

@@ -16,11 +16,12 @@
 #include "messages/interfaces.hpp"
 
 namespace httplib {
-class Server;
 struct Response;
 }
 
 namespace flysim::app {
+
+class GuardedServer;
 
 struct ControlServerConfig {
   std::string bind = "127.0.0.1";  // address to listen on
@@ -68,7 +69,7 @@ class ControlServer {
   caf::actor_system& system_;
   control_actor control_;
   ControlServerConfig config_;
-  std::unique_ptr<httplib::Server> server_;
+  std::unique_ptr<GuardedServer> server_;
   int port_ = 0;
   std::atomic<bool> listen_returned_{false};
   std::thread thread_;

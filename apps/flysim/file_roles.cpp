@@ -14,7 +14,7 @@ namespace flysim::app {
 namespace {
 
 struct NamedFile {
-  std::string what;  // "option output.spikes" or "config file"
+  std::string what;  // "option output.spikes", "config file" or "sweep.csv in option output.dir"
   std::string path;
 };
 
@@ -56,7 +56,10 @@ void report_removed(const std::vector<std::string>& removed) {
 void refuse_clashing_files(const Options& o, const FileRoles& roles) {
   std::vector<NamedFile> inputs = named(o, roles.input_keys);
   for (const std::string& config : o.config_files()) inputs.push_back({"config file", config});
-  const std::vector<NamedFile> outputs = named(o, roles.output_keys);
+  std::vector<NamedFile> outputs = named(o, roles.output_keys);
+  for (const FolderOutput& f : roles.folder_outputs)
+    if (!o.text(f.folder_key).empty())
+      outputs.push_back({f.name + " in option " + f.folder_key, (std::filesystem::path(o.text(f.folder_key)) / f.name).string()});
   const std::vector<NamedFile> folders = named(o, roles.folder_keys);
   for (std::size_t k = 0; k < outputs.size(); ++k) {
     const NamedFile& out = outputs[k];

@@ -10,10 +10,18 @@
 
 namespace flysim::app {
 
+// A file written under a name the command chooses inside a folder option (sweep's
+// DIR/sweep.csv): refused like an output option, named by both.
+struct FolderOutput {
+  std::string folder_key;  // "output.dir"
+  std::string name;        // "sweep.csv"
+};
+
 struct FileRoles {
   std::vector<std::string> input_keys;   // options naming files that are read
   std::vector<std::string> output_keys;  // options naming files that are written
   std::vector<std::string> folder_keys;  // options naming folders that are written into
+  std::vector<FolderOutput> folder_outputs = {};
 };
 
 // Throws input_error naming both options when an output is an input, two outputs are

@@ -6,18 +6,18 @@
 
 namespace flysim::app {
 
-std::vector<int64_t> readout_ids(const Options& o) {
+std::vector<int64_t> readout_ids(const Options& o, const std::string& key) {
   std::vector<int64_t> ids;
-  const std::string& text = o.text("output.readouts");
+  const std::string& text = o.text(key);
   for (std::size_t pos = 0; pos < text.size();) {
     const std::size_t comma = std::min(text.find(',', pos), text.size());
     const std::string item = text.substr(pos, comma - pos);
     int64_t id = 0;
     const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), id);
     if (item.empty() || ec != std::errc() || end != item.data() + item.size() || id <= 0)
-      o.reject("output.readouts", "has '" + item + "'; expected root IDs (positive integers) separated by commas");
+      o.reject(key, "has '" + item + "'; expected root IDs (positive integers) separated by commas");
     if (std::find(ids.begin(), ids.end(), id) != ids.end())
-      o.reject("output.readouts", "lists root ID " + item + " twice");
+      o.reject(key, "lists root ID " + item + " twice");
     ids.push_back(id);
     pos = comma + 1;
   }

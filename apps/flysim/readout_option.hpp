@@ -2,6 +2,7 @@
 // output.readouts: the neurons the summary reports on their own (their mean rate over
 // the trials), MN9 by default (docs/MODEL.md's readout). The live page shows the first.
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "apps/flysim/options.hpp"
@@ -9,9 +10,10 @@
 
 namespace flysim::app {
 
-// The root IDs of output.readouts ("ID,ID,..."; empty: none). Throws input_error naming
-// the option for an item that is not a positive integer or is listed twice.
-std::vector<int64_t> readout_ids(const Options& o);
+// The root IDs of option `key` ("ID,ID,..."; empty: none): output.readouts of run,
+// sweep.readouts of sweep. Throws input_error naming the option for an item that is not
+// a positive integer or is listed twice.
+std::vector<int64_t> readout_ids(const Options& o, const std::string& key = "output.readouts");
 
 // Those of `ids` in the network. A given ID the network lacks is an input_error naming
 // the option; the default (MN9) is skipped on a network without it (net2000, edge lists).

@@ -28,6 +28,7 @@
 #include "apps/flysim/control_server.hpp"
 #include "apps/flysim/cost_table.hpp"
 #include "apps/flysim/file_roles.hpp"
+#include "apps/flysim/owned_files.hpp"
 #include "apps/flysim/network_layer.hpp"
 #include "apps/flysim/plasticity_options.hpp"
 #include "apps/flysim/readout_option.hpp"
@@ -363,6 +364,7 @@ int run_or_serve(const std::vector<std::string>& args, RunMode mode) {
     control_config = control_server_config(o);
     control_config.page = page_files_from_options(o);
   }
+  const OwnedFiles owned = claim_owned_files(o, serving);
   const std::vector<SwapRequest> swaps = swap_requests(o);
   // The model options once more, before the network loads, so that a plasticity.* typo
   // costs no waiting (the delay cell rounds the plasticity period).

@@ -6,7 +6,6 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <charconv>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -16,6 +15,7 @@
 #include "apps/flysim/commands.hpp"
 #include "apps/flysim/common_options.hpp"
 #include "apps/flysim/file_roles.hpp"
+#include "apps/flysim/readout_option.hpp"
 #include "apps/flysim/stop_signal.hpp"
 #include "apps/flysim/sweep_rates.hpp"
 #include "kernels/trial_batches.hpp"
@@ -58,22 +58,14 @@ std::vector<OptionSpec> sweep_options() {
   return specs;
 }
 
-std::vector<uint32_t> readout_indices(const Options& o, const Network& net, std::vector<int64_t>& ids) {
+// The network index of each readout ID; an ID the network lacks is refused by name.
+std::vector<uint32_t> readout_indices(const Options& o, const Network& net, const std::vector<int64_t>& ids) {
   std::vector<uint32_t> indices;
-  const std::string& text = o.text("sweep.readouts");
-  std::size_t pos = 0;
-  while (pos <= text.size()) {
-    const std::size_t comma = std::min(text.find(',', pos), text.size());
-    const std::string item = text.substr(pos, comma - pos);
-    int64_t id = 0;
-    const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), id);
-    if (item.empty() || ec != std::errc() || end != item.data() + item.size())
-      o.reject("sweep.readouts", "has '" + item + "'; expected root IDs separated by commas");
+  for (const int64_t id : ids) {
     const auto found = std::find(net.root_ids.begin(), net.root_ids.end(), id);
-    if (found == net.root_ids.end()) o.reject("sweep.readouts", "names " + item + ", which is not a neuron of the network");
-    ids.push_back(id);
+    if (found == net.root_ids.end())
+      o.reject("sweep.readouts", "names " + std::to_string(id) + ", which is not a neuron of the network");
     indices.push_back(static_cast<uint32_t>(found - net.root_ids.begin()));
-    pos = comma + 1;
   }
   return indices;
 }
@@ -106,7 +98,10 @@ int sweep_command(const std::vector<std::string>& args) {
   catch_stop_signals();
   const Options o = Options::parse(specs, args);
   configure_logging(o);
-  refuse_clashing_files(o, {{"network.neurons", "network.connectivity", "stimulus.ids", "stimulus.kicks"}, {}, {"output.dir"}});
+  refuse_clashing_files(o, {{"network.neurons", "network.connectivity", "stimulus.ids", "stimulus.kicks", "sweep.plot-script"},
+                            {},
+                            {"output.dir"},
+                            {{"output.dir", "trials.csv"}, {"output.dir", "sweep.csv"}, {"output.dir", "sweep.png"}, {"output.dir", "sweep.svg"}}});
   if (o.given("stimulus.rate")) o.reject("stimulus.rate", "is set by sweep.rates in a sweep");
   const std::string dir = o.text("output.dir");
   if (dir.empty()) o.reject("output.dir", "must name a folder for the sweep's files");
@@ -116,6 +111,8 @@ int sweep_command(const std::vector<std::string>& args) {
   } catch (const std::invalid_argument& e) {
     o.reject("sweep.rates", e.what());
   }
+  const std::vector<int64_t> readout_roots = readout_ids(o, "sweep.readouts");
+  if (readout_roots.empty()) o.reject("sweep.readouts", "must name at least one root ID");
   const int64_t trials = o.integer("run.trials");
   if (trials < 1 || trials > 1000000) o.reject("run.trials", "must be 1..1000000");
   if (o.integer("run.seed") < 0) o.reject("run.seed", "must not be negative");
@@ -147,7 +144,8 @@ int sweep_command(const std::vector<std::string>& args) {
   SweepTable table;
   table.stimulus_rates_Hz = rates;
   table.trial_s = duration_to_steps(duration_ms, params.dt_ms) * params.dt_ms * 1e-3;
-  const std::vector<uint32_t> readouts = readout_indices(o, *net, table.readout_ids);
+  table.readout_ids = readout_roots;
+  const std::vector<uint32_t> readouts = readout_indices(o, *net, readout_roots);
   const auto stimulus = std::make_shared<const StimulusPlan>(stimulus_plan(o, *net));
   const EngineKind kind = engine_kind(o);
   TrialBatches plan;

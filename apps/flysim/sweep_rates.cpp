@@ -1,5 +1,6 @@
 #include "apps/flysim/sweep_rates.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <stdexcept>
@@ -40,7 +41,11 @@ std::vector<double> parse_sweep_rates(const std::string& text) {
     if (count > kMaxRates) throw std::invalid_argument("more than " + std::to_string(kMaxRates) + " rates");
     for (int k = 0; k < static_cast<int>(count); ++k) rates.push_back(from + k * step);
   } else if (range.size() == 1) {
-    for (const std::string& item : split(text, ',')) rates.push_back(rate_number(item));
+    for (const std::string& item : split(text, ',')) {
+      const double rate = rate_number(item);
+      if (std::find(rates.begin(), rates.end(), rate) != rates.end()) throw std::invalid_argument("lists the rate " + item + " twice");
+      rates.push_back(rate);
+    }
     if (rates.size() > kMaxRates) throw std::invalid_argument("more than " + std::to_string(kMaxRates) + " rates");
   } else {
     throw std::invalid_argument("expected FROM:TO:STEP or a list R1,R2,...");
