@@ -44,6 +44,17 @@ s=$(awk '/^  step /{print $2}' <<< "$info")
 { head -1 "$work/cpu.csv"; awk -F, -v t="$t" -v s="$s" 'NR > 1 && ($1 > t || ($1 == t && $2 >= s))' "$work/cpu.csv"; } > "$work/cpu_tail.csv"
 check "cpu checkpoint restored on cuda (spikes from trial $t step $s)" "$work/cpu_tail.csv" "$work/restored.csv"
 check "cpu checkpoint restored on cuda (rates)" "$work/cpu_rates.csv" "$work/restored_rates.csv"
+echo "== groups and silencing through the app: cpu == cuda, one trial and a batch of 4"
+awk -F, 'NR > 1 && NR <= 31 {print $1}' "$work/cpu_rates.csv" > "$work/silenced.txt"
+awk -F, 'NR > 1 && NR % 997 == 0 {print $1}' "$here/data/Completeness_783.csv" | head -40 > "$work/group2.txt"
+cond=(--stimulus.silence="$work/silenced.txt" --stimulus.group.second.ids="$work/group2.txt" --stimulus.group.second.rate=90)
+for mode in outgoing both; do
+  flysim run --run.duration-ms=500 --log.level=warn --run.trials=4 --run.batch=1 "${cond[@]}" --stimulus.silence-mode=$mode --engine.kind=cpu --engine.threads=2 \
+    --output.spikes="$work/sil_cpu_$mode.csv" > /dev/null
+  FLY_LIF_CUDA=1 flysim run --run.duration-ms=500 --log.level=warn --run.trials=4 --run.batch=4 "${cond[@]}" --stimulus.silence-mode=$mode \
+    --output.spikes="$work/sil_cuda_$mode.csv" > /dev/null
+  check "silenced ($mode) + second group: cpu one by one vs cuda batch of 4" "$work/sil_cpu_$mode.csv" "$work/sil_cuda_$mode.csv"
+done
 echo "== a stopped CUDA run keeps the prefix of the CPU run (SIGTERM after 5 s)"
 FLY_LIF_CUDA=1 "$here/.device/run" flysim run --run.duration-ms=1000000 --log.level=warn --output.spikes="$work/stopped.csv" \
   --output.summary="$(summary_file)" > /dev/null & stopped_pid=$!

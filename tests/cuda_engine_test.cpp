@@ -564,6 +564,89 @@ TEST(CudaEngine, TimedFlyWireScaleRuns) {
   report("10% of neurons at 50 Hz", *busy, time_run(*busy, dense, kSteps, true));
 }
 
+// A plan with a second Poisson group (a few neurons at 60 Hz), a group at 0 Hz (driven,
+// no events) and `silenced_count` of the neurons that spike most in `setup`'s run silenced.
+std::shared_ptr<StimulusPlan> experiment_plan(const EngineSetup& setup, SilenceMode mode, std::size_t silenced_count,
+                                              int32_t probe_steps) {
+  auto plan = std::make_shared<StimulusPlan>(*setup.stimulus);
+  const std::size_t n = setup.network->neuron_count();
+  const auto taken = [&](uint32_t i) { return std::binary_search(plan->poisson_neurons.begin(), plan->poisson_neurons.end(), i); };
+  PoissonGroup fast{"fast", {}, 60.0, poisson_threshold(60.0, LifParams{}.dt_ms)}, still{"still", {}, 0.0, 0u};
+  for (uint32_t i = 7; i < n && fast.neurons.size() < 40; i += 13)
+    if (!taken(i)) fast.neurons.push_back(i);
+  for (uint32_t i = 11; i < n && still.neurons.size() < 10; i += 17)
+    if (!taken(i) && !std::binary_search(fast.neurons.begin(), fast.neurons.end(), i)) still.neurons.push_back(i);
+  plan->groups = {fast, still};
+  CpuEngine probe(setup, 2);
+  std::vector<uint64_t> count(n, 0);
+  for (const Spike& s : run_until(probe, 0, probe_steps)) count[s.neuron] += 1;
+  std::vector<uint32_t> order(n);
+  for (uint32_t i = 0; i < n; ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return count[a] > count[b]; });
+  plan->silenced.assign(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(silenced_count));
+  std::sort(plan->silenced.begin(), plan->silenced.end());
+  plan->silence_mode = mode;
+  return plan;
+}
+
+// Groups at their own rates and silenced neurons, both modes: CPU == CUDA, every spike,
+// with kicks and Poisson input in irregular epochs, and the silencing mattered.
+TEST(CudaEngine, Net2000GroupsAndSilenceMatchCpu) {
+  SKIP_WITHOUT_CUDA();
+  for (const SilenceMode mode : {SilenceMode::outgoing, SilenceMode::both}) {
+    EngineSetup setup = net2000_setup();
+    CpuEngine unsilenced(setup, 2);
+    const std::vector<Spike> plain = run_until(unsilenced, 0, 5000);
+    setup.stimulus = experiment_plan(setup, mode, 30, 3000);
+    const auto spikes = cpu_and_cuda_lockstep(setup, 5000, Epochs::irregular);
+    EXPECT_NE(spikes, plain) << "silencing and groups change the run";
+    std::printf("net2000 groups + %s silencing: %zu spikes identical\n", silence_mode_name(mode), spikes.size());
+    EXPECT_GT(spikes.size(), 1000u);
+  }
+}
+
+TEST(CudaEngine, FlyWireScaleSilencedSugarStimulusMatchesCpu) {
+  SKIP_WITHOUT_CUDA();
+  EngineSetup setup = sugar_setup(150.0);
+  setup.stimulus = experiment_plan(setup, SilenceMode::outgoing, 20, 2000);
+  const auto spikes = cpu_and_cuda_lockstep(setup, 5000);
+  std::printf("FlyWire-scale, sugar GRNs at 150 Hz, 20 busiest silenced, groups: %zu spikes identical\n", spikes.size());
+  EXPECT_GT(spikes.size(), 1000u);
+}
+
+// A screen swaps the plan between batches: silencing, unsilencing and new groups through
+// set_stimulus give, on the GPU, each batch's trials as the CPU gives them alone.
+TEST(CudaBatch, SilencedAndGroupedBatchesSwappedBySetStimulusEqualCpuTrialsAlone) {
+  SKIP_WITHOUT_CUDA();
+  constexpr int32_t kTrials = 4, kSteps = 1500;
+  EngineSetup base = net2000_setup();
+  const std::size_t n = base.network->neuron_count();
+  const std::vector<std::shared_ptr<const StimulusPlan>> plans = {
+      experiment_plan(base, SilenceMode::outgoing, 25, 2000), base.stimulus,
+      experiment_plan(base, SilenceMode::both, 10, 2000)};
+  EngineSetup batched = base;
+  batched.batch = kTrials;
+  std::unique_ptr<Engine> gpu = make_cuda_engine(batched);
+  for (std::size_t p = 0; p < plans.size(); ++p) {
+    gpu->set_stimulus(plans[p], base.constants.poisson_threshold);
+    gpu->start_at_rest(0, kTrials);
+    std::vector<std::vector<Spike>> got(kTrials);
+    for (int32_t step = 0; step < kSteps;) {
+      const kernels::EpochSpan span = next_epoch(step, kSteps, base.constants.delay_steps);
+      const BatchSpikes spikes = gpu->advance_batch(span);
+      for (int32_t k = 0; k < kTrials; ++k) got[k].insert(got[k].end(), spikes[k].begin(), spikes[k].end());
+      step += span.steps;
+    }
+    EngineSetup alone_setup = base;
+    alone_setup.stimulus = plans[p];
+    for (int32_t k = 0; k < kTrials; ++k) {
+      CpuEngine cpu(alone_setup, 2);
+      cpu.import_state(resting_state(n, base.constants.v0, k));
+      EXPECT_TRUE(same_spikes(run_until(cpu, 0, kSteps), got[k])) << "plan " << p << " trial " << k;
+    }
+  }
+}
+
 // Batched trials on the GPU: a batch of 5 trials of net2000 in one set of
 // launches gives, per trial, the CPU pool's spikes of that trial alone, bit for bit, and
 // the same states; exported in the middle of a cell and imported into the CPU pool, the
