@@ -10,7 +10,8 @@ namespace flysim {
 
 namespace {
 bool has_stimulus_fields(const LiveCommand& c) {
-  return c.rate_Hz >= 0 || std::isnan(c.rate_Hz) || c.replace_ids || !c.poisson_ids.empty() || !c.kicks.empty();
+  return c.rate_Hz >= 0 || std::isnan(c.rate_Hz) || c.replace_ids || !c.poisson_ids.empty() || !c.kicks.empty() ||
+         c.replace_silenced || !c.silenced_ids.empty() || !c.silence_mode.empty();
 }
 
 std::string swap_problem(const LiveCommand& c) {
@@ -31,7 +32,8 @@ std::string stimulus_problem(const LiveCommand& c) {
   for (std::size_t k = 0; k < c.kicks.size(); ++k)
     if (!(c.kicks[k].after_ms >= 0 && c.kicks[k].after_ms <= kMaxKickAfterMs))
       return fmt::format("kicks[{}].after_ms must lie in 0..{} ms, got {}", k, kMaxKickAfterMs, c.kicks[k].after_ms);
-  if (!has_stimulus_fields(c)) return "stimulus needs at least one of rate_hz, poisson_ids, kicks";
+  if (!has_stimulus_fields(c)) return "stimulus needs at least one of rate_hz, poisson_ids, kicks, silence_ids, silence_mode";
+  if (!c.group.empty() && !c.kicks.empty()) return "kicks belong to no group: send them without group";
   return "";
 }
 }  // namespace
@@ -42,7 +44,7 @@ std::string command_problem(const LiveCommand& c) {
   if (c.action != "swap" && (!c.engine.empty() || c.threads != 0))
     return fmt::format("engine and threads belong to swap, not to {}", c.action);
   if (c.action != "stimulus" && has_stimulus_fields(c))
-    return fmt::format("rate_hz, poisson_ids and kicks belong to stimulus, not to {}", c.action);
+    return fmt::format("rate_hz, poisson_ids, kicks, silence_ids and silence_mode belong to stimulus, not to {}", c.action);
   if (c.action == "swap") return swap_problem(c);
   if (c.action == "stimulus") return stimulus_problem(c);
   return "";

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "actors/sim_loop_ops.hpp"
 #include "actors/stimulus_command.hpp"
@@ -46,6 +47,16 @@ void answer_live(self_ptr self, uint64_t id, LiveReply reply) {
 void apply_command(self_ptr self, const LiveCommand& command, uint64_t live_id) {
   auto& st = self->state;
   const RunPosition at = st.issued;
+  // A stimulus change is checked before it is journaled: a refused one is not in the journal.
+  std::optional<StimulusChange> change;
+  if (command.action == "stimulus") {
+    try {
+      change = stimulus_change(st.plan.trial_plan, command, at, *st.plan.network, st.plan.dt_ms);
+    } catch (const std::exception& e) {
+      answer_live(self, live_id, {false, std::string("stimulus not changed: ") + e.what(), at.trial, at.step, ""});
+      return;
+    }
+  }
   if (live_id != 0 && st.plan.journal) {
     try {
       st.plan.journal->append({at.trial, at.step, to_json(command)});
@@ -78,7 +89,7 @@ void apply_command(self_ptr self, const LiveCommand& command, uint64_t live_id) 
     answer_live(self, live_id, {true, "stopping at " + where(at), at.trial, at.step, ""});
     finish_if_done(self);
   } else if (command.action == "stimulus") {
-    apply_stimulus(self, command, live_id);
+    apply_stimulus(self, command, std::move(*change), live_id);
   } else {
     answer_live(self, live_id, {false, "unknown action '" + command.action + "'", at.trial, at.step, ""});
   }
@@ -137,28 +148,22 @@ ServiceStatus service_status(self_ptr self) {
 
 namespace flysim::sim_loop_ops {
 
-void apply_stimulus(self_ptr self, const LiveCommand& command, uint64_t live_id) {
+void apply_stimulus(self_ptr self, const LiveCommand& command, StimulusChange change, uint64_t live_id) {
   auto& st = self->state;
   const RunPosition at = st.issued;
-  TrialPlan next;
-  uint32_t threshold = 0;
-  try {
-    StimulusChange change = stimulus_change(st.plan.trial_plan, command, at, *st.plan.network, st.plan.dt_ms);
-    next = std::move(change.plan);
-    threshold = change.poisson_threshold;
-  } catch (const std::exception& e) {
-    answer_live(self, live_id, {false, std::string("stimulus not changed: ") + e.what(), at.trial, at.step, ""});
-    return;
-  }
-  const std::string summary = fmt::format("stimulus from {}: {} Poisson neurons at {} Hz, {} kicks", where(at),
-                                          next.stimulus.poisson_neurons.size(), next.stimulus_rate_Hz, next.stimulus.kicks.size());
+  const TrialPlan next = std::move(change.plan);
+  const uint32_t threshold = change.poisson_threshold;
+  const std::string summary =
+      fmt::format("stimulus from {}: {} Poisson neurons at {} Hz, {} groups, {} kicks, {} silenced ({})", where(at),
+                  next.stimulus.poisson_neurons.size(), next.stimulus_rate_Hz, next.stimulus.groups.size(),
+                  next.stimulus.kicks.size(), next.stimulus.silenced.size(), silence_mode_name(next.stimulus.silence_mode));
   st.plan.trial_plan = next;
   // Queued behind the epochs before `at`, ahead of every later one.
   ++st.in_flight;
   self->request(st.engine, caf::infinite, stimulus_atom::value, next.stimulus, threshold).then([=](stimulus_atom) {
     --self->state.in_flight;
     // The live page marks the stimulated neurons: the recorder's window learns the new set.
-    if (command.replace_ids || !command.kicks.empty())
+    if (command.replace_ids || !command.kicks.empty() || !command.group.empty())
       self->send(self->state.recorder, stimulus_atom::value, stimulated_neurons(next.stimulus));
     spdlog::info("{}", summary);
     answer_live(self, live_id, {true, summary, at.trial, at.step, ""});

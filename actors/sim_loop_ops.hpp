@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "actors/sim_loop.hpp"
+#include "actors/stimulus_command.hpp"
 
 namespace flysim::sim_loop_ops {
 
@@ -75,7 +76,8 @@ struct WindowRates {
 };
 WindowRates window_rates(const sim_loop_state& st);
 // A stimulus command: the new plan goes to the engine before the next epoch.
-void apply_stimulus(self_ptr self, const LiveCommand& command, uint64_t live_id);
+// Applies `change`, the plan `command` makes (stimulus_change, checked by the caller).
+void apply_stimulus(self_ptr self, const LiveCommand& command, StimulusChange change, uint64_t live_id);
 
 // ---- sim_loop_realtime.cpp
 // Sets up the lag figures and their watch (at spawn).

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <unordered_map>
 
 #include "kernels/engine.hpp"
 #include "model/errors.hpp"
@@ -10,19 +11,60 @@
 
 namespace flysim {
 
+namespace {
+// The model indices of `ids`, ascending; an unknown or repeated ID is an input_error.
+std::vector<uint32_t> indices_of(const std::vector<int64_t>& ids, const std::unordered_map<int64_t, uint32_t>& index,
+                                 const char* what) {
+  std::vector<uint32_t> out;
+  for (int64_t id : ids) {
+    const auto it = index.find(id);
+    if (it == index.end()) throw input_error(std::string(what) + ": neuron ID " + std::to_string(id) + " is not in the network");
+    out.push_back(it->second);
+  }
+  std::sort(out.begin(), out.end());
+  if (const auto twice = std::adjacent_find(out.begin(), out.end()); twice != out.end())
+    throw input_error(std::string(what) + " lists a neuron twice (model index " + std::to_string(*twice) + ")");
+  return out;
+}
+
+// The named group's rate and neurons from `c`: a new group needs both; an empty neuron
+// list removes the group.
+void change_group(StimulusPlan& plan, const LiveCommand& c, const std::unordered_map<int64_t, uint32_t>& index, double dt_ms) {
+  auto it = std::find_if(plan.groups.begin(), plan.groups.end(), [&](const PoissonGroup& g) { return g.name == c.group; });
+  if (it == plan.groups.end()) {
+    if (c.rate_Hz < 0 || !c.replace_ids)
+      throw input_error("group '" + c.group + "' is new: give its rate_hz and poisson_ids");
+    plan.groups.push_back({c.group, {}, 0.0, 0u});
+    it = plan.groups.end() - 1;
+  }
+  if (c.rate_Hz >= 0) {
+    it->rate_Hz = c.rate_Hz;
+    it->threshold = poisson_threshold(c.rate_Hz, dt_ms);
+  }
+  if (c.replace_ids) it->neurons = indices_of(c.poisson_ids, index, "poisson_ids");
+  if (it->neurons.empty()) plan.groups.erase(it);
+}
+}  // namespace
+
 StimulusChange stimulus_change(const TrialPlan& current, const LiveCommand& c, RunPosition at, const Network& net, double dt_ms) {
   TrialPlan next = current;
-  if (c.rate_Hz >= 0) next.stimulus_rate_Hz = c.rate_Hz;
   const auto index = index_of_ids(net.root_ids, "network");
   const auto neuron = [&](int64_t id) {
     const auto it = index.find(id);
     if (it == index.end()) throw input_error("neuron ID " + std::to_string(id) + " is not in the network");
     return it->second;
   };
-  if (c.replace_ids) {
-    next.stimulus.poisson_neurons.clear();
-    for (int64_t id : c.poisson_ids) next.stimulus.poisson_neurons.push_back(neuron(id));
-    std::sort(next.stimulus.poisson_neurons.begin(), next.stimulus.poisson_neurons.end());
+  if (!c.group.empty()) {
+    change_group(next.stimulus, c, index, dt_ms);
+  } else {
+    if (c.rate_Hz >= 0) next.stimulus_rate_Hz = c.rate_Hz;
+    if (c.replace_ids) next.stimulus.poisson_neurons = indices_of(c.poisson_ids, index, "poisson_ids");
+  }
+  if (c.replace_silenced) next.stimulus.silenced = indices_of(c.silenced_ids, index, "silence_ids");
+  if (!c.silence_mode.empty()) {
+    const auto mode = parse_silence_mode(c.silence_mode);
+    if (!mode) throw input_error("silence_mode must be outgoing or both, got '" + c.silence_mode + "'");
+    next.stimulus.silence_mode = *mode;
   }
   for (const LiveKick& k : c.kicks) {
     const int64_t step = int64_t{at.step} + duration_to_steps(k.after_ms, dt_ms);
@@ -32,6 +74,8 @@ StimulusChange stimulus_change(const TrialPlan& current, const LiveCommand& c, R
   }
   std::sort(next.stimulus.kicks.begin(), next.stimulus.kicks.end(),
             [](const Kick& a, const Kick& b) { return a.step != b.step ? a.step < b.step : a.neuron < b.neuron; });
+  if (const std::string problem = groups_and_silence_problem(next.stimulus, net.neuron_count()); !problem.empty())
+    throw input_error(problem);
   check_stimulus_change(current.stimulus, &next.stimulus, net.neuron_count());
   const uint32_t threshold = poisson_threshold(next.stimulus_rate_Hz, dt_ms);  // refuses a rate above 1/dt
   return {std::move(next), threshold};

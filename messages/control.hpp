@@ -31,6 +31,10 @@ struct LiveCommand {
   bool replace_ids = false;          // stimulus: poisson_ids replaces the Poisson set
   std::vector<int64_t> poisson_ids;  // stimulus: root IDs of the new Poisson set
   std::vector<LiveKick> kicks;       // stimulus: kicks to add
+  std::string group;                 // stimulus: rate_Hz and poisson_ids are this Poisson group's ("" : the default group)
+  bool replace_silenced = false;     // stimulus: silenced_ids replaces the silenced set
+  std::vector<int64_t> silenced_ids; // stimulus: root IDs of the new silenced set
+  std::string silence_mode;          // stimulus: "outgoing" or "both" ("" : unchanged)
 };
 
 // The answer to a live command: applied (at which boundary) or refused (why).
@@ -83,7 +87,7 @@ typename Inspector::result_type inspect(Inspector& f, LiveKick& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, LiveCommand& x) {
   return f(caf::meta::type_name("flysim.live_command"), x.action, x.engine, x.threads, x.rate_Hz, x.replace_ids,
-           x.poisson_ids, x.kicks);
+           x.poisson_ids, x.kicks, x.group, x.replace_silenced, x.silenced_ids, x.silence_mode);
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, LiveReply& x) {

@@ -16,9 +16,12 @@ ordered_json body_of(const LiveCommand& c) {
     j["engine"] = c.engine;
     if (c.threads > 0) j["threads"] = c.threads;
   }
+  if (!c.group.empty()) j["group"] = c.group;
   if (c.rate_Hz >= 0) j["rate_hz"] = c.rate_Hz;
   if (c.replace_ids) j["poisson_ids"] = c.poisson_ids;
   for (const LiveKick& k : c.kicks) j["kicks"].push_back({{"neuron_id", k.neuron_id}, {"after_ms", k.after_ms}});
+  if (c.replace_silenced) j["silence_ids"] = c.silenced_ids;
+  if (!c.silence_mode.empty()) j["silence_mode"] = c.silence_mode;
   return j;
 }
 }  // namespace

@@ -110,7 +110,7 @@ TEST(ControlRules, MessagesNameTheField) {
   c.action = "pause", c.engine = "cpu";
   EXPECT_EQ(command_problem(c), "engine and threads belong to swap, not to pause");
   c = {}, c.action = "checkpoint", c.rate_Hz = 5;
-  EXPECT_EQ(command_problem(c), "rate_hz, poisson_ids and kicks belong to stimulus, not to checkpoint");
+  EXPECT_EQ(command_problem(c), "rate_hz, poisson_ids, kicks, silence_ids and silence_mode belong to stimulus, not to checkpoint");
   c = {}, c.action = "stimulus", c.rate_Hz = std::numeric_limits<double>::infinity();
   EXPECT_EQ(command_problem(c), "rate_hz must be a finite number >= 0");
   c = {}, c.action = "swap", c.engine = "cpu", c.threads = 4;
@@ -191,7 +191,7 @@ TEST_F(ControlFiles, CtlBadUsageIsAnInputErrorNamingTheWord) {
   EXPECT_NE(error({"swap", "cpu", "--threads=two"}).find("'two' is not an integer"), std::string::npos);
   EXPECT_NE(error({"pause", "--rate=5"}).find("--rate belongs to flysim ctl stimulus"), std::string::npos);
   EXPECT_NE(error({"pause", "now"}).find("unexpected 'now' after flysim ctl pause"), std::string::npos);
-  EXPECT_NE(error({"stimulus"}).find("needs --rate=HZ, --ids=FILE or --kick=ID@MS"), std::string::npos);
+  EXPECT_NE(error({"stimulus"}).find("needs --rate=HZ, --ids=FILE, --kick=ID@MS, --silence=FILE or --silence-mode=MODE"), std::string::npos);
   EXPECT_NE(error({"stimulus", "--rate=-1"}).find("--rate=-1 must not be negative"), std::string::npos);
   EXPECT_NE(error({"stimulus", "--kick=7"}).find("--kick=7 is not ID@MS"), std::string::npos);
   EXPECT_NE(error({"stimulus", "--kick=7@-1"}).find("kicks[0].after_ms must lie in 0.."), std::string::npos);

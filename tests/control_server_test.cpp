@@ -285,7 +285,7 @@ TEST_F(ControlServerTest, BadRequestsAre400NamingTheFieldAndNeverReachTheSimulat
   expect_refused(post("/swap", R"({"engine":"cpu","engine":"cuda"})"), 400, "field \"engine\" is given twice");
   expect_refused(post("/stimulus", R"({"rate_hz":-5})"), 400, "rate_hz must be a finite number >= 0, got -5");
   expect_refused(post("/stimulus", R"({"rate_hz":"fast"})"), 400, "field \"rate_hz\" must be a number");
-  expect_refused(post("/stimulus", "{}"), 400, "stimulus needs at least one of rate_hz, poisson_ids, kicks");
+  expect_refused(post("/stimulus", "{}"), 400, "stimulus needs at least one of rate_hz, poisson_ids, kicks, silence_ids, silence_mode");
   expect_refused(post("/stimulus", R"({"kicks":[]})"), 400, "kicks is empty");
   expect_refused(post("/stimulus", R"({"kicks":[{"neuron_id":7}]})"), 400, "field \"after_ms\" is missing (kicks[0]");
   expect_refused(post("/stimulus", R"({"kicks":[{"neuron_id":7,"after_ms":-1}]})"), 400, "kicks[0].after_ms must lie in 0..");

@@ -77,6 +77,39 @@ TEST_F(Service, CtlDrivesTheServiceAndTheJournalReplaysByteForByte) {
   EXPECT_TRUE(same_text(live, slurp(path("replay.csv"))));
 }
 
+// Groups and silencing live: a new group, silencing then unsilencing, each at a boundary,
+// journaled; the replay gives the same spikes, and the changes mattered.
+TEST_F(Service, LiveGroupsAndSilencingAreJournaledAndReplayIdentically) {
+  const std::string group = path("group.txt"), silence = path("silence.txt"), none = path("none.txt");
+  spit(group, "820475940600081522\n");
+  spit(silence, slurp(data_path("net2000/stimulated.txt")));
+  spit(none, "# nobody\n");
+  const std::string plain = "serve " + network() + " --run.pace=5 --control.port=0 --run.duration-ms=3000 --checkpoint.dir=" + path("ck");
+  BackgroundFlysim serve(plain + " --output.spikes=" + path("live.csv") + " --output.journal=" + path("journal.jsonl"),
+                         path("serve.out"), path("serve.err"));
+  const std::string line = serve.wait_for_output("control API on http://", 60);
+  ASSERT_NE(line, "") << slurp(path("serve.err"));
+  const std::string port = line.substr(line.rfind(':') + 1);
+  const CliResult refused = ctl(port, "stimulus --group=extra --rate=80");
+  EXPECT_EQ(refused.code, 1) << "a new group needs its neurons";
+  EXPECT_NE((refused.out + refused.err).find("group 'extra' is new"), std::string::npos) << refused.out << refused.err;
+  EXPECT_EQ(ctl(port, "stimulus --group=extra --rate=80 --ids=" + data_path("net2000/stimulated.txt")).code, 1)
+      << "a neuron in two groups is refused";
+  EXPECT_EQ(ctl(port, "stimulus --silence=" + silence + " --silence-mode=both").code, 0);
+  EXPECT_EQ(ctl(port, "stimulus --silence=").code, 0);
+  EXPECT_EQ(ctl(port, "stimulus --silence=" + silence).code, 0);
+  EXPECT_NE(slurp(path("journal.jsonl")).find("\"silence_ids\""), std::string::npos);
+  EXPECT_EQ(ctl(port, "stop").code, 0);
+  EXPECT_EQ(serve.wait(), 0) << slurp(path("serve.err"));
+  const CliResult replay = run_flysim("run --replay=" + path("journal.jsonl") + " --network.cache-dir=" + path("cache") +
+                                          " --output.spikes=" + path("replay.csv"),
+                                      path("replay.out"), path("replay.err"));
+  ASSERT_EQ(replay.code, 0) << replay.err;
+  const std::string live = slurp(path("live.csv"));
+  EXPECT_GT(live.size(), 1000u);
+  EXPECT_TRUE(same_text(live, slurp(path("replay.csv"))));
+}
+
 TEST_F(Service, AFailingEngineFallsBackAndTheSpikesDoNotChange) {
   const std::string common = "run " + network() + " --run.duration-ms=400 --engine.threads=1 ";
   ASSERT_EQ(run_flysim(common + "--output.spikes=" + path("plain.csv"), path("a.out"), path("a.err")).code, 0);

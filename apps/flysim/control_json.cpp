@@ -13,6 +13,7 @@
 #include "apps/flysim/status_parts_json.hpp"
 #include "model/input_file.hpp"
 #include "model/json_depth.hpp"
+#include "model/stimulus.hpp"
 
 namespace flysim::app {
 
@@ -121,7 +122,22 @@ LiveKick read_kick(const json& j, std::size_t k) {
 }
 
 void read_stimulus(const json& j, LiveCommand& c) {
-  refuse_unknown_fields(j, "POST /stimulus", {"rate_hz", "poisson_ids", "kicks"});
+  refuse_unknown_fields(j, "POST /stimulus", {"rate_hz", "poisson_ids", "kicks", "group", "silence_ids", "silence_mode"});
+  if (j.contains("group")) {
+    if (!j.at("group").is_string()) wrong_type("group", "a group name (a string)", j.at("group"));
+    c.group = j.at("group").get<std::string>();
+    if (c.group.empty()) throw bad_request("group must name a Poisson group; leave it out for the default group");
+  }
+  if (j.contains("silence_ids")) {
+    c.replace_silenced = true;
+    const json& ids = array_field(j.at("silence_ids"), "silence_ids");
+    for (std::size_t k = 0; k < ids.size(); ++k) c.silenced_ids.push_back(integer_field(ids[k], fmt::format("silence_ids[{}]", k)));
+  }
+  if (j.contains("silence_mode")) {
+    if (!j.at("silence_mode").is_string() || !parse_silence_mode(j.at("silence_mode").get<std::string>()))
+      wrong_type("silence_mode", "\"outgoing\" or \"both\"", j.at("silence_mode"));
+    c.silence_mode = j.at("silence_mode").get<std::string>();
+  }
   if (j.contains("rate_hz")) {
     c.rate_Hz = number_field(j.at("rate_hz"), "rate_hz");
     // A negative rate would mean "unchanged" in a LiveCommand: refused here.

@@ -80,6 +80,18 @@ CtlRequest parse_ctl_args(const std::vector<std::string>& args) {
       r.command.poisson_ids = read_poisson_ids(value);
       r.command.replace_ids = true;
       stimulus_flags.push_back("--ids");
+    } else if (flag == "group" && eq != std::string::npos) {
+      if (value.empty()) throw input_error("command line: --group needs a group name (--group=NAME)");
+      r.command.group = value;
+      stimulus_flags.push_back("--group");
+    } else if (flag == "silence" && eq != std::string::npos) {
+      r.command.silenced_ids = value.empty() ? std::vector<int64_t>{} : read_poisson_ids(value);
+      r.command.replace_silenced = true;
+      stimulus_flags.push_back("--silence");
+    } else if (flag == "silence-mode" && eq != std::string::npos) {
+      if (!parse_silence_mode(value)) throw input_error("command line: --silence-mode=" + printable(value) + " must be outgoing or both");
+      r.command.silence_mode = value;
+      stimulus_flags.push_back("--silence-mode");
     } else if (flag == "kick" && eq != std::string::npos) {
       r.command.kicks.push_back(parse_kick(arg, value));
       stimulus_flags.push_back("--kick");
@@ -103,7 +115,7 @@ CtlRequest parse_ctl_args(const std::vector<std::string>& args) {
   if (!stimulus_flags.empty() && r.action != "stimulus")
     throw input_error(fmt::format("command line: {} belongs to flysim ctl stimulus", stimulus_flags.front()));
   if (r.action == "stimulus" && stimulus_flags.empty())
-    throw input_error("command line: flysim ctl stimulus needs --rate=HZ, --ids=FILE or --kick=ID@MS");
+    throw input_error("command line: flysim ctl stimulus needs --rate=HZ, --ids=FILE, --kick=ID@MS, --silence=FILE or --silence-mode=MODE");
   if (r.action == "status") return r;
   if (const std::string problem = command_problem(r.command); !problem.empty())
     throw input_error("command line: flysim ctl " + r.action + ": " + problem);

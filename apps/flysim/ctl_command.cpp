@@ -26,9 +26,12 @@ constexpr const char* kCtlUsage =
     "    swap cpu [--threads=N]           move the run to the CPU pool engine (N threads; default engine.threads)\n"
     "    swap cuda                        move the run to the CUDA engine\n"
     "    checkpoint                       write a checkpoint at the next boundary\n"
-    "    stimulus [--rate=HZ] [--ids=FILE] [--kick=ID@MS ...]\n"
+    "    stimulus [--group=NAME] [--rate=HZ] [--ids=FILE] [--kick=ID@MS ...] [--silence=FILE] [--silence-mode=M]\n"
     "                                     set the Poisson rate; replace the Poisson set (root IDs, one per line);\n"
-    "                                     kick neuron ID MS ms after the boundary where the command applies\n"
+    "                                     with --group, of group NAME (a new group needs both; --ids= on an empty\n"
+    "                                     file removes it); kick neuron ID MS ms after the boundary where the\n"
+    "                                     command applies; replace the silenced set (--silence= with no file:\n"
+    "                                     unsilence all); silence mode outgoing or both\n"
     "    pause | resume | stop";
 constexpr const char* kCtlDescription =
     "Sends one request to a running `flysim serve` and prints its answer; a command is answered once it took effect, "
