@@ -10,6 +10,9 @@
 #   REPEAT=5 BRIAN_REPEAT=3 bench/bench_brian2.sh ...   (medians; default REPEAT=3, BRIAN_REPEAT=1)
 #   DURATION_MS=1000 STIMULUS_RATE=150 WORK=DIR          (WORK keeps the 15-million-row CSV
 #                                                         and Brian2's build between runs)
+#   SILENCE=IDS SILENCE_MODE=outgoing|both               (both silence these root IDs: the
+#                                                         reference's syn.w[i == n] = 0, or
+#                                                         incoming synapses too)
 set -euo pipefail
 flysim=${1:?usage: bench_brian2.sh PATH/TO/flysim}
 flysim=$(cd "$(dirname "$flysim")" && pwd)/$(basename "$flysim")
@@ -21,6 +24,13 @@ python=/usr/bin/python3  # Debian's, where python3-brian installs brian2
 work=${WORK:-${HOME:-/tmp}/.cache/flysim/brian2-bench}
 mkdir -p "$work"
 work=$(cd "$work" && pwd)
+silence_mode=${SILENCE_MODE:-outgoing}
+flysim_silence=() brian_silence=()
+if [[ -n ${SILENCE:-} ]]; then
+  silence=$(cd "$(dirname "$SILENCE")" && pwd)/$(basename "$SILENCE")
+  flysim_silence=(--stimulus.silence="$silence" --stimulus.silence-mode="$silence_mode")
+  brian_silence=(--silence="$silence" --silence-mode="$silence_mode")
+fi
 "$python" -c 'import brian2' 2> /dev/null || { echo "bench_brian2: Brian2 is missing (apt-get install python3-brian)" >&2; exit 1; }
 
 echo "# flysim vs Brian2 C++ standalone, $(machine_line)"
@@ -46,10 +56,11 @@ with open(out, "w") as f:
                 f.write(f"{step},{ids[k]}\n")
 EOF
 echo "# input: $(($(wc -l < "$work/kicks.csv") - 1)) kicks to 21 sugar GRNs over $duration_ms ms (${rate} Hz draws)"
+[[ -n ${SILENCE:-} ]] && echo "# silenced ($silence_mode): $(grep -c '[0-9]' "$silence") neurons of $SILENCE"
 
 # flysim on the same CSV network (the first load parses it and caches it).
 flysim_args=(--network.connectivity="$work/connectivity.csv" --network.neurons="$work/neurons.csv"
-             --stimulus.kicks="$work/kicks.csv" --log.level=warn)
+             --stimulus.kicks="$work/kicks.csv" "${flysim_silence[@]}" --log.level=warn)
 "$flysim" run "${flysim_args[@]}" --run.duration-ms=1 > /dev/null 2>&1
 flysim_args+=(--run.duration-ms="$duration_ms")
 declare -A flysim_wall
@@ -65,7 +76,7 @@ flysim_active=$(summary_field active_neurons)
 brian_walls=()
 for ((r = 0; r < ${BRIAN_REPEAT:-1}; ++r)); do
   out=$("$python" "$here/bench/brian2_run.py" "$work/neurons.csv" "$work/connectivity.csv" "$work/kicks.csv" \
-        "$work/brian_spikes.csv" "$work/brian_build" "$duration_ms" 2> "$work/brian_stderr.txt")
+        "$work/brian_spikes.csv" "$work/brian_build" "$duration_ms" "${brian_silence[@]}" 2> "$work/brian_stderr.txt")
   brian_walls+=("$(awk -v d="$duration_ms" '/^brian2_loop_s/ {printf "%.4f", $2 / (d / 1000)}' <<< "$out")")
 done
 brian=$(printf '%s\n' "${brian_walls[@]}" | median)
