@@ -1,12 +1,15 @@
 # flysim: the two commands of README.md, and their parts.
-#   make run    install missing packages, build (Release), run the canonical experiment
-#   make test   install missing packages, build, run the whole test suite
+#   make run    install missing packages, build flysim (Release), run the canonical experiment
+#   make test   install missing packages, build everything, run the whole test suite
 # ARGS="--key=value ..." passes options to `flysim run`.
 BUILD ?= build
 JOBS ?= $(shell nproc)
-# The CUDA engine is compiled whenever nvcc is found (tests of it skip without a GPU).
+# The CUDA engine is compiled whenever nvcc is found (tests of it skip without a GPU),
+# for the GPUs present (nvidia-smi's compute capabilities, e.g. 90-real), else for the
+# list below; CUDA_ARCHS="86-real;90-real" overrides both.
 NVCC := $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
-CUDA_ARCHS ?= 75-real;80-real;86-real;89-real;90-real;90-virtual
+GPU_ARCHS := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | grep -E '^[0-9]+\.[0-9]+$$' | tr -d . | sort -u | sed 's/$$/-real/' | paste -sd';')
+CUDA_ARCHS ?= $(if $(GPU_ARCHS),$(GPU_ARCHS),75-real;80-real;86-real;89-real;90-real;90-virtual)
 ifneq ($(NVCC),)
   CUDA_FLAGS := -DFLYSIM_CUDA=ON -DCMAKE_CUDA_COMPILER=$(NVCC) "-DCMAKE_CUDA_ARCHITECTURES=$(CUDA_ARCHS)"
 endif
@@ -23,7 +26,8 @@ configure: setup
 build: configure
 	cmake --build $(BUILD) -j$(JOBS)
 
-run: build
+run: configure
+	cmake --build $(BUILD) -j$(JOBS) --target flysim
 	$(BUILD)/flysim run $(ARGS)
 
 test: build

@@ -1,5 +1,6 @@
 #include "model/generator.hpp"
 
+#include <fmt/format.h>
 #include <xxhash.h>
 
 #include <algorithm>
@@ -357,17 +358,15 @@ uint64_t hash_of(const void* data, std::size_t bytes) { return XXH3_64bits(data,
 }  // namespace
 
 std::string generator_signature(const GeneratorParams& p) {
-  char text[512];
-  std::snprintf(text, sizeof text,
-                "synthetic v%d seed=%llu n=%zu connections=%llu synapses=%llu excitatory=%a max_out=%u max_in=%u "
-                "max_w=%u ids=%016llx sensory=%zu:%016llx motor=%zu:%016llx",
-                kAlgorithmVersion, static_cast<unsigned long long>(p.seed), p.root_ids.size(),
-                static_cast<unsigned long long>(p.connections), static_cast<unsigned long long>(p.synapses),
-                p.excitatory_fraction, p.max_out_degree, p.max_in_degree, p.max_synapses_per_connection,
-                static_cast<unsigned long long>(hash_of(p.root_ids.data(), p.root_ids.size() * sizeof(int64_t))),
-                p.sensory.size(), static_cast<unsigned long long>(hash_of(p.sensory.data(), p.sensory.size() * 4)),
-                p.motor.size(), static_cast<unsigned long long>(hash_of(p.motor.data(), p.motor.size() * 4)));
-  return text;
+  // {} prints a double as its shortest decimal that reads back exactly: readable, and
+  // two fractions that differ still give two keys.
+  return fmt::format(
+      "synthetic v{} seed={} n={} connections={} synapses={} excitatory={} max_out={} max_in={} max_w={} ids={:016x} "
+      "sensory={}:{:016x} motor={}:{:016x}",
+      kAlgorithmVersion, p.seed, p.root_ids.size(), p.connections, p.synapses, p.excitatory_fraction, p.max_out_degree,
+      p.max_in_degree, p.max_synapses_per_connection, hash_of(p.root_ids.data(), p.root_ids.size() * sizeof(int64_t)),
+      p.sensory.size(), hash_of(p.sensory.data(), p.sensory.size() * 4), p.motor.size(),
+      hash_of(p.motor.data(), p.motor.size() * 4));
 }
 
 Network generate_network(const GeneratorParams& p, const std::function<void(uint64_t, uint64_t)>& progress) {

@@ -311,6 +311,23 @@ TEST_F(ControlServerTest, DeeplyNestedBodyIs400NamingTheLimitAndTheServerLives) 
   ok_body(get("/status"));
 }
 
+// curl -d sends its body as application/x-www-form-urlencoded, which httplib caps at
+// 8 KiB by itself: a 20 KiB command of any type is delivered, and the 16 MiB limit is
+// the one a refusal names. A multipart form is refused by name.
+TEST_F(ControlServerTest, ABodyOfAnyTypeUpToTheLimitIsDelivered) {
+  start();
+  const std::string padded = R"({"rate_hz":200)" + std::string(20 << 10, ' ') + "}";
+  httplib::Client client("127.0.0.1", server_->port());
+  ok_body(client.Post("/stimulus", padded, "application/x-www-form-urlencoded"));
+  ok_body(client.Post("/stimulus", padded, "text/plain"));
+  ASSERT_EQ(log_->received().size(), 2u);
+  expect_refused(client.Post("/stimulus", std::string((16 << 20) + 1, ' '), "application/x-www-form-urlencoded"), 413,
+                 "the body is larger than 16 MiB");
+  expect_refused(client.Post("/stimulus", "--b\r\n\r\n--b--\r\n", "multipart/form-data; boundary=b"), 415,
+                 "not a multipart form (curl -F)");
+  EXPECT_EQ(log_->received().size(), 2u);
+}
+
 TEST_F(ControlServerTest, UnknownPathIs404AndWrongMethodIs405) {
   start();
   expect_refused(get("/nowhere"), 404, "no endpoint /nowhere; the endpoints are GET /status, POST /swap");

@@ -8,6 +8,7 @@
 #include "kernels/engine_factory.hpp"
 #include "kernels/cpu/cpu_features.hpp"
 #include "kernels/version.hpp"
+#include "test_support.hpp"
 
 namespace flysim::test {
 namespace {
@@ -55,6 +56,20 @@ TEST_F(DoctorCli, FailsWhenTheCudaEngineIsAskedForAndCannotRun) {
   }
   EXPECT_EQ(r.code, 1) << r.err;
   EXPECT_NE(r.err.find("the cuda engine is asked for but cannot run: " + problem), std::string::npos) << r.err;
+}
+
+// A build without CUDA refuses FLY_LIF_CUDA=1 in a run with one line, never runs on the CPU.
+TEST_F(DoctorCli, ARunWithoutCudaCompiledInRefusesFlyLifCuda) {
+  if (cuda_compiled_in()) GTEST_SKIP() << "this build has CUDA";
+  ::setenv("FLY_LIF_CUDA", "1", 1);
+  const CliResult r = run_flysim("run --network.neurons=" + data_path("net2000/neurons.csv") + " --network.connectivity=" +
+                                     data_path("net2000/connectivity.csv") + " --network.cache-dir=" + dir_.path("cache") +
+                                     " --stimulus.ids=" + data_path("net2000/stimulated.txt") + " --run.duration-ms=10",
+                                 dir_.path("out"), dir_.path("err"));
+  ::unsetenv("FLY_LIF_CUDA");
+  EXPECT_NE(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("this flysim was built without CUDA"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find("spikes"), std::string::npos) << r.out;
 }
 
 TEST_F(DoctorCli, BadCudaDeviceNamesTheOption) {

@@ -52,5 +52,27 @@ TEST(GenerateCli, WrittenNetworkLoadsAsTheGeneratedOne) {
   EXPECT_EQ(network.value("synapses", 0u), expected.synapse_count());
 }
 
+// A small ID file is generated with hubs scaled to its size, not FlyWire's; the density
+// the refusal states is one that builds.
+TEST(GenerateCli, ASmallIdFileGeneratesAndTheStatedLimitBuilds) {
+  const ScratchDir dir("flysim-generate-small");
+  const std::string files = "--output.neurons=" + dir.path("neurons.csv") + " --output.connectivity=" + dir.path("connectivity.csv");
+  const auto generate = [&](const std::string& args) {
+    return run_flysim("generate " + args + " " + files, dir.path("generate.out"), dir.path("generate.err"));
+  };
+  for (const char* connections : {"20000", "200000"}) {
+    const CliResult r = generate("--network.neurons=" + data_path("net2000/neurons.csv") + " --generate.connections=" + connections);
+    EXPECT_EQ(r.code, 0) << connections << ": " << r.err;
+  }
+  const CliResult over = generate("--generate.neurons=100 --generate.connections=4951");
+  expect_one_line_error(over, "a network of 100 neurons cannot hold 4951 connections");
+  const std::string stated = "ask for at most ";
+  const std::size_t at = over.err.find(stated);
+  ASSERT_NE(at, std::string::npos) << over.err;
+  const std::string limit = over.err.substr(at + stated.size(), over.err.find_first_not_of("0123456789", at + stated.size()) - at - stated.size());
+  const CliResult at_limit = generate("--generate.neurons=100 --generate.connections=" + limit);
+  EXPECT_EQ(at_limit.code, 0) << limit << ": " << at_limit.err;
+}
+
 }  // namespace
 }  // namespace flysim::test

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 
 #include "model/errors.hpp"
@@ -108,6 +109,18 @@ TEST(Generator, SensoryDriveReachesTheMotorNeuron) {
   EXPECT_GE(count[kMotor], 10u) << "motor neuron rate in Hz";
   EXPECT_GE(active, 200);
   EXPECT_LE(active, 1000);
+}
+
+// The description (also the cache key) shows the excitatory fraction as a decimal, and
+// fractions one bit apart still give two keys.
+TEST(Generator, SignatureShowsTheFractionAsADecimalAndKeepsKeysApart) {
+  GeneratorParams p = small_params();
+  p.excitatory_fraction = 0.6;
+  const std::string sig = generator_signature(p);
+  EXPECT_NE(sig.find(" excitatory=0.6 "), std::string::npos) << sig;
+  EXPECT_EQ(sig.find("0x"), std::string::npos) << sig;
+  p.excitatory_fraction = std::nextafter(0.6, 1.0);
+  EXPECT_NE(generator_signature(p), sig);
 }
 
 TEST(Generator, RefusesImpossibleParameters) {

@@ -13,6 +13,8 @@
 #include <fstream>
 #include <thread>
 
+#include "apps/flysim/network_layer.hpp"
+#include "apps/flysim/user_token.hpp"
 #include "cli_support.hpp"
 #include "messages/interfaces.hpp"
 #include "shard_fixtures.hpp"
@@ -27,10 +29,11 @@ namespace fs = std::filesystem;
 void play_bad_peer(unsigned port, const std::string& report) {
   caf::actor_system_config cfg;
   register_message_types(cfg);
-  cfg.load<caf::io::middleman>();
+  // This user's token, which the node took: a peer without it never reaches the node.
+  const app::CredentialFiles credentials = app::load_network_layer(cfg, app::user_token());
   caf::actor_system system{cfg};
   std::ofstream out(report);
-  auto node = system.middleman().remote_actor<shard_node_actor>("127.0.0.1", static_cast<uint16_t>(port));
+  auto node = app::reach_node(system, "127.0.0.1", static_cast<uint16_t>(port));
   if (!node) {
     out << "unreachable\n";
     return;

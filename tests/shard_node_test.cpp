@@ -229,5 +229,22 @@ TEST_F(ShardNode, StrangersCannotMakeATokenNodeAllocate) {
   EXPECT_EQ(terminate(node).first, 0) << slurp(path("node.err"));
 }
 
+// Without a token file the node takes this user's token, so a header announcing 4 GiB
+// from a peer without it is not a TLS handshake either: the node hangs up, allocates
+// nothing, and goes on serving this user's runs.
+TEST_F(ShardNode, AHeaderAnnouncing4GiBLeavesANodeWithoutATokenServing) {
+  BackgroundFlysim node("shard --port=0", path("node.out"), path("node.err"));
+  const unsigned port = serving_port(node);
+  ASSERT_NE(port, 0u) << slurp(path("node.err"));
+  const long before = resident_kib(node.pid());
+  for (int k = 0; k < 3; ++k) EXPECT_TRUE(poke(port, basp_header(0xffffffffu))) << "the node kept a stranger's connection open";
+  EXPECT_LT(resident_kib(node.pid()) - before, 64 * 1024);
+  ASSERT_EQ(node.wait_for(0), -2) << "the node died: " << slurp(path("node.err"));
+  const CliResult run = flysim("run", run_args(port, "50"));
+  EXPECT_EQ(run.code, 0) << run.err;
+  EXPECT_EQ(count_of(run.err, "on 127.0.0.1:" + std::to_string(port)), 2u) << run.err;
+  EXPECT_EQ(terminate(node).first, 0) << slurp(path("node.err"));
+}
+
 }  // namespace
 }  // namespace flysim::test

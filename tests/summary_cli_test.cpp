@@ -56,6 +56,16 @@ TEST_F(SummaryCli, JsonHoldsTheFiguresOfTheTextSummary) {
   EXPECT_GT(s.value("wall_s", 0.0), 0.0);
 }
 
+// A run shorter than the cost sampler's first reading shows no table of zeros.
+TEST_F(SummaryCli, AShortRunSaysItsCoresWereNotMeasured) {
+  const CliResult r = run("");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.find("over 0.0 s"), std::string::npos) << r.out;
+  const bool measured = r.out.find("host cores per role, over the whole run:") != std::string::npos;
+  EXPECT_NE(measured, r.out.find("host cores  not measured: the run ended before the first reading") != std::string::npos)
+      << r.out;
+}
+
 // The summary names the checkpoint files still on disk (checkpoint.keep), not every one
 // written: a service writes them without end, and the sim loop keeps the list in memory.
 TEST_F(SummaryCli, CheckpointsListTheFilesKeptAndCountAllWritten) {

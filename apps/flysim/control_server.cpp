@@ -207,6 +207,10 @@ void ControlServer::install_routes() {
         answer_command(req.path.substr(1), "", res);
         return httplib::Server::HandlerResponse::Handled;
       }
+      if (req.method == "POST" && req.is_multipart_form_data()) {
+        answer_error(res, 415, "a command is JSON sent as the body itself (curl -d or --data-binary), not a multipart form (curl -F)");
+        return httplib::Server::HandlerResponse::Handled;
+      }
       if (req.method == e.method || (e.method == "GET" && req.method == "HEAD")) return httplib::Server::HandlerResponse::Unhandled;
       res.set_header("Allow", e.method);
       answer_error(res, 405, fmt::format("{} takes {}, not {}", e.path, e.method, req.method));
@@ -221,8 +225,12 @@ void ControlServer::install_routes() {
   });
   install_page_routes();
   for (const std::string& action : kLiveActions)
-    s.Post("/" + action, [this, action](const httplib::Request& req, httplib::Response& res) {
-      answer_command(action, req.body, res);
+    // Read through a content reader: httplib's own body reading caps a form-encoded body
+    // (curl -d's default type) at 8 KiB; this way every type gets kMaxBodyBytes.
+    s.Post("/" + action, [this, action](const httplib::Request&, httplib::Response& res, const httplib::ContentReader& read) {
+      std::string body;
+      if (!read([&](const char* data, std::size_t n) { return body.append(data, n), true; })) return;
+      answer_command(action, body, res);
     });
 
   // httplib's own refusals (413, a malformed request) get the same JSON body as ours.

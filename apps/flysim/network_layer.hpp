@@ -1,7 +1,7 @@
 #pragma once
 // CAF's network layer for remote plasticity shards, set up the same way by `flysim run`
-// (when plasticity.nodes names a node) and `flysim shard`: plain BASP on loopback, or
-// BASP over TLS with peers authenticated by a shared token (token_certificate.hpp).
+// (when plasticity.nodes names a node) and `flysim shard`: BASP over TLS with peers
+// authenticated by a shared token (token_certificate.hpp, user_token.hpp).
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
 

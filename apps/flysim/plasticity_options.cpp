@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "apps/flysim/token_certificate.hpp"
+#include "apps/flysim/user_token.hpp"
 #include "model/errors.hpp"
 #include "model/lif_params.hpp"
 #include "model/stimulus.hpp"
@@ -27,7 +28,8 @@ std::vector<OptionSpec> plasticity_options() {
        "Empty: all in this process"},
       {"plasticity.token-file", OptionType::path, "",
        "the secret file the nodes were started with (flysim shard --token-file): connections to them use TLS and "
-       "authenticate both sides. Empty: plain connections, for nodes on loopback without a token"},
+       "authenticate both sides. Empty: this user's own token (~/.cache/flysim/shard-token), as a node without "
+       "token-file takes"},
       {"plasticity.connections", OptionType::choice, "excitatory", "which connections learn (then narrowed by pre-ids and post-ids)",
        {"all", "excitatory"}},
       {"plasticity.pre-ids", OptionType::path, "", "root IDs of the presynaptic neurons whose connections learn; empty: all"},
@@ -117,7 +119,10 @@ PlasticityRequest plasticity_request(const Options& o, double dt_ms, int32_t del
                  nodes.size() - r.shards);
   for (uint32_t k = 0; k < r.shards; ++k) r.places.push_back(nodes.empty() ? ShardPlace{} : nodes[k % nodes.size()]);
   r.weights_out = o.text("plasticity.weights-out");
-  if (!o.text("plasticity.token-file").empty()) r.token = read_token_file(o.text("plasticity.token-file"), "plasticity.token-file");
+  if (!o.text("plasticity.token-file").empty())
+    r.token = read_token_file(o.text("plasticity.token-file"), "plasticity.token-file");
+  else if (!nodes.empty())
+    r.token = user_token();
   return r;
 }
 

@@ -58,7 +58,12 @@ ordered_json applied_json(const std::vector<AppliedWeights>& applied) {
 void print_realtime_summary(const RunSummary& s, bool paced) {
   if (paced)
     std::cout << "  lag         " << lag_text(s.lag.now_ms, s.lag.p99_ms, s.lag.max_ms, s.max_lag_ms) << ", over the whole run\n";
-  if (!s.cost.roles.empty()) std::cout << "  host cores per role, over the whole run:\n" << cost_table(s.cost, "    ");
+  if (s.cost.roles.empty()) return;
+  // No second reading (taken each second) means no span to divide by: no figures.
+  if (s.cost.window_s > 0)
+    std::cout << "  host cores per role, over the whole run:\n" << cost_table(s.cost, "    ");
+  else
+    std::cout << "  host cores  not measured: the run ended before the first reading, 1 s after it started\n";
 }
 }  // namespace
 

@@ -15,6 +15,7 @@
 #include "apps/flysim/shutdown_deadline.hpp"
 #include "apps/flysim/stop_signal.hpp"
 #include "apps/flysim/token_certificate.hpp"
+#include "apps/flysim/user_token.hpp"
 #include "model/errors.hpp"
 
 namespace flysim::app {
@@ -34,7 +35,8 @@ std::vector<OptionSpec> shard_options() {
        "address (0.0.0.0: every interface) needs token-file"},
       {"token-file", OptionType::path, "",
        "file holding a secret of at least 16 characters that the runs give as plasticity.token-file: connections "
-       "are then TLS-encrypted and only peers with the same token get through. Required unless bind is loopback"},
+       "are TLS-encrypted and only peers with the same token get through. Required unless bind is loopback; without "
+       "it the node takes this user's own token (~/.cache/flysim/shard-token), as this user's runs do"},
   };
   const auto logs = log_options();
   specs.insert(specs.end(), logs.begin(), logs.end());
@@ -75,6 +77,8 @@ int shard_command(const std::vector<std::string>& args) {
   else if (!is_ipv4_loopback(bind))
     o.reject("bind", "is reachable from other machines, so the node needs --token-file=FILE (a secret that the runs give "
                      "as plasticity.token-file); without one anyone who can reach the port could use it");
+  else
+    token = user_token();
 
   // Before the address is printed: whoever reads it may send SIGTERM at once, and that
   // must stop the node cleanly rather than kill it.
@@ -97,8 +101,8 @@ int shard_command(const std::vector<std::string>& args) {
   }
   // stdout carries the address (a script reads the chosen port from it); logs go to stderr.
   std::cout << "flysim shard: serving plasticity shards on " << bind << ":" << *published << std::endl;
-  if (!token.empty())
-    spdlog::info("shard node: TLS; only runs with the token of {} (plasticity.token-file) get through", o.text("token-file"));
+  spdlog::info("shard node: TLS; only runs with the token of {} (plasticity.token-file) get through",
+               o.text("token-file").empty() ? user_token_path() + ", this user's runs on this machine," : o.text("token-file"));
   while (stop_signal() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   spdlog::info("shard node: stopping (signal {})", stop_signal());
   deadline.arm(kShutdownLimit, "shard node", 0);
