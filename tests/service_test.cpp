@@ -44,6 +44,16 @@ class Service : public ::testing::Test {
     EXPECT_EQ(r.code, 0) << r.err;
     return nlohmann::json::parse(r.out);
   }
+  // `flysim run --replay` of journal.jsonl writes live.csv's spikes again, byte for byte.
+  void expect_replay_gives_live_spikes() const {
+    const CliResult replay = run_flysim("run --replay=" + path("journal.jsonl") + " --network.cache-dir=" + path("cache") +
+                                            " --output.spikes=" + path("replay.csv"),
+                                        path("replay.out"), path("replay.err"));
+    ASSERT_EQ(replay.code, 0) << replay.err;
+    const std::string live = slurp(path("live.csv"));
+    EXPECT_GT(live.size(), 1000u);
+    EXPECT_TRUE(same_text(live, slurp(path("replay.csv"))));
+  }
   fs::path dir_;
 };
 
@@ -68,13 +78,7 @@ TEST_F(Service, CtlDrivesTheServiceAndTheJournalReplaysByteForByte) {
   EXPECT_NE(status.out.find("cpu pool, 2 threads"), std::string::npos) << status.out;
   EXPECT_EQ(ctl(port, "stop").code, 0);
   EXPECT_EQ(serve.wait(), 0) << slurp(path("serve.err"));
-  const CliResult replay = run_flysim("run --replay=" + path("journal.jsonl") + " --network.cache-dir=" + path("cache") +
-                                          " --output.spikes=" + path("replay.csv"),
-                                      path("replay.out"), path("replay.err"));
-  ASSERT_EQ(replay.code, 0) << replay.err;
-  const std::string live = slurp(path("live.csv"));
-  EXPECT_GT(live.size(), 1000u);
-  EXPECT_TRUE(same_text(live, slurp(path("replay.csv"))));
+  expect_replay_gives_live_spikes();
 }
 
 // Groups and silencing live: a new group, silencing then unsilencing, each at a boundary,
@@ -101,13 +105,7 @@ TEST_F(Service, LiveGroupsAndSilencingAreJournaledAndReplayIdentically) {
   EXPECT_NE(slurp(path("journal.jsonl")).find("\"silence_ids\""), std::string::npos);
   EXPECT_EQ(ctl(port, "stop").code, 0);
   EXPECT_EQ(serve.wait(), 0) << slurp(path("serve.err"));
-  const CliResult replay = run_flysim("run --replay=" + path("journal.jsonl") + " --network.cache-dir=" + path("cache") +
-                                          " --output.spikes=" + path("replay.csv"),
-                                      path("replay.out"), path("replay.err"));
-  ASSERT_EQ(replay.code, 0) << replay.err;
-  const std::string live = slurp(path("live.csv"));
-  EXPECT_GT(live.size(), 1000u);
-  EXPECT_TRUE(same_text(live, slurp(path("replay.csv"))));
+  expect_replay_gives_live_spikes();
 }
 
 TEST_F(Service, AFailingEngineFallsBackAndTheSpikesDoNotChange) {
