@@ -23,7 +23,7 @@ import numpy as np
 
 from . import _flysim
 
-__all__ = ["Network", "RunResult", "load_network", "run", "run_exp", "get_rate", "default_params"]
+__all__ = ["Network", "RunResult", "load_network", "read_id_list", "run", "run_exp", "get_rate", "default_params"]
 
 log = logging.getLogger("flysim")
 
@@ -99,6 +99,12 @@ def load_network(neurons: Optional[Union[str, os.PathLike]] = None,
     return Network(session)
 
 
+def read_id_list(path: Union[str, os.PathLike]) -> np.ndarray:
+    """Root IDs (numpy int64) of an ID list file: one per line, '#' comments (the files
+    of stimulus.ids and stimulus.silence; data/sugar_grn_783.txt is one)."""
+    return _flysim.read_id_list(os.fspath(path))
+
+
 def _lif_params(model: Optional[Mapping[str, float]]) -> "_flysim.LifParams":
     params = _flysim.LifParams()
     for key, value in (model or {}).items():
@@ -155,7 +161,7 @@ def _stimulus_groups(stimulus: Optional[Mapping[str, Tuple[Any, float]]], kicks)
     if stimulus is None:
         if kicks is not None:  # as `flysim run`: stimulus.ids applies only without kicks
             return []
-        return [("sugar", _root_ids(_flysim.read_id_list(_flysim.sugar_ids_file()), "sugar"),
+        return [("sugar", _root_ids(read_id_list(_flysim.sugar_ids_file()), "sugar"),
                  _flysim.LifParams().r_poi_Hz)]
     groups = []
     for name, value in stimulus.items():
@@ -293,10 +299,13 @@ def _default_params() -> Dict[str, Any]:
         import brian2
     except ImportError:
         return si
-    units = {"t_run": brian2.second, "r_poi2": brian2.Hz, "f_poi": 1, "n_run": 1}
+    unit_of = {"mV": brian2.volt, "ms": brian2.second, "Hz": brian2.Hz}  # the SI unit of a field's unit
+    quantities = dict(si, t_run=si["t_run"] * brian2.second, r_poi2=si["r_poi2"] * brian2.Hz)
     for key, (field, _) in _REFERENCE_PARAMS.items():
-        units.setdefault(key, {"mV": brian2.volt, "ms": brian2.second, "Hz": brian2.Hz}.get(field.rsplit("_", 1)[-1], 1))
-    return {key: (value * units[key] if units[key] != 1 else value) for key, value in si.items()}
+        unit = unit_of.get(field.rsplit("_", 1)[-1])
+        if unit is not None:
+            quantities[key] = si[key] * unit
+    return quantities
 
 
 def __getattr__(name: str) -> Any:

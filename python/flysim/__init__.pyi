@@ -25,6 +25,7 @@ default_params: Dict[str, Any]
 
 def load_network(neurons: Optional[PathLike] = ..., connectivity: Optional[PathLike] = ...,
                  format: str = ...) -> Network: ...
+def read_id_list(path: PathLike) -> np.ndarray: ...
 def run(net: Network, stimulus: Optional[Mapping[str, Tuple[Sequence[int], float]]] = ...,
         kicks: Optional[Union[PathLike, Iterable[Tuple[int, int]]]] = ..., silence: Optional[Sequence[int]] = ...,
         silence_mode: str = ..., duration_ms: float = ..., trials: int = ..., seed: int = ..., engine: str = ...,
