@@ -124,6 +124,7 @@ RunSpikes NetworkSession::run(const RunRequest& r) {
   batches.neurons = network_->neuron_count();
   batches.batch = chosen_batch(r, {r.kind, 0, threads}, batches.neurons, batches.delay_steps);
 
+  const std::lock_guard<std::mutex> one_at_a_time(running_);
   const auto started = std::chrono::steady_clock::now();
   LifConstants keyed = constants;
   keyed.poisson_threshold = 0;

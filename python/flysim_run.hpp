@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -67,6 +68,7 @@ class NetworkSession {
   std::vector<uint32_t> indices_of(const std::vector<int64_t>& ids) const;
   // The stimulus plan of `request` on this network (errors name the group or argument).
   StimulusPlan stimulus_plan(const RunRequest& request) const;
+  // One run at a time per session (Python releases the GIL while it runs).
   RunSpikes run(const RunRequest& request);
 
  private:
@@ -82,6 +84,7 @@ class NetworkSession {
   };
   std::shared_ptr<const Network> network_;
   std::map<EngineKey, std::unique_ptr<Engine>> engines_;
+  std::mutex running_;
 };
 
 }  // namespace flysim::python
