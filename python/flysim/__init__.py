@@ -369,6 +369,7 @@ def run_exp(exp_name: str, neu_exc: Sequence[int], path_res: Union[str, os.PathL
     n_proc: the CPU pool's threads (-1: all cores).
     Writes {path_res}/{exp_name}.parquet (brotli) with columns t (s), trial, flywire_id,
     exp_name when pandas can write parquet, else {exp_name}.csv with the same columns;
+    path_res is created when missing;
     an existing file is kept unless force_overwrite. Returns the file written (None when skipped).
     """
     if _pd is None:
@@ -379,8 +380,7 @@ def run_exp(exp_name: str, neu_exc: Sequence[int], path_res: Union[str, os.PathL
     if path_save.is_file() and not force_overwrite:
         print(f">>> Skipping experiment {exp_name} because {path_save} exists and force_overwrite = {force_overwrite}")
         return None
-    if not Path(path_res).is_dir():
-        raise ValueError(f"path_res={os.fspath(path_res)!r} is not an existing folder")
+    Path(path_res).mkdir(parents=True, exist_ok=True)
     net = _network_of(path_comp, path_con)
     stimulus = {"exc": (neu_exc, run_settings["r_poi"])}
     if len(neu_exc2):
