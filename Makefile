@@ -1,6 +1,7 @@
 # flysim: the two commands of README.md, and their parts.
 #   make run    install missing packages, build flysim (Release), run the canonical experiment
 #   make test   install missing packages, build everything, run the whole test suite
+#   make python install missing packages, build the Python module flysim (build/python)
 # ARGS="--key=value ..." passes options to `flysim run`.
 BUILD ?= build
 JOBS ?= $(shell nproc)
@@ -15,7 +16,7 @@ ifneq ($(NVCC),)
 endif
 CMAKE_ARGS ?=
 
-.PHONY: setup configure build run test bench bench-checkpoint bench-plasticity bench-service watch bench-page bench-brian2 bench-compare bench-cpu-engine bench-cuda-floor fuzz clean
+.PHONY: setup configure build python run test bench bench-checkpoint bench-plasticity bench-service watch bench-page bench-brian2 bench-compare bench-cpu-engine bench-cuda-floor fuzz clean
 
 setup:
 	bash scripts/setup.sh
@@ -25,6 +26,10 @@ configure: setup
 
 build: configure
 	cmake --build $(BUILD) -j$(JOBS)
+
+# The Python module alone (python/): PYTHONPATH=$(BUILD)/python python3 -c "import flysim".
+python: configure
+	cmake --build $(BUILD) -j$(JOBS) --target python
 
 run: configure
 	cmake --build $(BUILD) -j$(JOBS) --target flysim

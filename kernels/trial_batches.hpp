@@ -20,11 +20,20 @@ struct TrialBatches {
   std::size_t neurons = 0;  // of the network
 };
 
+// Each epoch's spikes of a batch: the batch's first trial and each of its trials' spikes
+// (BatchSpikes, in trial order).
+using EpochSpikesSink = std::function<void(int32_t first_trial, const BatchSpikes& spikes)>;
+
+// Runs every trial of `plan` on `engine` (its network and stimulus), handing each epoch's
+// spikes to `sink`; `trials_done` is called after each batch with the number of trials
+// finished so far. Throws std::invalid_argument when plan.batch does not fit the engine.
+void run_trial_batches(Engine& engine, const TrialBatches& plan, const EpochSpikesSink& sink,
+                       const std::function<void(int32_t)>& trials_done);
+
 // Spikes of `neurons` (model indices) per trial: [trial][k] counts neurons[k]'s spikes.
 using TrialCounts = std::vector<std::vector<uint64_t>>;
 
-// Runs every trial of `plan` on `engine` (its network and stimulus); `trials_done` is
-// called after each batch with the number of trials finished so far.
+// Counts them over run_trial_batches.
 TrialCounts count_spikes_per_trial(Engine& engine, const TrialBatches& plan, const std::vector<uint32_t>& neurons,
                                    const std::function<void(int32_t)>& trials_done);
 

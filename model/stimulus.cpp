@@ -20,20 +20,30 @@ std::vector<ListedId> read_id_list(const std::string& path) {
   return ids;
 }
 
-std::vector<uint32_t> load_id_list_as_indices(const std::string& path, const Network& net) {
+std::vector<uint32_t> root_ids_as_indices(const std::vector<int64_t>& ids, const Network& net,
+                                          const std::function<std::string(std::size_t k)>& where) {
   const auto index = index_of_ids(net.root_ids, "network");
   std::vector<uint32_t> neurons;
   std::unordered_set<uint32_t> seen;
-  for (const ListedId& listed : read_id_list(path)) {
-    const auto it = index.find(listed.id);
+  for (std::size_t k = 0; k < ids.size(); ++k) {
+    const auto it = index.find(ids[k]);
     if (it == index.end())
-      throw input_error_at(path, listed.line, "neuron ID " + std::to_string(listed.id) + " is not in the network (" + net.description + ")");
+      throw input_error(where(k) + ": neuron ID " + std::to_string(ids[k]) + " is not in the network (" + net.description + ")");
     if (!seen.insert(it->second).second)
-      throw input_error_at(path, listed.line, "neuron ID " + std::to_string(listed.id) + " is listed twice");
+      throw input_error(where(k) + ": neuron ID " + std::to_string(ids[k]) + " is listed twice");
     neurons.push_back(it->second);
   }
-  if (neurons.empty()) throw input_error(path + ": no neuron IDs in the file");
   std::sort(neurons.begin(), neurons.end());
+  return neurons;
+}
+
+std::vector<uint32_t> load_id_list_as_indices(const std::string& path, const Network& net) {
+  const std::vector<ListedId> listed = read_id_list(path);
+  std::vector<int64_t> ids;
+  for (const ListedId& l : listed) ids.push_back(l.id);
+  std::vector<uint32_t> neurons =
+      root_ids_as_indices(ids, net, [&](std::size_t k) { return path + ":" + std::to_string(listed[k].line); });
+  if (neurons.empty()) throw input_error(path + ": no neuron IDs in the file");
   return neurons;
 }
 
@@ -55,10 +65,14 @@ std::vector<Kick> load_kicks(const std::string& path, const Network& net) {
     kicks.push_back({step, it->second});
   }
   if (kicks.empty()) throw input_error(path + ": no kicks after the header 'step,neuron_id'");
+  return sorted_kicks(std::move(kicks), net, path);
+}
+
+std::vector<Kick> sorted_kicks(std::vector<Kick> kicks, const Network& net, const std::string& source) {
   std::sort(kicks.begin(), kicks.end());
   for (std::size_t k = 1; k < kicks.size(); ++k)
     if (kicks[k].step == kicks[k - 1].step && kicks[k].neuron == kicks[k - 1].neuron)
-      throw input_error(path + ": neuron " + std::to_string(net.root_ids[kicks[k].neuron]) + " is kicked twice at step " +
+      throw input_error(source + ": neuron " + std::to_string(net.root_ids[kicks[k].neuron]) + " is kicked twice at step " +
                         std::to_string(kicks[k].step) + " (one kick per neuron and step)");
   return kicks;
 }

@@ -1,6 +1,7 @@
 #pragma once
 // What drives the network: Poisson-stimulated neurons and timed kicks, plus the seed.
 #include <compare>
+#include <functional>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -100,7 +101,16 @@ std::vector<ListedId> read_id_list(const std::string& path);
 // repeated IDs are input_errors naming file:line.
 std::vector<uint32_t> load_id_list_as_indices(const std::string& path, const Network& net);
 
+// Maps root IDs to model indices, ascending. An unknown or repeated ID is an input_error
+// that begins with where(k), the place of ids[k] ("FILE:LINE", "group 'sugar'").
+std::vector<uint32_t> root_ids_as_indices(const std::vector<int64_t>& ids, const Network& net,
+                                          const std::function<std::string(std::size_t k)>& where);
+
 // Reads a CSV with header `step,neuron_id`. Errors name file:line.
 std::vector<Kick> load_kicks(const std::string& path, const Network& net);
+
+// Sorts kicks into a plan's order; a neuron kicked twice at one step is an input_error
+// that begins with `source`.
+std::vector<Kick> sorted_kicks(std::vector<Kick> kicks, const Network& net, const std::string& source);
 
 }  // namespace flysim

@@ -6,6 +6,7 @@
 set -euo pipefail
 packages=(build-essential cmake libcaf-dev libspdlog-dev libfmt-dev libcereal-dev
           libgtest-dev librandom123-dev libxxhash-dev libssl-dev libcpp-httplib-dev nlohmann-json3-dev python3
+          pybind11-dev python3-pandas python3-numpy \
           sysstat python3-matplotlib curl python3-brian \
           chromium chromium-driver python3-selenium)  # the last three: the live page's browser test
 missing=()

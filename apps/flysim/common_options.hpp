@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "apps/flysim/network_options.hpp"
 #include "apps/flysim/options.hpp"
 #include "kernels/engine_factory.hpp"
 #include "model/lif_params.hpp"
@@ -11,18 +12,10 @@
 
 namespace flysim::app {
 
-// The bundled data folder (data/ of the source tree); FLYSIM_DATA_DIR overrides it.
-std::string data_dir();
-// $XDG_CACHE_HOME/flysim, else $HOME/.cache/flysim, else .flysim-cache.
-std::string default_cache_dir();
-
-// network.* options.
-std::vector<OptionSpec> network_options();
 // log.level.
 std::vector<OptionSpec> log_options();
 // Applies log.level to spdlog (logs go to stderr; stdout carries results).
 void configure_logging(const Options& o);
-NetworkSource network_source(const Options& o);
 
 // Every option of `flysim run` (also accepted by `flysim doctor`, so one config file
 // serves both).
@@ -50,9 +43,5 @@ int cuda_device(const Options& o);
 
 // Throws input_error unless a file can be created at path (its folder exists and is writable).
 void require_writable(const Options& o, const std::string& key);
-
-// The MN9 root ID (docs/MODEL.md's readout neuron): wired by the generator, the default of
-// output.readouts.
-inline constexpr int64_t kMn9RootId = 720575940660219265;
 
 }  // namespace flysim::app

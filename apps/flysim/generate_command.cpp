@@ -48,7 +48,7 @@ int generate_command(const std::vector<std::string>& args) {
 
   NetworkSource source;
   source.neurons = o.text("network.neurons");
-  source.sugar_ids = data_dir() + "/sugar_grn_783.txt";
+  source.sugar_ids = sugar_ids_file();
   source.readout_id = kMn9RootId;
   source.generator_seed = static_cast<uint64_t>(o.integer("network.seed"));
   GeneratorParams params = generator_params(source);

@@ -1,0 +1,121 @@
+// The bindings of the Python module's compiled part, flysim._flysim (flysim_run.hpp
+// does the work; flysim/__init__.py is the API users call).
+#include <pybind11/functional.h>
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "apps/flysim/network_options.hpp"
+#include "kernels/engine_factory.hpp"
+#include "model/errors.hpp"
+#include "python/flysim_run.hpp"
+
+namespace py = pybind11;
+using namespace flysim;
+
+namespace {
+
+template <class T>
+py::array_t<T> to_numpy(const std::vector<T>& v) {
+  py::array_t<T> a(static_cast<py::ssize_t>(v.size()));
+  std::copy(v.begin(), v.end(), a.mutable_data());
+  return a;
+}
+
+EngineKind engine_kind(const std::string& name) {
+  if (name == "cpu") return EngineKind::cpu;
+  if (name == "cuda") return EngineKind::cuda;
+  throw input_error("engine='" + name + "' must be 'cpu' or 'cuda'");
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_flysim, m) {
+  m.doc() = "flysim's compiled core; use the flysim package (flysim/__init__.py)";
+  py::register_exception<input_error>(m, "InputError", PyExc_ValueError);
+
+  py::class_<LifParams>(m, "LifParams", "The model's parameters (model/lif_params.hpp), with their defaults")
+      .def(py::init<>())
+      .def_readwrite("dt_ms", &LifParams::dt_ms)
+      .def_readwrite("v0_mV", &LifParams::v0_mV)
+      .def_readwrite("v_reset_mV", &LifParams::v_reset_mV)
+      .def_readwrite("v_threshold_mV", &LifParams::v_threshold_mV)
+      .def_readwrite("tau_m_ms", &LifParams::tau_m_ms)
+      .def_readwrite("tau_g_ms", &LifParams::tau_g_ms)
+      .def_readwrite("t_ref_ms", &LifParams::t_ref_ms)
+      .def_readwrite("delay_ms", &LifParams::delay_ms)
+      .def_readwrite("w_syn_mV", &LifParams::w_syn_mV)
+      .def_readwrite("f_poi", &LifParams::f_poi)
+      .def_readwrite("r_poi_Hz", &LifParams::r_poi_Hz);
+
+  m.def("sugar_ids_file", &app::sugar_ids_file, "The bundled sugar-sensing neurons' root IDs file");
+  m.def("cuda_compiled_in", &cuda_compiled_in, "Whether this module was built with the CUDA engine");
+  m.def(
+      "read_id_list",
+      [](const std::string& path) {
+        std::vector<int64_t> ids;
+        for (const ListedId& listed : read_id_list(path)) ids.push_back(listed.id);
+        return to_numpy(ids);
+      },
+      py::arg("path"), "Root IDs of an ID list file (one per line, '#' comments)");
+
+  py::class_<python::NetworkSession, std::shared_ptr<python::NetworkSession>>(m, "NetworkSession")
+      .def_property_readonly("ids", [](const python::NetworkSession& s) { return to_numpy(s.network().root_ids); })
+      .def_property_readonly("description", [](const python::NetworkSession& s) { return s.network().description; })
+      .def_property_readonly("connections", [](const python::NetworkSession& s) { return s.network().connection_count(); })
+      .def("__len__", [](const python::NetworkSession& s) { return s.network().neuron_count(); })
+      .def(
+          "index_of",
+          [](const python::NetworkSession& s, const std::vector<int64_t>& ids) {
+            const std::vector<uint32_t> idx = s.indices_of(ids);
+            return to_numpy(std::vector<int64_t>(idx.begin(), idx.end()));
+          },
+          py::arg("root_ids"))
+      .def(
+          "run",
+          [](python::NetworkSession& s, const std::vector<std::tuple<std::string, std::vector<int64_t>, double>>& groups,
+             const std::string& kicks_file, const std::vector<std::pair<int32_t, int64_t>>& kicks,
+             const std::vector<int64_t>& silenced, const std::string& silence_mode, double duration_ms, int32_t trials,
+             uint64_t seed, const std::string& engine, unsigned threads, int32_t batch, const LifParams& params) {
+            python::RunRequest r;
+            for (const auto& [name, ids, rate] : groups) r.groups.push_back({name, ids, rate});
+            r.kicks_file = kicks_file;
+            r.kicks = kicks;
+            r.silenced = silenced;
+            r.silence_mode = silence_mode;
+            r.duration_ms = duration_ms;
+            r.trials = trials;
+            r.seed = seed;
+            r.kind = engine_kind(engine);
+            r.threads = threads;
+            r.batch = batch;
+            r.params = params;
+            python::RunSpikes spikes;
+            {
+              py::gil_scoped_release unlocked;
+              spikes = s.run(r);
+            }
+            py::dict out;
+            out["trial"] = to_numpy(spikes.trial);
+            out["step"] = to_numpy(spikes.step);
+            out["neuron"] = to_numpy(spikes.neuron);
+            out["steps_per_trial"] = spikes.steps_per_trial;
+            out["batch"] = spikes.batch;
+            out["wall_s"] = spikes.wall_s;
+            out["engine"] = spikes.engine;
+            out["engine_reused"] = spikes.engine_reused;
+            return out;
+          },
+          py::arg("groups"), py::arg("kicks_file"), py::arg("kicks"), py::arg("silenced"), py::arg("silence_mode"),
+          py::arg("duration_ms"), py::arg("trials"), py::arg("seed"), py::arg("engine"), py::arg("threads"),
+          py::arg("batch"), py::arg("params"));
+
+  m.def(
+      "load_network",
+      [](const std::string& neurons, const std::string& connectivity, const std::string& format,
+         const std::function<void(const std::string&)>& log) {
+        return std::make_shared<python::NetworkSession>(python::load_network(neurons, connectivity, format, log));
+      },
+      py::arg("neurons"), py::arg("connectivity"), py::arg("format"), py::arg("log"),
+      "The network as `flysim run` loads it (network.* options; empty strings keep their defaults)");
+}

@@ -1,0 +1,175 @@
+#include "python/flysim_run.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <thread>
+#include <type_traits>
+
+#include "apps/flysim/network_options.hpp"
+#include "kernels/trial_batches.hpp"
+#include "model/errors.hpp"
+#include "model/snapshot.hpp"
+
+namespace flysim::python {
+
+std::shared_ptr<const Network> load_network(const std::string& neurons, const std::string& connectivity,
+                                            const std::string& format, const std::function<void(const std::string&)>& log) {
+  std::map<std::string, std::string> given;
+  if (!neurons.empty()) given["network.neurons"] = neurons;
+  if (!connectivity.empty()) given["network.connectivity"] = connectivity;
+  if (!format.empty()) given["network.format"] = format;
+  const app::Options o = app::Options::parse(app::network_options(), {}, given, "flysim.load_network()", {});
+  return obtain_network(app::network_source(o), log);
+}
+
+std::vector<uint32_t> NetworkSession::indices_of(const std::vector<int64_t>& ids) const {
+  const auto index = index_of_ids(network_->root_ids, "network");
+  std::vector<uint32_t> out;
+  out.reserve(ids.size());
+  for (std::size_t k = 0; k < ids.size(); ++k) {
+    const auto it = index.find(ids[k]);
+    if (it == index.end())
+      throw input_error("root ID " + std::to_string(ids[k]) + " (item " + std::to_string(k) + ") is not in the network (" +
+                        network_->description + ")");
+    out.push_back(it->second);
+  }
+  return out;
+}
+
+StimulusPlan NetworkSession::stimulus_plan(const RunRequest& r) const {
+  const Network& net = *network_;
+  StimulusPlan plan;
+  plan.seed = r.seed;
+  std::map<uint32_t, std::string> owner;  // the group of each driven neuron
+  for (std::size_t g = 0; g < r.groups.size(); ++g) {
+    const GroupRequest& group = r.groups[g];
+    const std::string where = "stimulus group '" + group.name + "'";
+    std::vector<uint32_t> neurons =
+        root_ids_as_indices(group.ids, net, [&](std::size_t k) { return where + ", item " + std::to_string(k); });
+    for (uint32_t i : neurons)
+      if (const auto [it, fresh] = owner.emplace(i, group.name); !fresh)
+        throw input_error("neuron ID " + std::to_string(net.root_ids[i]) + " is in stimulus groups '" + it->second +
+                          "' and '" + group.name + "': a neuron belongs to one Poisson group");
+    if (g == 0) {
+      plan.poisson_neurons = std::move(neurons);
+      continue;
+    }
+    PoissonGroup poisson{group.name, std::move(neurons), group.rate_Hz, 0u};
+    try {
+      poisson.threshold = poisson_threshold(group.rate_Hz, r.params.dt_ms);
+    } catch (const input_error& e) {
+      throw input_error(where + ": " + e.what());
+    }
+    plan.groups.push_back(std::move(poisson));
+  }
+  if (!r.kicks_file.empty()) plan.kicks = load_kicks(r.kicks_file, net);
+  if (!r.kicks.empty()) {
+    std::vector<int64_t> ids;
+    for (const auto& kick : r.kicks) ids.push_back(kick.second);
+    const std::vector<uint32_t> neurons = indices_of(ids);
+    std::vector<Kick> kicks;
+    for (std::size_t k = 0; k < r.kicks.size(); ++k) {
+      if (r.kicks[k].first < 0)
+        throw input_error("kicks, item " + std::to_string(k) + ": step " + std::to_string(r.kicks[k].first) + " is negative");
+      kicks.push_back({r.kicks[k].first, neurons[k]});
+    }
+    plan.kicks = sorted_kicks(std::move(kicks), net, "kicks");
+  }
+  plan.silenced = root_ids_as_indices(r.silenced, net, [](std::size_t k) { return "silence, item " + std::to_string(k); });
+  const auto mode = parse_silence_mode(r.silence_mode);
+  if (!mode) throw input_error("silence_mode='" + r.silence_mode + "' must be 'outgoing' or 'both'");
+  plan.silence_mode = *mode;
+  return plan;
+}
+
+namespace {
+// duration_ms in steps of dt, 1..kMaxRunSteps (the bounds of run.duration-ms).
+int32_t trial_steps(double duration_ms, double dt_ms) {
+  const double max_ms = static_cast<double>(kMaxRunSteps) * dt_ms;
+  if (!(duration_ms >= dt_ms) || duration_ms > max_ms)
+    throw input_error("duration_ms=" + std::to_string(duration_ms) + " must lie in " + std::to_string(dt_ms) + ".." +
+                      std::to_string(max_ms) + " ms (1 to 2^29 steps of dt " + std::to_string(dt_ms) + " ms)");
+  return duration_to_steps(duration_ms, dt_ms);
+}
+
+// The batch of `r` on `where`: what fits, or r.batch when it fits; at most r.trials.
+int32_t chosen_batch(const RunRequest& r, EngineWhere where, std::size_t neurons, int32_t delay_steps) {
+  if (r.batch == 0) return std::min(r.trials, batch_that_fits(where, neurons, delay_steps));
+  if (r.batch < 0) throw input_error("batch=" + std::to_string(r.batch) + " must be positive (or None: what fits)");
+  if (const std::string beyond = batch_beyond_memory(where, neurons, delay_steps, r.batch); !beyond.empty())
+    throw input_error("batch=" + std::to_string(r.batch) + ": " + beyond);
+  return std::min(r.trials, r.batch);
+}
+}  // namespace
+
+RunSpikes NetworkSession::run(const RunRequest& r) {
+  static_assert(std::is_trivially_copyable_v<LifConstants>);
+  if (r.trials < 1 || r.trials > kMaxTrials)
+    throw input_error("trials=" + std::to_string(r.trials) + " must be 1.." + std::to_string(kMaxTrials));
+  if (r.kind == EngineKind::cuda && !cuda_compiled_in())
+    throw input_error("engine='cuda': this flysim module was built without CUDA (no nvcc when it was configured); "
+                      "use engine='cpu', or rebuild with `make python` where nvcc is installed");
+  const unsigned threads = r.threads > 0 ? r.threads : std::max(1u, std::thread::hardware_concurrency());
+  if (threads > 1024) throw input_error("threads=" + std::to_string(threads) + " must be 1..1024");
+  LifParams params = r.params;
+  if (!r.groups.empty()) params.r_poi_Hz = r.groups.front().rate_Hz;
+  const LifConstants constants = derive_constants(params);
+  const auto plan = std::make_shared<const StimulusPlan>(stimulus_plan(r));
+
+  TrialBatches batches;
+  batches.trials = r.trials;
+  batches.steps_per_trial = trial_steps(r.duration_ms, params.dt_ms);
+  batches.delay_steps = constants.delay_steps;
+  batches.neurons = network_->neuron_count();
+  batches.batch = chosen_batch(r, {r.kind, 0, threads}, batches.neurons, batches.delay_steps);
+
+  const std::lock_guard<std::mutex> one_at_a_time(running_);
+  const auto started = std::chrono::steady_clock::now();
+  LifConstants keyed = constants;
+  keyed.poisson_threshold = 0;
+  EngineKey key{r.kind, threads, batches.batch, r.seed,
+                std::string(reinterpret_cast<const char*>(&keyed), sizeof keyed)};
+  RunSpikes out;
+  auto& engine = engines_[key];
+  out.engine_reused = engine != nullptr;
+  if (engine) {
+    engine->set_stimulus(plan, constants.poisson_threshold);
+  } else {
+    EngineSetup setup{network_, plan, constants, nullptr, HostWait::poll, 0, batches.batch};
+    engine = make_engine(r.kind, setup, threads);
+  }
+
+  std::vector<std::vector<Spike>> per_trial(static_cast<std::size_t>(r.trials));
+  const auto keep = [&](int32_t first, const BatchSpikes& spikes) {
+    for (std::size_t k = 0; k < spikes.size(); ++k) {
+      auto& trial = per_trial[static_cast<std::size_t>(first) + k];
+      trial.insert(trial.end(), spikes[k].begin(), spikes[k].end());
+    }
+  };
+  try {
+    run_trial_batches(*engine, batches, keep, [](int32_t) {});
+  } catch (...) {
+    engines_.erase(key);  // a failed engine's state is unknown: the next run builds another
+    throw;
+  }
+  out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+
+  std::size_t total = 0;
+  for (const auto& spikes : per_trial) total += spikes.size();
+  out.trial.reserve(total);
+  out.step.reserve(total);
+  out.neuron.reserve(total);
+  for (std::size_t t = 0; t < per_trial.size(); ++t)
+    for (const Spike& s : per_trial[t]) {
+      out.trial.push_back(static_cast<int32_t>(t));
+      out.step.push_back(s.step);
+      out.neuron.push_back(s.neuron);
+    }
+  out.steps_per_trial = batches.steps_per_trial;
+  out.batch = batches.batch;
+  out.engine = engine->describe();
+  return out;
+}
+
+}  // namespace flysim::python

@@ -1,0 +1,90 @@
+#pragma once
+// What the Python module (flysim_module.cpp) does, in plain C++: a network loaded the way
+// `flysim run` loads it, and trials of a stimulus run on it batch by batch
+// (kernels/trial_batches.hpp) on an engine kept between runs with the same settings.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "kernels/engine_factory.hpp"
+#include "model/lif_params.hpp"
+#include "model/network.hpp"
+#include "model/stimulus.hpp"
+
+namespace flysim::python {
+
+// The network of `neurons` and `connectivity` in `format` (network.* options of `flysim
+// run`; an empty string keeps the option's default: empty connectivity is the synthetic
+// FlyWire-scale network), through the network cache. `log` gets one line per stage.
+std::shared_ptr<const Network> load_network(const std::string& neurons, const std::string& connectivity,
+                                            const std::string& format, const std::function<void(const std::string&)>& log);
+
+// A Poisson group: root IDs driven at a rate.
+struct GroupRequest {
+  std::string name;
+  std::vector<int64_t> ids;
+  double rate_Hz = 0.0;
+};
+
+struct RunRequest {
+  // The first group is StimulusPlan::poisson_neurons at LifParams::r_poi_Hz; the others
+  // are StimulusPlan::groups. None at all: no Poisson input.
+  std::vector<GroupRequest> groups;
+  std::string kicks_file;                            // a kicks CSV (step,neuron_id), or
+  std::vector<std::pair<int32_t, int64_t>> kicks;    // (step, root ID) pairs
+  std::vector<int64_t> silenced;
+  std::string silence_mode = "outgoing";
+  double duration_ms = 1000.0;
+  int32_t trials = 1;
+  uint64_t seed = 1;
+  EngineKind kind = EngineKind::cpu;
+  unsigned threads = 0;  // the CPU pool's threads; 0: one per hardware thread
+  int32_t batch = 0;     // trials advanced together; 0: what fits (batch_that_fits), at most `trials`
+  LifParams params;      // r_poi_Hz is set from the first group
+};
+
+// Every spike of a run, sorted by (trial, step, neuron): model indices.
+struct RunSpikes {
+  std::vector<int32_t> trial;
+  std::vector<int32_t> step;
+  std::vector<uint32_t> neuron;
+  int32_t steps_per_trial = 0;
+  int32_t batch = 0;
+  double wall_s = 0.0;     // the trials alone, engine building included when it was built
+  std::string engine;      // Engine::describe()
+  bool engine_reused = false;
+};
+
+class NetworkSession {
+ public:
+  explicit NetworkSession(std::shared_ptr<const Network> network) : network_(std::move(network)) {}
+  const Network& network() const { return *network_; }
+  // Model indices of root IDs, in their order; an unknown ID is an input_error naming it.
+  std::vector<uint32_t> indices_of(const std::vector<int64_t>& ids) const;
+  // The stimulus plan of `request` on this network (errors name the group or argument).
+  StimulusPlan stimulus_plan(const RunRequest& request) const;
+  // One run at a time per session (Python releases the GIL while it runs).
+  RunSpikes run(const RunRequest& request);
+
+ private:
+  // What an engine is built with besides its stimulus: kind, threads, batch, seed and the
+  // model's constants (their Poisson threshold aside: set_stimulus changes it).
+  struct EngineKey {
+    EngineKind kind;
+    unsigned threads;
+    int32_t batch;
+    uint64_t seed;
+    std::string constants;  // the bytes of LifConstants
+    auto operator<=>(const EngineKey&) const = default;
+  };
+  std::shared_ptr<const Network> network_;
+  std::map<EngineKey, std::unique_ptr<Engine>> engines_;
+  std::mutex running_;
+};
+
+}  // namespace flysim::python

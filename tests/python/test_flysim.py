@@ -1,0 +1,218 @@
+"""The Python module flysim (python/flysim) against the flysim program and the reference
+model's conventions. Run by CTest as python.module; by hand:
+    PYTHONPATH=build/python FLYSIM_BINARY=build/flysim /usr/bin/python3 tests/python/test_flysim.py
+"""
+import csv
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+from unittest import mock
+
+import numpy as np
+import pandas as pd
+
+import flysim
+
+HERE = Path(__file__).resolve().parent
+DATA = Path(os.environ.get("FLYSIM_TEST_DATA", HERE.parent / "data"))
+BINARY = os.environ.get("FLYSIM_BINARY", str(HERE.parent.parent / "build" / "flysim"))
+NET = DATA / "net2000"
+NEURONS, CONNECTIVITY = NET / "neurons.csv", NET / "connectivity.csv"
+STIMULATED = [int(line) for line in (NET / "stimulated.txt").read_text().split() if line.strip() and line[0] != "#"]
+
+
+def load():
+    return flysim.load_network(NEURONS, CONNECTIVITY)
+
+
+def spike_rows(result):
+    """(trial, step, root ID) of each spike of a run."""
+    return list(zip(result.spikes["trial"].tolist(), result.step.tolist(), result.spikes["flywire_id"].tolist()))
+
+
+def cli_spike_rows(options):
+    """(trial, step, root ID) of each spike of `flysim run` with `options`."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "spikes.csv"
+        args = [BINARY, "run", f"--network.neurons={NEURONS}", f"--network.connectivity={CONNECTIVITY}",
+                f"--output.spikes={out}", "--log.level=warn"]
+        for key, value in options.items():
+            if isinstance(value, list):  # an ID list: written to a file, as the program reads them
+                path = Path(tmp) / f"{key}.txt"
+                path.write_text("".join(f"{i}\n" for i in value))
+                value = path
+            args.append(f"--{key}={value}")
+        subprocess.run(args, check=True, stdout=subprocess.DEVNULL)
+        with open(out) as f:
+            return [(int(r["trial"]), int(r["step"]), int(r["neuron_id"])) for r in csv.DictReader(f)]
+
+
+class NetworkTest(unittest.TestCase):
+    def test_ids_and_index_of_follow_the_neurons_file(self):
+        net = load()
+        rows = [line.split(",")[0] for line in NEURONS.read_text().splitlines()[1:]]
+        self.assertEqual(len(net), 2000)
+        self.assertEqual(net.ids.dtype, np.int64)
+        self.assertEqual(net.ids.tolist(), [int(r) for r in rows])
+        picked = [int(rows[17]), int(rows[3]), int(rows[1999])]
+        np.testing.assert_array_equal(net.index_of(picked), [17, 3, 1999])
+        np.testing.assert_array_equal(net.index_of(np.array(picked)), [17, 3, 1999])
+
+    def test_an_unknown_root_id_is_a_value_error_naming_it(self):
+        net = load()
+        with self.assertRaisesRegex(ValueError, "root ID 12345 .*not in the network"):
+            net.index_of([STIMULATED[0], 12345])
+        with self.assertRaisesRegex(ValueError, "stimulus group 'bitter'.*neuron ID 999 is not in the network"):
+            flysim.run(net, stimulus={"bitter": ([999], 100.0)}, trials=1, duration_ms=10)
+        with self.assertRaisesRegex(ValueError, "silence, item 1: neuron ID 7 "):
+            flysim.run(net, stimulus={"s": (STIMULATED, 100.0)}, silence=[STIMULATED[0], 7], trials=1, duration_ms=10)
+
+
+class RunTest(unittest.TestCase):
+    def test_two_groups_and_silencing_give_the_programs_spikes(self):
+        net = load()
+        a, b, silenced = STIMULATED[:10], STIMULATED[10:], STIMULATED[:3]
+        result = flysim.run(net, stimulus={"a": (a, 150.0), "b": (b, 80.0)}, silence=silenced, duration_ms=100,
+                            trials=2, seed=3, threads=2)
+        cli = cli_spike_rows({"stimulus.ids": a, "stimulus.rate": 150, "stimulus.group.b.ids": b,
+                              "stimulus.group.b.rate": 80, "stimulus.silence": silenced, "run.trials": 2,
+                              "run.duration-ms": 100, "run.seed": 3})
+        self.assertGreater(len(cli), 100)
+        self.assertEqual({r[0] for r in cli}, {0, 1})
+        self.assertEqual(spike_rows(result), cli)
+        np.testing.assert_allclose(result.spikes["t"], result.step * 1e-4)
+        # Silencing changes the spikes: the comparison above saw it applied.
+        unsilenced = flysim.run(net, stimulus={"a": (a, 150.0), "b": (b, 80.0)}, duration_ms=100, trials=2, seed=3)
+        self.assertNotEqual(spike_rows(unsilenced), cli)
+
+    def test_kicks_file_and_batches_give_the_programs_spikes(self):
+        net = load()
+        result = flysim.run(net, kicks=NET / "kicks.csv", duration_ms=50, trials=3, batch=2, seed=5)
+        cli = cli_spike_rows({"stimulus.kicks": NET / "kicks.csv", "run.trials": 3, "run.duration-ms": 50,
+                              "run.seed": 5})
+        self.assertGreater(len(cli), 0)
+        self.assertEqual(result.summary["batch"], 2)
+        self.assertEqual(spike_rows(result), cli)
+
+    def test_a_kept_engine_changes_its_stimulus_like_a_new_one(self):
+        first, second = load(), load()
+        groups = {"a": (STIMULATED, 120.0)}
+        first_silenced = flysim.run(first, stimulus=groups, silence=STIMULATED[:5], duration_ms=60, trials=2)
+        kept = flysim.run(first, stimulus=groups, duration_ms=60, trials=2)
+        fresh = flysim.run(second, stimulus=groups, duration_ms=60, trials=2)
+        self.assertFalse(first_silenced.summary["engine_reused"])
+        self.assertTrue(kept.summary["engine_reused"])
+        self.assertFalse(fresh.summary["engine_reused"])
+        self.assertNotEqual(spike_rows(first_silenced), spike_rows(fresh))
+        self.assertEqual(spike_rows(kept), spike_rows(fresh))
+
+    def test_rates_are_the_spike_counts_per_trial(self):
+        net = load()
+        trials, duration_ms = 4, 80
+        result = flysim.run(net, stimulus={"a": (STIMULATED, 150.0)}, duration_ms=duration_ms, trials=trials)
+        counts = pd.crosstab(result.spikes["flywire_id"], result.spikes["trial"]).reindex(
+            columns=range(trials), fill_value=0)
+        per_trial = counts / (duration_ms / 1000)
+        rates = result.rates.set_index("flywire_id")
+        self.assertEqual(rates.index.tolist(), per_trial.index.tolist())
+        self.assertTrue((per_trial == 0).any(axis=None), "some neuron is silent in some trial")
+        np.testing.assert_allclose(rates["mean_rate_hz"], per_trial.mean(axis=1))
+        np.testing.assert_allclose(rates["sd_hz"], per_trial.std(axis=1, ddof=1))
+        self.assertEqual(result.summary["spikes"], len(result.spikes))
+        self.assertEqual(result.summary["active_neurons"], len(rates))
+
+    def test_bad_arguments_are_errors_naming_them(self):
+        net = load()
+        with self.assertRaisesRegex(ValueError, r"model\['w_syn'\] is not a model parameter"):
+            flysim.run(net, model={"w_syn": 0.3}, trials=1, duration_ms=10)
+        with self.assertRaisesRegex(ValueError, "silence_mode='none'"):
+            flysim.run(net, stimulus={"a": (STIMULATED, 1.0)}, silence_mode="none", trials=1, duration_ms=10)
+        with self.assertRaisesRegex(ValueError, "neuron ID .* is in stimulus groups 'a' and 'b'"):
+            flysim.run(net, stimulus={"a": (STIMULATED[:5], 1.0), "b": (STIMULATED[4:], 1.0)}, trials=1, duration_ms=10)
+        with self.assertRaisesRegex(ValueError, "duration_ms"):
+            flysim.run(net, stimulus={"a": (STIMULATED, 1.0)}, trials=1, duration_ms=0)
+        if not flysim._flysim.cuda_compiled_in():
+            with self.assertRaisesRegex(ValueError, "engine='cuda': this flysim module was built without CUDA"):
+                flysim.run(net, engine="cuda", trials=1, duration_ms=10)
+
+
+class ReferenceApiTest(unittest.TestCase):
+    PARAMS = {"t_run": 0.1, "n_run": 3, "r_poi": 150.0, "r_poi2": 40.0}
+
+    def run_exp(self, folder, **kwargs):
+        return flysim.run_exp("sugar", STIMULATED[:12], folder, NEURONS, CONNECTIVITY, params=self.PARAMS,
+                              neu_exc2=STIMULATED[12:], neu_slnc=STIMULATED[:2], **kwargs)
+
+    def test_run_exp_writes_the_reference_columns_to_csv_without_a_parquet_engine(self):
+        with tempfile.TemporaryDirectory() as tmp, mock.patch.object(flysim, "_parquet_engine", return_value=None):
+            path = self.run_exp(tmp)
+            self.assertEqual(path, Path(tmp) / "sugar.csv")
+            df = pd.read_csv(path)
+            self.assertEqual(list(df.columns), ["t", "trial", "flywire_id", "exp_name"])
+            self.assertEqual(set(df["exp_name"]), {"sugar"})
+            # The same spikes as run() with the same settings, in the reference's row order.
+            same = flysim.run(load(), stimulus={"e": (STIMULATED[:12], 150.0), "e2": (STIMULATED[12:], 40.0)},
+                              silence=STIMULATED[:2], duration_ms=100, trials=3)
+            rows = sorted(zip(df["trial"], df["flywire_id"], np.round(df["t"] / 1e-4).astype(int)))
+            self.assertEqual(rows, sorted(zip(same.spikes["trial"], same.spikes["flywire_id"], same.step)))
+            self.assertEqual(list(zip(df["trial"], net_index(df["flywire_id"]))),
+                             sorted(zip(df["trial"], net_index(df["flywire_id"]))))
+            # get_rate as the reference's utils.get_rate: std with ddof=0 over n_run trials.
+            df_rate, df_std = flysim.get_rate(df, 0.1, 3)
+            per = same.rates.set_index("flywire_id")
+            np.testing.assert_allclose(df_rate["sugar"].to_numpy(), per["mean_rate_hz"].to_numpy())
+            np.testing.assert_allclose(df_std["sugar"].to_numpy(), per["sd_hz"].to_numpy() * np.sqrt(2 / 3))
+            # An existing file is kept unless force_overwrite.
+            self.assertIsNone(self.run_exp(tmp))
+            self.assertEqual(self.run_exp(tmp, force_overwrite=True), path)
+
+    def test_run_exp_hands_parquet_the_reference_dataframe_and_brotli(self):
+        calls = []
+
+        def to_parquet(df, path, **kwargs):
+            calls.append((df.copy(), path, kwargs))
+
+        with tempfile.TemporaryDirectory() as tmp, \
+                mock.patch.object(flysim, "_parquet_engine", return_value="pyarrow"), \
+                mock.patch.object(pd.DataFrame, "to_parquet", to_parquet):
+            path = self.run_exp(tmp)
+        self.assertEqual(len(calls), 1)
+        df, written, kwargs = calls[0]
+        self.assertEqual(path, Path(tmp) / "sugar.parquet")
+        self.assertEqual(written, path)
+        self.assertEqual(kwargs, {"compression": "brotli"})
+        self.assertEqual(list(df.columns), ["t", "trial", "flywire_id", "exp_name"])
+        self.assertGreater(len(df), 0)
+        self.assertEqual(df["trial"].max(), 2)
+
+    def test_default_params_are_the_references(self):
+        with mock.patch.dict(sys.modules, {"brian2": None}):
+            si = flysim._default_params()
+        expected = {"t_run": 1.0, "n_run": 30, "v_0": -0.052, "v_rst": -0.052, "v_th": -0.045, "t_mbr": 0.02,
+                    "tau": 0.005, "t_rfc": 0.0022, "t_dly": 0.0018, "w_syn": 0.000275, "r_poi": 150.0,
+                    "r_poi2": 0.0, "f_poi": 250.0}
+        self.assertEqual(set(si), set(expected))
+        for key, value in expected.items():
+            self.assertAlmostEqual(si[key], value, msg=key)
+        try:
+            import brian2
+        except ImportError:
+            return
+        params = flysim.default_params
+        self.assertEqual(params["t_mbr"], 20 * brian2.ms)
+        self.assertEqual(params["w_syn"], 0.275 * brian2.mV)
+        self.assertEqual(params["r_poi"], 150 * brian2.Hz)
+        model, settings = flysim._reference_settings(dict(params, t_run=100 * brian2.ms, w_syn=0.3 * brian2.mV))
+        self.assertAlmostEqual(settings["t_run"], 0.1)
+        self.assertAlmostEqual(model["w_syn_mV"], 0.3)
+
+
+def net_index(flywire_ids):
+    return load().index_of(np.asarray(flywire_ids)).tolist()
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
