@@ -23,8 +23,14 @@ struct TrialBatches {
 // Spikes of `neurons` (model indices) per trial: [trial][k] counts neurons[k]'s spikes.
 using TrialCounts = std::vector<std::vector<uint64_t>>;
 
-// Runs every trial of `plan` on `engine` (its network and stimulus); `trials_done` is
-// called after each batch with the number of trials finished so far.
+// Runs every trial of `plan` on `engine` (its network and stimulus): `epoch_spikes` gets
+// each epoch's spikes with the number of the batch's first trial; `trials_done` is called
+// after each batch with the number of trials finished so far.
+void run_trial_batches(Engine& engine, const TrialBatches& plan,
+                       const std::function<void(int32_t first_trial, const BatchSpikes&)>& epoch_spikes,
+                       const std::function<void(int32_t)>& trials_done);
+
+// run_trial_batches, counting the spikes of `neurons` only.
 TrialCounts count_spikes_per_trial(Engine& engine, const TrialBatches& plan, const std::vector<uint32_t>& neurons,
                                    const std::function<void(int32_t)>& trials_done);
 

@@ -20,20 +20,26 @@ std::vector<ListedId> read_id_list(const std::string& path) {
   return ids;
 }
 
-std::vector<uint32_t> load_id_list_as_indices(const std::string& path, const Network& net) {
+std::vector<uint32_t> listed_ids_as_indices(const std::string& path, const std::vector<ListedId>& listed, const Network& net,
+                                            const std::string& what) {
   const auto index = index_of_ids(net.root_ids, "network");
   std::vector<uint32_t> neurons;
   std::unordered_set<uint32_t> seen;
-  for (const ListedId& listed : read_id_list(path)) {
-    const auto it = index.find(listed.id);
+  for (const ListedId& item : listed) {
+    const auto it = index.find(item.id);
     if (it == index.end())
-      throw input_error_at(path, listed.line, "neuron ID " + std::to_string(listed.id) + " is not in the network (" + net.description + ")");
+      throw input_error_at(path, item.line, what + "neuron ID " + std::to_string(item.id) + " is not in the network (" + net.description + ")");
     if (!seen.insert(it->second).second)
-      throw input_error_at(path, listed.line, "neuron ID " + std::to_string(listed.id) + " is listed twice");
+      throw input_error_at(path, item.line, what + "neuron ID " + std::to_string(item.id) + " is listed twice");
     neurons.push_back(it->second);
   }
-  if (neurons.empty()) throw input_error(path + ": no neuron IDs in the file");
   std::sort(neurons.begin(), neurons.end());
+  return neurons;
+}
+
+std::vector<uint32_t> load_id_list_as_indices(const std::string& path, const Network& net) {
+  std::vector<uint32_t> neurons = listed_ids_as_indices(path, read_id_list(path), net);
+  if (neurons.empty()) throw input_error(path + ": no neuron IDs in the file");
   return neurons;
 }
 

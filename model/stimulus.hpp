@@ -100,6 +100,11 @@ std::vector<ListedId> read_id_list(const std::string& path);
 // repeated IDs are input_errors naming file:line.
 std::vector<uint32_t> load_id_list_as_indices(const std::string& path, const Network& net);
 
+// The model indices of `listed` (IDs that stand on lines of file `path`), ascending. Unknown
+// or repeated IDs are input_errors naming path:line, after `what` (e.g. "column 'silence': ").
+std::vector<uint32_t> listed_ids_as_indices(const std::string& path, const std::vector<ListedId>& listed, const Network& net,
+                                            const std::string& what = "");
+
 // Reads a CSV with header `step,neuron_id`. Errors name file:line.
 std::vector<Kick> load_kicks(const std::string& path, const Network& net);
 
