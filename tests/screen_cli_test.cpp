@@ -81,6 +81,7 @@ struct Screen {
 };
 
 Screen make_screen(const ScratchDir& d) {
+  fs::create_directories(d.path("lists"));
   const std::vector<std::string> ids = stimulated_ids();
   std::string first, second;
   for (std::size_t k = 0; k < ids.size(); ++k) (k < 10 ? first : second) += ids[k] + "\n";
@@ -111,7 +112,7 @@ std::string readouts_option() {
 }
 
 CliResult screen(const ScratchDir& d, const std::string& tag, const std::string& args) {
-  return run_flysim("screen" + with_overrides(net2000() + " --screen.plot=false" + readouts_option(), args),
+  return run_flysim("screen " + with_overrides(net2000() + " --screen.plot=false" + readouts_option(), args),
                     d.path(tag + ".out"), d.path(tag + ".err"));
 }
 
@@ -136,7 +137,7 @@ TEST(ScreenCli, EachExperimentsTrialsAreThoseOfFlysimRunWithItsOptions) {
   for (const std::string name : {"baseline", "plain", "fast", "quiet", "two groups", "inline"}) {
     SCOPED_TRACE(name);
     const std::string out = d.path("run-" + std::to_string(runs.size()) + name.substr(0, 3) + ".csv");
-    const CliResult alone = run_flysim("run" + with_overrides(net2000(), runs[name] + " --run.trials=3 --output.spikes=" + out),
+    const CliResult alone = run_flysim("run " + with_overrides(net2000(), runs[name] + " --run.trials=3 --output.spikes=" + out),
                                        d.path("run.out"), d.path("run.err"));
     ASSERT_EQ(alone.code, 0) << alone.err;
     const std::string lines = as_screen_lines(slurp(out), name);
@@ -145,7 +146,7 @@ TEST(ScreenCli, EachExperimentsTrialsAreThoseOfFlysimRunWithItsOptions) {
     expected += lines;
   }
   const std::string each = "silence-" + stimulated_ids()[5];
-  const CliResult alone = run_flysim("run" + with_overrides(net2000(), runs[each] + " --run.trials=3 --output.spikes=" + d.path("each.csv")),
+  const CliResult alone = run_flysim("run " + with_overrides(net2000(), runs[each] + " --run.trials=3 --output.spikes=" + d.path("each.csv")),
                                      d.path("run.out"), d.path("run.err"));
   ASSERT_EQ(alone.code, 0) << alone.err;
   expected += as_screen_lines(slurp(d.path("each.csv")), each);
@@ -248,7 +249,7 @@ TEST(ScreenCli, AScreenKilledMidwayResumesToTheSameFiles) {
   ASSERT_EQ(whole.code, 0) << whole.err;
   const std::string dir = d.path("killed");
   {
-    BackgroundFlysim killed("screen" + with_overrides(net2000("200") + " --screen.plot=false" + readouts_option(), args + " --output.dir=" + dir),
+    BackgroundFlysim killed("screen " + with_overrides(net2000("200") + " --screen.plot=false" + readouts_option(), args + " --output.dir=" + dir),
                             d.path("killed.out"), d.path("killed.err"));
     ASSERT_NE(killed.wait_for_log("done (4/22)", 60), "") << slurp(d.path("killed.err"));
     EXPECT_EQ(killed.stop(SIGKILL), 128 + SIGKILL);
