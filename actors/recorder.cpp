@@ -6,18 +6,11 @@
 #include <cmath>
 
 #include "model/thread_placement.hpp"
+#include "model/time_decimals.hpp"
 
 namespace flysim {
 
 namespace {
-// Digits after the point that print step * dt exactly enough (dt = 0.1 -> 1).
-int decimals_for(double dt_ms) {
-  int decimals = 0;
-  while (decimals < 6 && std::fabs(dt_ms * std::pow(10.0, decimals) - std::round(dt_ms * std::pow(10.0, decimals))) > 1e-9)
-    ++decimals;
-  return decimals;
-}
-
 // The answer of a recorder without an activity window (flysim run) to the page's questions.
 caf::error no_activity_window() {
   return fail("this run keeps no activity window: the live page's figures come from flysim serve");
@@ -52,7 +45,7 @@ recorder_actor::behavior_type recorder_behavior(recorder_actor::stateful_pointer
   st.counts.assign(st.config.network->neuron_count(), 0);
   if (!st.config.start.counts.empty()) st.counts = st.config.start.counts;
   st.total = st.config.start.spikes;
-  st.time_decimals = decimals_for(st.config.dt_ms);
+  st.time_decimals = time_decimals(st.config.dt_ms);
   if (st.config.activity) {
     const auto& readouts = st.config.readout_root_ids;
     st.activity.emplace(st.config.network, *st.config.activity, readouts.empty() ? 0 : readouts.front());

@@ -198,4 +198,10 @@ std::vector<std::string> remove_stale_temporaries(const std::string& dir, const 
   return removed;
 }
 
+void write_atomically(const std::string& path, const std::string& text) {
+  AtomicFile out(path);
+  out.write(text.data(), text.size());
+  out.commit();
+}
+
 }  // namespace flysim

@@ -42,6 +42,9 @@ class AtomicFile {
   bool anonymous_ = false;  // O_TMPFILE
 };
 
+// Writes `text` as the whole of `path` through an AtomicFile, committed.
+void write_atomically(const std::string& path, const std::string& text);
+
 // Opens `path` for writing in place, with its name and its kind kept: a descriptor
 // (/dev/stdout, /dev/fd/N) is duplicated, a FIFO without a reader is an error rather than
 // a hang, and a regular file is created or, with `truncate`, emptied. Throws input_error.

@@ -37,12 +37,17 @@ std::vector<uint32_t> root_ids_as_indices(const std::vector<int64_t>& ids, const
   return neurons;
 }
 
-std::vector<uint32_t> load_id_list_as_indices(const std::string& path, const Network& net) {
-  const std::vector<ListedId> listed = read_id_list(path);
+std::vector<uint32_t> listed_ids_as_indices(const std::string& path, const std::vector<ListedId>& listed, const Network& net,
+                                            const std::string& what) {
   std::vector<int64_t> ids;
   for (const ListedId& l : listed) ids.push_back(l.id);
-  std::vector<uint32_t> neurons =
-      root_ids_as_indices(ids, net, [&](std::size_t k) { return path + ":" + std::to_string(listed[k].line); });
+  return root_ids_as_indices(ids, net, [&](std::size_t k) {
+    return path + ":" + std::to_string(listed[k].line) + (what.empty() ? "" : ": " + what);
+  });
+}
+
+std::vector<uint32_t> load_id_list_as_indices(const std::string& path, const Network& net) {
+  std::vector<uint32_t> neurons = listed_ids_as_indices(path, read_id_list(path), net);
   if (neurons.empty()) throw input_error(path + ": no neuron IDs in the file");
   return neurons;
 }

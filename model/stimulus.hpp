@@ -106,6 +106,11 @@ std::vector<uint32_t> load_id_list_as_indices(const std::string& path, const Net
 std::vector<uint32_t> root_ids_as_indices(const std::vector<int64_t>& ids, const Network& net,
                                           const std::function<std::string(std::size_t k)>& where);
 
+// The model indices of `listed` (IDs that stand on lines of file `path`), ascending. Unknown
+// or repeated IDs are input_errors naming path:line, then `what` (e.g. "column 'silence'").
+std::vector<uint32_t> listed_ids_as_indices(const std::string& path, const std::vector<ListedId>& listed, const Network& net,
+                                            const std::string& what = "");
+
 // Reads a CSV with header `step,neuron_id`. Errors name file:line.
 std::vector<Kick> load_kicks(const std::string& path, const Network& net);
 

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include <cmath>
+#include "model/rate_stats.hpp"
 
 namespace flysim {
 
@@ -24,16 +24,11 @@ std::string sweep_csv(const SweepTable& t) {
   std::string text = "readout_id,stimulus_rate_hz,trials,mean_rate_hz,sd_hz,sem_hz\n";
   for (std::size_t k = 0; k < t.readout_ids.size(); ++k)
     for (std::size_t r = 0; r < t.stimulus_rates_Hz.size(); ++r) {
-      const auto& trials = t.counts[r];
-      const auto n = static_cast<double>(trials.size());
-      double sum = 0;
-      for (const auto& trial : trials) sum += rate_of(t, trial[k]);
-      const double mean = sum / n;
-      double squares = 0;
-      for (const auto& trial : trials) squares += (rate_of(t, trial[k]) - mean) * (rate_of(t, trial[k]) - mean);
-      const double sd = trials.size() > 1 ? std::sqrt(squares / (n - 1)) : 0.0;
+      std::vector<double> rates;
+      for (const auto& trial : t.counts[r]) rates.push_back(rate_of(t, trial[k]));
+      const RateStats stats = rate_stats(rates);
       fmt::format_to(std::back_inserter(text), "{},{},{},{:.6g},{:.6g},{:.6g}\n", t.readout_ids[k], t.stimulus_rates_Hz[r],
-                     trials.size(), mean, sd, sd / std::sqrt(n));
+                     rates.size(), stats.mean, stats.sd, stats.sem);
     }
   return text;
 }

@@ -21,5 +21,7 @@ int ctl_command(const std::vector<std::string>& args);
 int cost_command(const std::vector<std::string>& args);
 // `sweep`: a dose-response experiment (trials at each of several stimulus rates).
 int sweep_command(const std::vector<std::string>& args);
+// `screen`: many experiments (activation, silencing, rate grids) with the network loaded once.
+int screen_command(const std::vector<std::string>& args);
 
 }  // namespace flysim::app

@@ -39,6 +39,7 @@ constexpr const char* kUsage =
     "  flysim run\n"
     "  flysim run --stimulus.rate=200 --run.trials=30 --output.rates=rates.csv\n"
     "  flysim sweep --sweep.rates=10:200:10 --run.trials=30 --output.dir=sweep\n"
+    "  flysim screen --screen.silence-each=ids.txt --screen.baseline=true --output.dir=screen\n"
     "  flysim generate --output.neurons=n.csv --output.connectivity=c.csv\n"
     "  flysim run --checkpoint.every-ms=100 --checkpoint.dir=ckpt\n"
     "  flysim run --restore=ckpt/flysim-trial0000-step000005004.ckpt\n"
@@ -75,6 +76,7 @@ int main(int argc, char** argv) {
     if (command == "ctl") return flysim::app::ctl_command(args);
     if (command == "cost") return flysim::app::cost_command(args);
     if (command == "sweep") return flysim::app::sweep_command(args);
+    if (command == "screen") return flysim::app::screen_command(args);
     std::cerr << "flysim: unknown command '" << command << "'\n\n" << kUsage;
     return 2;
   } catch (const flysim::interrupted& e) {

@@ -24,13 +24,13 @@ std::vector<int64_t> readout_ids(const Options& o, const std::string& key) {
   return ids;
 }
 
-std::vector<int64_t> readouts_in(const Options& o, const std::vector<int64_t>& ids, const Network& net) {
+std::vector<int64_t> readouts_in(const Options& o, const std::vector<int64_t>& ids, const Network& net, const std::string& key) {
   std::vector<int64_t> present;
   for (int64_t id : ids) {
     if (std::find(net.root_ids.begin(), net.root_ids.end(), id) != net.root_ids.end())
       present.push_back(id);
-    else if (o.given("output.readouts"))
-      o.reject("output.readouts", "lists root ID " + std::to_string(id) + ", which is not in the network (" + net.description + ")");
+    else if (o.given(key))
+      o.reject(key, "lists root ID " + std::to_string(id) + ", which is not in the network (" + net.description + ")");
   }
   return present;
 }

@@ -15,8 +15,10 @@ namespace flysim::app {
 // a positive integer or is listed twice.
 std::vector<int64_t> readout_ids(const Options& o, const std::string& key = "output.readouts");
 
-// Those of `ids` in the network. A given ID the network lacks is an input_error naming
-// the option; the default (MN9) is skipped on a network without it (net2000, edge lists).
-std::vector<int64_t> readouts_in(const Options& o, const std::vector<int64_t>& ids, const Network& net);
+// Those of `ids` (option `key`) in the network. A given ID the network lacks is an
+// input_error naming the option; the default (MN9) is skipped on a network without it
+// (net2000, edge lists).
+std::vector<int64_t> readouts_in(const Options& o, const std::vector<int64_t>& ids, const Network& net,
+                                 const std::string& key = "output.readouts");
 
 }  // namespace flysim::app

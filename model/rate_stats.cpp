@@ -1,0 +1,20 @@
+#include "model/rate_stats.hpp"
+
+#include <cmath>
+
+namespace flysim {
+
+RateStats rate_stats(const std::vector<double>& rates) {
+  const auto n = static_cast<double>(rates.size());
+  double sum = 0;
+  for (double r : rates) sum += r;
+  RateStats s;
+  s.mean = sum / n;
+  double squares = 0;
+  for (double r : rates) squares += (r - s.mean) * (r - s.mean);
+  s.sd = rates.size() > 1 ? std::sqrt(squares / (n - 1)) : 0.0;
+  s.sem = s.sd / std::sqrt(n);
+  return s;
+}
+
+}  // namespace flysim

@@ -1,0 +1,279 @@
+// flysim screen end to end: each experiment's trials are those of `flysim run` with its
+// options, byte for byte; rates.csv's statistics; any batch size gives the same files; an
+// interrupted screen (a lost part, kill -9) resumes to the same files; bad tables are one
+// error line naming file:line.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <sstream>
+#include <vector>
+
+#include "cli_support.hpp"
+#include "test_support.hpp"
+
+namespace flysim::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> stimulated_ids() {
+  std::istringstream in(slurp(data_path("net2000/stimulated.txt")));
+  std::vector<std::string> ids;
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) ids.push_back(line);
+  return ids;
+}
+
+std::string net2000(const std::string& duration_ms = "100") {
+  return " --network.neurons=" + data_path("net2000/neurons.csv") + " --network.connectivity=" +
+         data_path("net2000/connectivity.csv") + " --stimulus.ids=" + data_path("net2000/stimulated.txt") +
+         " --run.duration-ms=" + duration_ms + " --engine.threads=2";
+}
+
+// flysim run's spike file (trial,step,t_ms,neuron_id) as spikes.csv lines of experiment
+// `name` (t,trial,flywire_id,exp_name; t = step * 0.1 ms in s, four decimals).
+std::string as_screen_lines(const std::string& run_spikes, const std::string& name) {
+  std::istringstream in(run_spikes);
+  std::string line, out;
+  std::getline(in, line);
+  while (std::getline(in, line)) {
+    int trial = 0, step = 0;
+    EXPECT_EQ(std::sscanf(line.c_str(), "%d,%d", &trial, &step), 2) << line;
+    char t[32];
+    std::snprintf(t, sizeof t, "%d.%04d", step / 10000, step % 10000);
+    out += std::string(t) + "," + std::to_string(trial) + "," + line.substr(line.rfind(',') + 1) + "," + name + "\n";
+  }
+  return out;
+}
+
+// The lines of spikes.csv that belong to experiment `name`.
+std::string lines_of(const std::string& spikes_csv, const std::string& name) {
+  std::istringstream in(spikes_csv);
+  std::string line, out;
+  std::getline(in, line);
+  while (std::getline(in, line))
+    if (line.substr(line.rfind(',') + 1) == name) out += line + "\n";
+  return out;
+}
+
+struct Files {
+  std::string rates, readouts, spikes;
+};
+
+Files files_in(const std::string& dir) {
+  return {slurp(dir + "/rates.csv"), slurp(dir + "/readouts.csv"),
+          fs::exists(dir + "/spikes.csv") ? slurp(dir + "/spikes.csv") : std::string()};
+}
+
+void expect_same(const Files& a, const Files& b) {
+  EXPECT_TRUE(same_text(a.rates, b.rates));
+  EXPECT_TRUE(same_text(a.readouts, b.readouts));
+  EXPECT_TRUE(same_text(a.spikes, b.spikes));
+}
+
+// A table of five experiments around net2000's driven neurons, and the run options of each.
+struct Screen {
+  std::string table;
+  std::map<std::string, std::string> run_options;  // experiment -> options of flysim run
+};
+
+Screen make_screen(const ScratchDir& d) {
+  fs::create_directories(d.path("lists"));
+  const std::vector<std::string> ids = stimulated_ids();
+  std::string first, second;
+  for (std::size_t k = 0; k < ids.size(); ++k) (k < 10 ? first : second) += ids[k] + "\n";
+  const std::string excite = d.write("lists/first.txt", first), excite2 = d.write("lists/second.txt", second);
+  const std::string silenced = d.write("lists/silenced.txt", ids[0] + "\n" + ids[3] + "\n");
+  Screen s;
+  s.table = d.write("lists/experiments.csv",
+                    "name,excite,rate_hz,excite2,rate2_hz,silence\n"
+                    "plain,,,,,\n"
+                    "fast,,250,,,\n"
+                    "quiet,,,,,@silenced.txt\n"
+                    "two groups,@first.txt,90,@second.txt,200,\n"
+                    "inline," + ids[1] + ";" + ids[2] + ",,,," + ids[1] + "\n");
+  const std::string one = d.write("lists/one.txt", ids[1] + "\n" + ids[2] + "\n");
+  const std::string sil1 = d.write("lists/sil1.txt", ids[1] + "\n");
+  s.run_options = {{"plain", ""},
+                   {"fast", " --stimulus.rate=250"},
+                   {"quiet", " --stimulus.silence=" + silenced},
+                   {"two groups", " --stimulus.ids=" + excite + " --stimulus.rate=90 --stimulus.group.excite2.ids=" + excite2 +
+                                      " --stimulus.group.excite2.rate=200"},
+                   {"inline", " --stimulus.ids=" + one + " --stimulus.silence=" + sil1}};
+  return s;
+}
+
+std::string readouts_option() {
+  const std::vector<std::string> ids = stimulated_ids();
+  return " --screen.readouts=" + ids[4] + "," + ids[0];
+}
+
+CliResult screen(const ScratchDir& d, const std::string& tag, const std::string& args) {
+  return run_flysim("screen " + with_overrides(net2000() + " --screen.plot=false" + readouts_option(), args),
+                    d.path(tag + ".out"), d.path(tag + ".err"));
+}
+
+TEST(ScreenCli, EachExperimentsTrialsAreThoseOfFlysimRunWithItsOptions) {
+  ScratchDir d("screen-identity");
+  const Screen s = make_screen(d);
+  const std::string dir = d.path("out");
+  const std::string silence_each = d.write("lists/each.txt", stimulated_ids()[5] + "\n");
+  const bool plot = std::system("/usr/bin/python3 -c 'import matplotlib' 2>/dev/null") == 0;
+  const CliResult r = screen(d, "screen", " --screen.experiments=" + s.table + " --screen.baseline=true --screen.silence-each=" +
+                                              silence_each + " --screen.spikes=true --run.trials=3 --run.batch=2 --output.dir=" + dir +
+                                              " --screen.plot=" + (plot ? "true" : "false"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("experiment two groups done (5/7)"), std::string::npos) << r.err;
+  if (plot) EXPECT_GT(fs::file_size(dir + "/screen.png"), 1000u);
+  const std::string spikes = slurp(dir + "/spikes.csv");
+  EXPECT_EQ(spikes.substr(0, spikes.find('\n')), "t,trial,flywire_id,exp_name");
+  std::map<std::string, std::string> runs = s.run_options;
+  runs["baseline"] = "";
+  runs["silence-" + stimulated_ids()[5]] = " --stimulus.silence=" + silence_each;
+  std::string expected = "t,trial,flywire_id,exp_name\n";
+  for (const std::string name : {"baseline", "plain", "fast", "quiet", "two groups", "inline"}) {
+    SCOPED_TRACE(name);
+    const std::string out = d.path("run-" + std::to_string(runs.size()) + name.substr(0, 3) + ".csv");
+    const CliResult alone = run_flysim("run " + with_overrides(net2000(), runs[name] + " --run.trials=3 --output.spikes=" + out),
+                                       d.path("run.out"), d.path("run.err"));
+    ASSERT_EQ(alone.code, 0) << alone.err;
+    const std::string lines = as_screen_lines(slurp(out), name);
+    EXPECT_GT(count_of(lines, "\n"), 20u);
+    EXPECT_TRUE(same_text(lines, lines_of(spikes, name)));
+    expected += lines;
+  }
+  const std::string each = "silence-" + stimulated_ids()[5];
+  const CliResult alone = run_flysim("run " + with_overrides(net2000(), runs[each] + " --run.trials=3 --output.spikes=" + d.path("each.csv")),
+                                     d.path("run.out"), d.path("run.err"));
+  ASSERT_EQ(alone.code, 0) << alone.err;
+  expected += as_screen_lines(slurp(d.path("each.csv")), each);
+  EXPECT_TRUE(same_text(expected, spikes));  // experiment order, each as flysim run orders it
+  // The silenced experiments differ from the baseline: the plans really were swapped.
+  EXPECT_NE(lines_of(spikes, "quiet"), lines_of(spikes, "plain"));
+  const std::string readouts = slurp(dir + "/readouts.csv");
+  EXPECT_EQ(readouts.substr(0, readouts.find('\n')), "exp_name,readout_id,trials,mean_rate_hz,sd_hz,sem_hz,change_hz");
+  EXPECT_NE(readouts.find("\nbaseline," + stimulated_ids()[0] + ",3,"), std::string::npos) << readouts;
+  EXPECT_NE(readouts.find(",0\nbaseline,"), std::string::npos) << readouts;  // baseline's change is 0
+}
+
+// rates.csv's mean and sample sd (n - 1) of one experiment, against counts from spikes.csv.
+TEST(ScreenCli, RatesAreTheMeanAndSampleSdOverTrials) {
+  ScratchDir d("screen-rates");
+  const std::string dir = d.path("out");
+  const CliResult r = screen(d, "screen", " --screen.baseline=true --screen.spikes=true --run.trials=4 --run.duration-ms=200 --output.dir=" + dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::map<std::string, std::vector<int>> counts;  // flywire_id -> spikes per trial
+  std::istringstream spikes(slurp(dir + "/spikes.csv"));
+  std::string line;
+  std::getline(spikes, line);
+  while (std::getline(spikes, line)) {
+    std::istringstream fields(line);
+    std::string t, trial, id;
+    std::getline(fields, t, ',');
+    std::getline(fields, trial, ',');
+    std::getline(fields, id, ',');
+    auto& per_trial = counts[id];
+    per_trial.resize(4);
+    ++per_trial[std::stoi(trial)];
+  }
+  std::istringstream rates(slurp(dir + "/rates.csv"));
+  std::getline(rates, line);
+  EXPECT_EQ(line, "exp_name,flywire_id,trials,mean_rate_hz,sd_hz");
+  std::size_t rows = 0, varied = 0;
+  std::string previous;
+  while (std::getline(rates, line)) {
+    char name[64], id[32];
+    int trials = 0;
+    double mean = 0, sd = 0;
+    ASSERT_EQ(std::sscanf(line.c_str(), "%63[^,],%31[^,],%d,%lf,%lf", name, id, &trials, &mean, &sd), 5) << line;
+    EXPECT_STREQ(name, "baseline");
+    EXPECT_EQ(trials, 4);
+    EXPECT_LT(previous.size() == std::string(id).size() ? previous : "", std::string(id)) << "flywire_id ascending";
+    previous = id;
+    ASSERT_TRUE(counts.count(id)) << line;
+    double sum = 0, squares = 0;
+    for (int n : counts[id]) sum += n / 0.2;
+    const double expected_mean = sum / 4;
+    for (int n : counts[id]) squares += (n / 0.2 - expected_mean) * (n / 0.2 - expected_mean);
+    const double expected_sd = std::sqrt(squares / 3);
+    EXPECT_NEAR(mean, expected_mean, 1e-5 * expected_mean) << line;
+    EXPECT_NEAR(sd, expected_sd, 1e-5 * expected_sd + 1e-9) << line;
+    varied += expected_sd > 0;
+    ++rows;
+  }
+  EXPECT_EQ(rows, counts.size());
+  EXPECT_GT(varied, 0u);
+}
+
+TEST(ScreenCli, BatchesOfOneAndOfThreeGiveTheSameFiles) {
+  ScratchDir d("screen-batch");
+  const Screen s = make_screen(d);
+  const std::string common = " --screen.experiments=" + s.table + " --screen.baseline=true --screen.spikes=true --run.trials=4";
+  const CliResult one = screen(d, "one", common + " --run.batch=1 --output.dir=" + d.path("one"));
+  ASSERT_EQ(one.code, 0) << one.err;
+  const CliResult three = screen(d, "three", common + " --run.batch=3 --output.dir=" + d.path("three"));
+  ASSERT_EQ(three.code, 0) << three.err;
+  EXPECT_NE(three.err.find("batches of 3"), std::string::npos) << three.err;
+  expect_same(files_in(d.path("one")), files_in(d.path("three")));
+}
+
+TEST(ScreenCli, ALostPartIsRunAgainOnResume) {
+  ScratchDir d("screen-resume");
+  const Screen s = make_screen(d);
+  const std::string dir = d.path("out"), args = " --screen.experiments=" + s.table + " --screen.baseline=true --screen.spikes=true --run.trials=2 --output.dir=" + dir;
+  ASSERT_EQ(screen(d, "first", args).code, 0);
+  const Files whole = files_in(dir);
+  // A fresh screen does not overwrite the progress of an earlier one.
+  expect_one_line_error(screen(d, "again", args), dir + "/.screen-parts holds an earlier screen's progress");
+  fs::remove(dir + "/.screen-parts/00002.counts");
+  for (const std::string name : {"rates.csv", "readouts.csv", "spikes.csv"}) fs::remove(dir + "/" + name);
+  const CliResult resumed = screen(d, "resumed", args + " --screen.resume=true");
+  ASSERT_EQ(resumed.code, 0) << resumed.err;
+  EXPECT_NE(resumed.err.find("5 of 6 experiments already done"), std::string::npos) << resumed.err;
+  EXPECT_NE(resumed.out.find("(1 run now)"), std::string::npos) << resumed.out;
+  expect_same(whole, files_in(dir));
+  // A resume with other options is refused by name.
+  expect_one_line_error(screen(d, "other", args + " --screen.resume=true --stimulus.rate=100"),
+                        "option screen.resume: the screen in " + dir + "/.screen-parts differs: stimulus.rate was '150', now '100'");
+}
+
+TEST(ScreenCli, AScreenKilledMidwayResumesToTheSameFiles) {
+  ScratchDir d("screen-kill");
+  const std::string each = d.write("each.txt", slurp(data_path("net2000/stimulated.txt")));
+  const std::string args = " --screen.silence-each=" + each + " --screen.baseline=true --screen.spikes=true --run.trials=3 "
+                           "--run.duration-ms=200 --run.batch=1 --engine.threads=1";
+  const CliResult whole = screen(d, "whole", args + " --output.dir=" + d.path("whole"));
+  ASSERT_EQ(whole.code, 0) << whole.err;
+  const std::string dir = d.path("killed");
+  {
+    BackgroundFlysim killed("screen " + with_overrides(net2000("200") + " --screen.plot=false" + readouts_option(), args + " --output.dir=" + dir),
+                            d.path("killed.out"), d.path("killed.err"));
+    ASSERT_NE(killed.wait_for_log("done (4/22)", 60), "") << slurp(d.path("killed.err"));
+    EXPECT_EQ(killed.stop(SIGKILL), 128 + SIGKILL);
+  }
+  EXPECT_FALSE(fs::exists(dir + "/rates.csv"));
+  const CliResult resumed = screen(d, "resumed", args + " --output.dir=" + dir + " --screen.resume=true");
+  ASSERT_EQ(resumed.code, 0) << resumed.err;
+  EXPECT_NE(resumed.err.find("experiments already done"), std::string::npos) << resumed.err;
+  expect_same(files_in(d.path("whole")), files_in(dir));
+}
+
+TEST(ScreenCli, BadTablesAreOneErrorLineNamingFileAndLine) {
+  ScratchDir d("screen-bad");
+  const auto bad = [&](const std::string& table, const std::string& where) {
+    SCOPED_TRACE(table);
+    const std::string path = d.write("bad.csv", table);
+    expect_one_line_error(screen(d, "bad", " --screen.experiments=" + path + " --output.dir=" + d.path("out")), path + ":" + where);
+  };
+  bad("name,excite,speed\na,,\n", "1: unknown column 'speed'");
+  bad("name,excite\na,\nb,720575940600000001\n", "3: column 'excite': neuron ID 720575940600000001 is not in the network");
+  bad("name,rate_hz\na,100\nb,120\na,140\n", "4: experiment name 'a' is already used at " + d.path("bad.csv") + ":2");
+  bad("name,rate_hz\na,fast\n", "2: column 'rate_hz': 'fast' is not a rate");
+  EXPECT_FALSE(fs::exists(d.path("out/.screen-parts")));
+}
+
+}  // namespace
+}  // namespace flysim::test
