@@ -24,8 +24,11 @@ if [[ -n "${NET:-}" ]]; then
   net=(--network.neurons="$NET/neurons.csv" --network.connectivity="$NET/connectivity.csv" --stimulus.ids="$NET/stimulated.txt")
   ids="$NET/stimulated.txt"
 fi
+neurons="$here/data/Completeness_783.csv"
+[[ -n "${NET:-}" ]] && neurons="$NET/neurons.csv"
 # The neurons to silence: the first N root IDs of the stimulus list, then of the network's neurons.
-{ grep -v '^#' "$ids"; } | head -n "$n" > "$work/each.txt"
+# (head closes the pipe early: the writers' SIGPIPE is expected, not a failure.)
+{ grep -v '^#' "$ids"; tail -n +2 "$neurons" | cut -d, -f1; } | awk '!seen[$0]++' | head -n "$n" > "$work/each.txt" || true
 echo "# flysim screen, $(machine_line), engine $engine, $threads threads, batch $batch"
 echo "# $(wc -l < "$work/each.txt") silence-each experiments + baseline x $trials trials x $duration ms${NET:+ on $NET}"
 # Load (and, the first time, generate and cache) the network outside the timing.

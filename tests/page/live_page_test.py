@@ -136,7 +136,8 @@ def journaled(service, action, **fields):
         command = entry.get("command", {})
         if isinstance(command, str):
             command = json.loads(command)
-        if command.get("action") == action and all(command.get(k) == v for k, v in fields.items()):
+        body = command.get("body", {})
+        if command.get("action") == action and all(body.get(k) == v for k, v in fields.items()):
             return True
     return False
 
