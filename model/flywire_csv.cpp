@@ -93,12 +93,11 @@ Network load_flywire(const std::string& neurons_path, const std::string& connect
 
 void write_flywire(const Network& net, const std::string& neurons_path, const std::string& connectivity_path,
                    const ProgressFn& progress) {
-  {
-    AtomicFile out(neurons_path);
-    std::fputs(",Completed\n", out.stream());
-    for (int64_t id : net.root_ids) std::fprintf(out.stream(), "%lld,True\n", static_cast<long long>(id));
-    out.commit();
-  }
+  // Both files are committed together at the end: a write that fails or is stopped
+  // leaves neither (and any earlier pair as it was), never a neurons file alone.
+  AtomicFile neurons(neurons_path);
+  std::fputs(",Completed\n", neurons.stream());
+  for (int64_t id : net.root_ids) std::fprintf(neurons.stream(), "%lld,True\n", static_cast<long long>(id));
   AtomicFile out(connectivity_path);
   std::fputs("Presynaptic_ID,Postsynaptic_ID,Presynaptic_Index,Postsynaptic_Index,Connectivity,Excitatory,"
              "Excitatory x Connectivity\n", out.stream());
@@ -113,6 +112,7 @@ void write_flywire(const Network& net, const std::string& neurons_path, const st
     }
     if (progress && (pre % 8192 == 0 || pre + 1 == n)) progress(pre + 1, n);
   }
+  neurons.commit();
   out.commit();
 }
 

@@ -2,6 +2,9 @@
 // and `flysim run` reads them back.
 #include <gtest/gtest.h>
 
+#include <csignal>
+#include <filesystem>
+
 #include "apps/flysim/common_options.hpp"
 #include "cli_support.hpp"
 #include "model/flywire_csv.hpp"
@@ -50,6 +53,19 @@ TEST(GenerateCli, WrittenNetworkLoadsAsTheGeneratedOne) {
   EXPECT_EQ(network.value("neurons", 0u), kNeurons);
   EXPECT_EQ(network.value("connections", 0u), expected.connection_count());
   EXPECT_EQ(network.value("synapses", 0u), expected.synapse_count());
+}
+
+// A generate stopped while it writes leaves neither file: never a neurons file without its
+// connectivity (the two are committed together at the end).
+TEST(GenerateCli, AStoppedGenerateLeavesNeitherFile) {
+  const ScratchDir dir("flysim-generate-stop");
+  BackgroundFlysim generate("generate --output.neurons=" + dir.path("neurons.csv") + " --output.connectivity=" +
+                                dir.path("connectivity.csv"),
+                            dir.path("generate.out"), dir.path("generate.err"));
+  ASSERT_NE(generate.wait_for_log("writing: ", 120), "") << slurp(dir.path("generate.err"));
+  EXPECT_NE(generate.stop(SIGTERM), 0);
+  EXPECT_FALSE(std::filesystem::exists(dir.path("neurons.csv")));
+  EXPECT_FALSE(std::filesystem::exists(dir.path("connectivity.csv")));
 }
 
 // A small ID file is generated with hubs scaled to its size, not FlyWire's; the density

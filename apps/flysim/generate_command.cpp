@@ -67,7 +67,7 @@ int generate_command(const std::vector<std::string>& args) {
   spdlog::info("writing {} and {}", o.text("output.neurons"), o.text("output.connectivity"));
   write_flywire(net, o.text("output.neurons"), o.text("output.connectivity"), [](uint64_t done, uint64_t total) {
     throw_if_stopped("writing the network");
-    if (done == total || done % (1u << 15) == 0) spdlog::info("writing: {}%", 100 * done / (total ? total : 1));
+    if (done == total || (done - 1) % (1u << 15) == 0) spdlog::info("writing: {}%", 100 * done / (total ? total : 1));
   });
   std::cout << "flysim generate: " << net.neuron_count() << " neurons, " << net.connection_count() << " connections, "
             << net.synapse_count() << " synapses (" << net.description << ") written to " << o.text("output.neurons")
