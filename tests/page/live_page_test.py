@@ -75,7 +75,7 @@ class Service_:
                 "--network.connectivity=" + os.path.join(net, "connectivity.csv"),
                 "--stimulus.ids=" + os.path.join(net, "stimulated.txt"), "--network.cache-dir=" + os.path.join(work, "cache"),
                 "--control.port=0", "--engine.threads=2", "--output.spikes=" + os.path.join(work, "live.csv"),
-                "--output.journal=" + self.journal, "--checkpoint.dir=" + os.path.join(work, "ck")]
+                "--output.journal=" + self.journal, "--checkpoint.dir=" + os.path.join(work, "ck"), "--status.window-s=1"]
         with open(self.out, "w") as out, open(self.err, "w") as err:
             self.process = subprocess.Popen(args, stdout=out, stderr=err)
         self.url = "http://127.0.0.1:%s/" % self.port()
@@ -159,6 +159,11 @@ def run(binary, data, artifacts, fill_s):
         raster = driver.find_element(By.ID, "raster")
         wait(driver, "spikes in the raster", lambda d: int(raster.get_attribute("data-spikes")) > 0)
         wait(driver, "the engine", lambda d: text(d, "engine") == "cpu pool, 2 threads")
+        # Host cores per role: a table with a row per role and the process, not a paragraph.
+        wait(driver, "the host cores per role", lambda d: "process" in text(d, "host-cores-table"))
+        roles = text(driver, "host-cores-table")
+        if "engine" not in roles or "at_s" in text(driver, "host-cores"):
+            raise AssertionError("host cores are not shown per role: %r / %r" % (text(driver, "host-cores"), roles))
 
         type_into(driver, "threads-input", "1")
         reply = click_and_wait_for_reply(driver, "swap-cpu")

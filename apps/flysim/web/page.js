@@ -108,12 +108,32 @@ function duration(seconds) {
   return hms.join(':');
 }
 
-// Host cores per role, once the service reports them (a `cost` object): every number in
-// it, named by its path.
-function costText(cost, prefix = '') {
-  if (cost === null || typeof cost !== 'object') return [];
-  return Object.entries(cost).flatMap(([key, value]) =>
-    typeof value === 'number' ? [`${prefix}${key} ${fmt(value, 2)}`] : costText(value, `${prefix}${key}.`));
+// Host cores per role, as `flysim cost` prints them: a row per role that ran (threads,
+// cores, busiest thread), then the process; none until the service has measured a window.
+function costRows(cost) {
+  if (cost === null || typeof cost !== 'object' || !Array.isArray(cost.roles) || !(cost.window_s > 0)) return [];
+  const rows = cost.roles.filter((r) => r.threads > 0 || r.cores > 0)
+    .map((r) => [r.role, fmt(r.threads, 0), fmt(r.cores, 3), fmt(r.busiest_thread_cores, 3)]);
+  rows.push([`process (${fmt(cost.window_s, 1)} s)`, Array.isArray(cost.threads) ? fmt(cost.threads.length, 0) : '',
+             fmt(cost.process_cores, 3), '']);
+  return rows;
+}
+
+function showCost(s) {
+  const rows = costRows(s.cost);
+  $('host-cores').textContent = rows.length > 0 ? fmt(s.host_cores, 2) : `${fmt(s.host_cores, 2)} (whole process)`;
+  const body = document.querySelector('#host-cores-table tbody');
+  body.replaceChildren(...rows.map((cells) => {
+    const tr = document.createElement('tr');
+    tr.replaceChildren(...cells.map((text, column) => {
+      const td = document.createElement('td');
+      td.textContent = text;
+      if (column > 0) td.className = 'num';
+      return td;
+    }));
+    return tr;
+  }));
+  $('host-cores-table').hidden = rows.length === 0;
 }
 
 let statusSeen = false;
@@ -129,8 +149,7 @@ function showStatus(s) {
   $('lag').textContent = fmt(s.lag_ms, 1) + ' ms';
   $('engine').textContent = s.engine;
   $('threads').textContent = s.threads > 0 ? s.threads : '-';
-  const roles = costText(s.cost);
-  $('host-cores').textContent = roles.length > 0 ? `${fmt(s.host_cores, 2)} (${roles.join(', ')})` : `${fmt(s.host_cores, 2)} (whole process)`;
+  showCost(s);
   $('spike-rate').textContent = fmt(s.spikes_per_simulated_s, 0);
   $('stimulus').textContent = `${fmt(s.poisson_neurons, 0)} neurons at ${fmt(s.stimulus_rate_hz, 1)} Hz`;
   $('checkpoint-file').textContent = s.last_checkpoint ? 'last checkpoint: ' + s.last_checkpoint : '';
