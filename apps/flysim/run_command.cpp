@@ -9,6 +9,7 @@
 #include <charconv>
 #include <cmath>
 #include <filesystem>
+#include <future>
 #include <map>
 #include <optional>
 #include <cstdlib>
@@ -373,7 +374,13 @@ int run_or_serve(const std::vector<std::string>& args, RunMode mode) {
       plasticity_request(o, early_params.dt_ms, constants_from_options(early_params).delay_steps);
   if (!plasticity.weights_out.empty()) require_writable(o, "plasticity.weights-out");
 
+  // A CUDA run creates the device's context (about 0.3 s on the H200) while the network
+  // loads, instead of after it; the engine then finds it ready.
+  std::future<CudaProbe> cuda_warm_up;
+  if (engine_kind(o) == EngineKind::cuda)
+    cuda_warm_up = std::async(std::launch::async, [device = checks.cuda_device] { return probe_cuda_backend(device); });
   RunInputs in = o.text("restore").empty() ? fresh_inputs(o) : restored_inputs(o);
+  if (cuda_warm_up.valid()) cuda_warm_up.wait();
   const std::vector<int64_t> readouts = readouts_in(o, checks.readouts, *in.network);
   if (in.restored && !plasticity.enabled && !in.restored->plasticity.settings.empty())
     throw input_error(o.text("restore") + ": the checkpoint was written with plasticity (" + in.restored->plasticity.settings +
