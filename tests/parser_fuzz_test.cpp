@@ -21,6 +21,7 @@
 
 #include "apps/flysim/options.hpp"
 #include "apps/flysim/replay_journal.hpp"
+#include "apps/flysim/control_json.hpp"
 #include "cli_support.hpp"
 #include "model/edge_list.hpp"
 #include "model/errors.hpp"
@@ -276,6 +277,29 @@ TEST_F(ParserFuzz, JournalLines) {
       R"({"seq":4,"trial":1,"step":0,"command":{"action":"pause","body":{}}})" + "\n" +
       R"({"seq":5,"trial":1,"step":540,"command":{"action":"stop","body":{}}})" + "\n";
   fuzz("journal.jsonl", {journal, header + "\n"}, [&] { app::read_replay_journal(path("journal.jsonl")); }, 9);
+}
+
+// POST bodies as the control API reads them (its parser checks the command's rules too). A refused body is an HTTP 400 (bad_request), never a crash or another error.
+TEST_F(ParserFuzz, ControlApiBodies) {
+  const std::vector<std::pair<std::string, std::string>> seeds = {
+      {"swap", R"({"engine":"cpu","threads":2})"},
+      {"stimulus", R"({"rate_hz":120.5,"poisson_ids":[720575940611875570,7],"kicks":[{"neuron_id":7,"after_ms":5}]})"},
+      {"stimulus", R"({"group":"bitter","rate_hz":60,"poisson_ids":[1,2,3],"silence_ids":[4,5],"silence_mode":"both"})"},
+      {"checkpoint", "{}"}};
+  std::vector<std::string> bodies;
+  for (const auto& [action, body] : seeds) bodies.push_back(action + "\n" + body);
+  const int accepted = fuzz("body.txt", bodies, [&] {
+    const std::string text = slurp(path("body.txt"));
+    const std::size_t cut = text.find('\n');
+    const std::string action = text.substr(0, cut), body = cut == std::string::npos ? "" : text.substr(cut + 1);
+    if (action != "swap" && action != "stimulus" && action != "checkpoint") return;
+    try {
+      app::command_from_json(action, body);
+    } catch (const app::bad_request& e) {
+      throw input_error(e.what());
+    }
+  }, 11);
+  EXPECT_GT(accepted, 0);
 }
 
 }  // namespace
