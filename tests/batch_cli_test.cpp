@@ -132,6 +132,21 @@ TEST_F(BatchCli, BadBatchesAreRefusedNamingTheOption) {
 
 // Per trial, the readouts' spikes in trials.csv are those of `flysim run` at that rate,
 // and sweep.csv's means are their means.
+// The default readout (MN9) is skipped on a network without it, as flysim run skips it:
+// the sweep runs with its defaults and says so; a readout given and missing is an error.
+TEST_F(BatchCli, SweepOnANetworkWithoutMn9RunsWithItsDefaults) {
+  const CliResult sweep = run_flysim("sweep --sweep.rates=60,150 --run.trials=2 --output.dir=" + path("no-mn9") + " " +
+                                         net2000_args(),
+                                     path("no-mn9.out"), path("no-mn9.err"));
+  ASSERT_EQ(sweep.code, 0) << sweep.err;
+  EXPECT_NE(sweep.err.find("the sweep runs without readouts"), std::string::npos) << sweep.err;
+  EXPECT_EQ(slurp(path("no-mn9") + "/sweep.csv"), "readout_id,stimulus_rate_hz,trials,mean_rate_hz,sd_hz,sem_hz\n");
+  const CliResult given = run_flysim("sweep --sweep.rates=60 --run.trials=2 --sweep.readouts=720575940660219265 --output.dir=" +
+                                         path("given") + " " + net2000_args(),
+                                     path("given.out"), path("given.err"));
+  EXPECT_EQ(given.code, 2) << given.err;
+}
+
 TEST_F(BatchCli, SweepAgreesWithSeparateRunsAtEachRate) {
   // Two readouts that fire: the top responders of the sequential run.
   std::istringstream rates(sequential_.rates);

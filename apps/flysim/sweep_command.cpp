@@ -75,13 +75,20 @@ int sweep_command(const std::vector<std::string>& args) {
   const int32_t trials = run.trials;
   const double duration_ms = run.duration_ms;
   // Before the network loads: a missing plotter costs no waiting.
-  const bool plot = plot_wanted(o, "sweep");
+  bool plot = plot_wanted(o, "sweep");
   const auto net = load_network_into(o, "output.dir");
   SweepTable table;
   table.stimulus_rates_Hz = rates;
   table.trial_s = trial_seconds(run);
-  table.readout_ids = readout_roots;
-  const std::vector<uint32_t> readouts = readout_indices(o, "sweep.readouts", *net, readout_roots);
+  // The default readout (MN9) is skipped on a network without it, as flysim run does.
+  table.readout_ids = readouts_in(o, readout_roots, *net, "sweep.readouts");
+  if (table.readout_ids.empty()) {
+    spdlog::warn("the default readout (MN9, {}) is not in this network ({}): the sweep runs without readouts, its tables "
+                 "hold their headers only and no plot is drawn; set sweep.readouts=ID,... to read neurons out",
+                 kMn9RootId, net->description);
+    plot = false;
+  }
+  const std::vector<uint32_t> readouts = readout_indices(o, "sweep.readouts", *net, table.readout_ids);
   const auto stimulus = std::make_shared<const StimulusPlan>(stimulus_plan(o, *net));
   const TrialBatches plan = trial_batches(o, run, net->neuron_count());
   std::unique_ptr<Engine> engine = make_trial_engine(run, plan, net, stimulus, poisson_threshold(rates.front(), run.params.dt_ms));
