@@ -49,6 +49,7 @@ PYBIND11_MODULE(_flysim, m) {
       .def_readwrite("r_poi_Hz", &LifParams::r_poi_Hz);
 
   m.def("sugar_ids_file", &app::sugar_ids_file, "The bundled sugar-sensing neurons' root IDs file");
+  m.def("mn9_root_id", [] { return app::kMn9RootId; }, "MN9's root ID: the default readout");
   m.def("cuda_compiled_in", &cuda_compiled_in, "Whether this module was built with the CUDA engine");
   m.def(
       "read_id_list",

@@ -239,6 +239,93 @@ def run(net: Network,
     return RunResult(spikes, step, rates, summary)
 
 
+class ScreenResult:
+    """The tables of `flysim screen` (docs/OUTPUTS.md), one row per experiment and neuron.
+
+    rates: exp_name, flywire_id, trials, mean_rate_hz, sd_hz (every neuron that spiked in
+        any trial of the experiment; sd with ddof=1; trials without spikes count 0 Hz).
+    readouts: exp_name, readout_id, trials, mean_rate_hz, sd_hz, sem_hz, change_hz
+        (the mean minus the experiment "baseline"'s, when there is one; else NaN).
+    spikes: t (s), trial, flywire_id, exp_name: the reference's schema (when asked for).
+    results: each experiment's RunResult, by name.
+    """
+
+    def __init__(self, rates, readouts, spikes, results: Dict[str, RunResult]) -> None:
+        self.rates = rates
+        self.readouts = readouts
+        self.spikes = spikes
+        self.results = results
+
+    def __repr__(self) -> str:
+        return f"<flysim.ScreenResult {len(self.results)} experiments>"
+
+
+def screen(net: Network,
+           experiments: Union[Mapping[str, Mapping[str, Any]], Sequence[Tuple[str, Mapping[str, Any]]]],
+           readouts: Optional[Sequence[int]] = None,
+           spikes: bool = False,
+           **common: Any) -> ScreenResult:
+    """Runs every experiment on `net`, the engine kept between them, and returns the
+    tables of `flysim screen`.
+
+    experiments: {"name": {run's keyword arguments}, ...} or (name, kwargs) pairs, in the
+        order they run; an experiment named "baseline" is what the others' change_hz is
+        measured from. Each experiment is `run(net, **common, **kwargs)`: its trial k has
+        the spikes of `flysim run` with those options.
+    readouts: root IDs reported per experiment (None: MN9, skipped when the network lacks it).
+    spikes: also return every spike (t, trial, flywire_id, exp_name).
+    common: run's keyword arguments shared by every experiment (trials, duration_ms, seed,
+        engine, threads, batch, model, ...); an experiment's own win.
+    """
+    items = list(experiments.items()) if isinstance(experiments, Mapping) else list(experiments)
+    names = [str(name) for name, _ in items]
+    if len(set(names)) != len(names):
+        twice = sorted({n for n in names if names.count(n) > 1})
+        raise ValueError(f"experiment names must be unique; given twice: {', '.join(twice)}")
+    if readouts is None:
+        mn9 = _flysim.mn9_root_id()
+        readouts = [mn9] if np.isin(mn9, net.ids) else []
+    readouts = _root_ids(readouts, "readouts")
+    net.index_of(readouts)
+    results: Dict[str, RunResult] = {}
+    rate_rows, readout_rows, spike_parts = [], [], []
+    for name, kwargs in zip(names, (kw for _, kw in items)):
+        result = run(net, **{**common, **dict(kwargs)})
+        results[name] = result
+        n_trials = int(result.summary["trials"])
+        duration_s = result.summary["duration_ms"] * 1e-3
+        table = result.spikes
+        trial, flywire_id = np.asarray(table["trial"]), np.asarray(table["flywire_id"])
+        ids, per_trial = _trial_rates(trial, flywire_id, n_trials, duration_s)
+        sd = per_trial.std(axis=1, ddof=1) if n_trials > 1 else np.full(ids.size, np.nan)
+        rate_rows.append((name, ids, n_trials, per_trial.mean(axis=1), sd))
+        for root in readouts:
+            row = np.asarray([np.count_nonzero((flywire_id == root) & (trial == k)) for k in range(n_trials)]) / duration_s
+            rsd = row.std(ddof=1) if n_trials > 1 else float("nan")
+            readout_rows.append([name, root, n_trials, row.mean(), rsd, rsd / np.sqrt(n_trials)])
+        if spikes:
+            spike_parts.append((np.asarray(table["t"]), trial, flywire_id, name))
+    base = {r[1]: r[3] for r in readout_rows if r[0] == "baseline"}
+    for r in readout_rows:
+        r.append(r[3] - base[r[1]] if r[1] in base else float("nan"))
+    rates_table = _table({
+        "exp_name": np.concatenate([[n] * ids.size for n, ids, *_ in rate_rows]) if rate_rows else np.array([], dtype=object),
+        "flywire_id": np.concatenate([ids for _, ids, *_ in rate_rows]) if rate_rows else np.array([], dtype=np.int64),
+        "trials": np.concatenate([np.full(ids.size, t) for _, ids, t, *_ in rate_rows]) if rate_rows else np.array([], dtype=np.int64),
+        "mean_rate_hz": np.concatenate([m for *_, m, _ in rate_rows]) if rate_rows else np.array([]),
+        "sd_hz": np.concatenate([sd for *_, sd in rate_rows]) if rate_rows else np.array([])})
+    columns = ["exp_name", "readout_id", "trials", "mean_rate_hz", "sd_hz", "sem_hz", "change_hz"]
+    readouts_table = _table({c: np.asarray([r[k] for r in readout_rows], dtype=object if k == 0 else None)
+                             for k, c in enumerate(columns)})
+    spikes_table = None
+    if spikes:
+        spikes_table = _table({
+            "t": np.concatenate([p[0] for p in spike_parts]), "trial": np.concatenate([p[1] for p in spike_parts]),
+            "flywire_id": np.concatenate([p[2] for p in spike_parts]),
+            "exp_name": np.concatenate([np.full(p[0].size, p[3], dtype=object) for p in spike_parts])})
+    return ScreenResult(rates_table, readouts_table, spikes_table, results)
+
+
 def get_rate(df, duration, n_run: int, flyid2name: Optional[Mapping[int, str]] = None):
     """The reference's utils.get_rate: per neuron and experiment, the mean rate (Hz) and
     its standard deviation over the n_run trials (numpy's std, ddof=0, as the reference),

@@ -36,3 +36,13 @@ def run_exp(exp_name: str, neu_exc: Sequence[int], path_res: PathLike, path_comp
             path_con: Optional[PathLike] = ..., params: Optional[Mapping[str, Any]] = ..., neu_slnc: Sequence[int] = ...,
             neu_exc2: Sequence[int] = ..., n_proc: int = ..., force_overwrite: bool = ..., *, seed: int = ...,
             engine: str = ..., batch: Optional[int] = ...) -> Optional[Path]: ...
+
+
+class ScreenResult:
+    rates: Any  # pandas.DataFrame (exp_name, flywire_id, trials, mean_rate_hz, sd_hz)
+    readouts: Any  # pandas.DataFrame (exp_name, readout_id, trials, mean_rate_hz, sd_hz, sem_hz, change_hz)
+    spikes: Any  # pandas.DataFrame (t, trial, flywire_id, exp_name), or None
+    results: Dict[str, RunResult]
+
+def screen(net: Network, experiments: Union[Mapping[str, Mapping[str, Any]], Sequence[Tuple[str, Mapping[str, Any]]]],
+           readouts: Optional[Sequence[int]] = ..., spikes: bool = ..., **common: Any) -> ScreenResult: ...

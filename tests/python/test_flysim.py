@@ -88,6 +88,43 @@ class RunTest(unittest.TestCase):
         unsilenced = flysim.run(net, stimulus={"a": (a, 150.0), "b": (b, 80.0)}, duration_ms=100, trials=2, seed=3)
         self.assertNotEqual(spike_rows(unsilenced), cli)
 
+    def test_screen_gives_the_programs_tables(self):
+        net = load()
+        silenced = STIMULATED[:2]
+        experiments = {"baseline": {}, "slow": {"stimulus": {"a": (STIMULATED, 60.0)}},
+                       "silenced": {"silence": silenced}}
+        common = {"stimulus": {"a": (STIMULATED, 150.0)}, "trials": 3, "duration_ms": 100, "threads": 2}
+        res = flysim.screen(net, experiments, readouts=[STIMULATED[5]], spikes=True, **common)
+        with tempfile.TemporaryDirectory() as tmp:
+            table = Path(tmp) / "experiments.csv"
+            (Path(tmp) / "silenced.txt").write_text("".join(f"{i}\n" for i in silenced))
+            table.write_text("name,rate_hz,silence\nbaseline,,\nslow,60,\nsilenced,,@silenced.txt\n")
+            ids = Path(tmp) / "ids.txt"
+            ids.write_text("".join(f"{i}\n" for i in STIMULATED))
+            subprocess.run([BINARY, "screen", f"--network.neurons={NEURONS}", f"--network.connectivity={CONNECTIVITY}",
+                            f"--stimulus.ids={ids}", "--stimulus.rate=150", f"--screen.experiments={table}",
+                            "--run.trials=3", "--run.duration-ms=100", f"--screen.readouts={STIMULATED[5]}",
+                            "--screen.spikes=true", "--screen.plot=false", f"--output.dir={tmp}/out", "--log.level=warn"],
+                           check=True, stdout=subprocess.DEVNULL)
+            cli_rates = pd.read_csv(f"{tmp}/out/rates.csv")
+            cli_readouts = pd.read_csv(f"{tmp}/out/readouts.csv")
+            cli_spikes = pd.read_csv(f"{tmp}/out/spikes.csv")
+        self.assertEqual(list(res.rates.columns), list(cli_rates.columns))
+        self.assertEqual(res.rates["exp_name"].tolist(), cli_rates["exp_name"].tolist())
+        self.assertEqual(res.rates["flywire_id"].tolist(), cli_rates["flywire_id"].tolist())
+        np.testing.assert_allclose(res.rates["mean_rate_hz"], cli_rates["mean_rate_hz"], rtol=1e-5)
+        np.testing.assert_allclose(res.rates["sd_hz"], cli_rates["sd_hz"], rtol=1e-5)
+        self.assertEqual(list(res.readouts.columns), list(cli_readouts.columns))
+        np.testing.assert_allclose(res.readouts["mean_rate_hz"].astype(float), cli_readouts["mean_rate_hz"], rtol=1e-5)
+        np.testing.assert_allclose(res.readouts["change_hz"].astype(float), cli_readouts["change_hz"], rtol=1e-5, atol=1e-9)
+        self.assertEqual(len(res.spikes), len(cli_spikes))
+        self.assertEqual(res.spikes["exp_name"].tolist(), cli_spikes["exp_name"].tolist())
+        self.assertEqual(res.spikes["flywire_id"].tolist(), cli_spikes["flywire_id"].tolist())
+        np.testing.assert_allclose(res.spikes["t"], cli_spikes["t"], atol=1e-9)
+        self.assertNotEqual(res.results["slow"].summary["spikes"], res.results["baseline"].summary["spikes"])
+        with self.assertRaises(ValueError):
+            flysim.screen(net, [("a", {}), ("a", {})], trials=1, duration_ms=10)
+
     def test_kicks_file_and_batches_give_the_programs_spikes(self):
         net = load()
         result = flysim.run(net, kicks=NET / "kicks.csv", duration_ms=50, trials=3, batch=2, seed=5)
