@@ -58,7 +58,7 @@ TEST(FieldLists, EveryFieldOfEveryCarriedTypeIsListed) {
 Snapshot full_snapshot() {
   Snapshot s;
   s.engine = {3, 41, {-52.5, -60.0}, {0.25, 0.0}, {17, -1}, {{36, 1}, {40, 0}}, {9, -4}};
-  s.plan = {30, 10000, 150.0, {{0, 1}, {{5, 1}, {7, 0}}, 42}};
+  s.plan = {30, 10000, 150.0, {{0, 1}, {{5, 1}, {7, 0}}, 42, {{"g", {1}, 60.0, 77u}}, {0}, SilenceMode::both}};
   s.recorder = {1234, {1000, 234}};
   s.plasticity = {"stdp a+=0.01", 2, {{0.5, 0.25}, {10, 20}}, {{0.125, 1.5}, {30, 31}}, {7, -7}};
   return s;
