@@ -127,7 +127,9 @@ TEST(ScreenCli, EachExperimentsTrialsAreThoseOfFlysimRunWithItsOptions) {
                                               " --screen.plot=" + (plot ? "true" : "false"));
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.err.find("experiment two groups done (5/7)"), std::string::npos) << r.err;
-  if (plot) EXPECT_GT(fs::file_size(dir + "/screen.png"), 1000u);
+  if (plot) {
+    EXPECT_GT(fs::file_size(dir + "/screen.png"), 1000u);
+  }
   const std::string spikes = slurp(dir + "/spikes.csv");
   EXPECT_EQ(spikes.substr(0, spikes.find('\n')), "t,trial,flywire_id,exp_name");
   std::map<std::string, std::string> runs = s.run_options;
