@@ -55,6 +55,14 @@ for mode in outgoing both; do
     --output.spikes="$work/sil_cuda_$mode.csv" > /dev/null
   check "silenced ($mode) + second group: cpu one by one vs cuda batch of 4" "$work/sil_cpu_$mode.csv" "$work/sil_cuda_$mode.csv"
 done
+echo "== flysim screen: cpu == cuda, byte for byte (silence-each + baseline + a second group, 4 trials x 300 ms)"
+awk -F, 'NR > 1 && NR <= 6 {print $1}' "$work/cpu_rates.csv" > "$work/each.txt"
+for engine in cpu cuda; do
+  flysim screen --screen.silence-each="$work/each.txt" --screen.baseline=true --screen.plot=false --screen.spikes=true \
+    --stimulus.group.second.ids="$work/group2.txt" --stimulus.group.second.rate=90 --run.trials=4 --run.duration-ms=300 \
+    --engine.kind=$engine --log.level=warn --output.dir="$work/screen_$engine" > /dev/null
+done
+for f in rates.csv readouts.csv spikes.csv; do check "screen $f: cpu vs cuda" "$work/screen_cpu/$f" "$work/screen_cuda/$f"; done
 echo "== a stopped CUDA run keeps the prefix of the CPU run (SIGTERM after 5 s)"
 FLY_LIF_CUDA=1 "$here/.device/run" flysim run --run.duration-ms=1000000 --log.level=warn --output.spikes="$work/stopped.csv" \
   --output.summary="$(summary_file)" > /dev/null & stopped_pid=$!
