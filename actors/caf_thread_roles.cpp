@@ -2,7 +2,7 @@
 
 #include <atomic>
 
-#include "model/thread_placement.hpp"
+#include "host/thread_placement.hpp"
 
 namespace flysim {
 

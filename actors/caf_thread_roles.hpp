@@ -1,5 +1,5 @@
 #pragma once
-// CAF's own threads, named and placed for their role (model/THREADS.md): CAF 0.17 names
+// CAF's own threads, named and placed for their role (host/THREADS.md): CAF 0.17 names
 // its scheduler workers "caf.multiplexer" (the network layer's thread too), its timer
 // "caf.clock" and each detached actor's thread "caf.actor", and calls the thread hooks
 // of the actor_system_config as each starts. The hook renames workers fs-caf-N, the

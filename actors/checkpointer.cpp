@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "model/thread_placement.hpp"
+#include "host/thread_placement.hpp"
 
 namespace flysim {
 

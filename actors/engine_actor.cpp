@@ -3,7 +3,7 @@
 #include <malloc.h>
 #include <spdlog/spdlog.h>
 
-#include "model/thread_placement.hpp"
+#include "host/thread_placement.hpp"
 
 namespace flysim {
 

@@ -1,6 +1,6 @@
 #include "actors/plasticity_shard.hpp"
 
-#include "model/thread_placement.hpp"
+#include "host/thread_placement.hpp"
 
 namespace flysim {
 

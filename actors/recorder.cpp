@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "model/thread_placement.hpp"
+#include "host/thread_placement.hpp"
 #include "model/time_decimals.hpp"
 
 namespace flysim {

@@ -1,9 +1,9 @@
 #pragma once
 // The recorder: counts spikes per neuron and writes the spike and rate files. By default
-// files appear under their names only when the run finishes (model/atomic_file.hpp): a
+// files appear under their names only when the run finishes (io/atomic_file.hpp): a
 // run that fails leaves nothing that looks complete. A streamed spike file (flysim
 // serve) grows as the run goes and is flushed at least every kStreamFlushEvery, in
-// whole lines (model/stream_file.hpp). In flysim serve it also keeps the live page's
+// whole lines (io/stream_file.hpp). In flysim serve it also keeps the live page's
 // activity window (model/activity_window.hpp): the spikes are already here, in order,
 // so counting them into bins costs no copy and no other message.
 #include <chrono>
@@ -15,10 +15,10 @@
 #include "model/snapshot.hpp"
 #include "messages/interfaces.hpp"
 #include "model/activity_window.hpp"
-#include "model/atomic_file.hpp"
-#include "model/stream_file.hpp"
+#include "io/atomic_file.hpp"
+#include "io/stream_file.hpp"
 #include "model/network.hpp"
-#include "model/trial_order.hpp"
+#include "io/trial_order.hpp"
 
 namespace flysim {
 

@@ -16,14 +16,14 @@
 #include "model/snapshot.hpp"
 #include "kernels/engine_factory.hpp"
 #include "messages/interfaces.hpp"
-#include "model/cost_diagnosis.hpp"
-#include "model/cost_sampler.hpp"
+#include "host/cost_diagnosis.hpp"
+#include "host/cost_sampler.hpp"
 #include "model/first_listed.hpp"
-#include "model/gpu_processes.hpp"
-#include "model/journal.hpp"
-#include "model/lag_watch.hpp"
-#include "model/lag_window.hpp"
-#include "model/thread_placement.hpp"
+#include "host/gpu_processes.hpp"
+#include "io/journal.hpp"
+#include "host/lag_watch.hpp"
+#include "host/lag_window.hpp"
+#include "host/thread_placement.hpp"
 
 namespace flysim {
 
@@ -93,7 +93,7 @@ struct RunPlan {
   // Epoch requests in flight at once.
   int32_t window = 4;
   PlasticityPlan plasticity;
-  // Real-time operation (model/THREADS.md): the window of the status's rates, lag
+  // Real-time operation (host/THREADS.md): the window of the status's rates, lag
   // figures and cost (status.window-s); a lag above max_lag_ms is logged (run.max-lag-ms).
   double status_window_s = 10.0;
   double max_lag_ms = 100.0;
@@ -173,7 +173,7 @@ struct sim_loop_state {
   std::chrono::steady_clock::time_point started, last_progress;
   double cpu_at_start = 0.0;
   // Lag behind the pace (paced runs), and what has been logged about it and about the
-  // engine (model/lag_watch.hpp, model/cost_diagnosis.hpp).
+  // engine (host/lag_watch.hpp, host/cost_diagnosis.hpp).
   std::optional<LagWindow> lag;
   std::optional<LagWatch> lag_watch;
   double lag_cause_checked_s = -1e9, engine_judged_s = 0.0;

@@ -1,4 +1,4 @@
-// The sim loop's real-time side (model/THREADS.md): the lag behind the pace, recorded at
+// The sim loop's real-time side (host/THREADS.md): the lag behind the pace, recorded at
 // every epoch and logged when it passes run.max-lag-ms; the engine's warnings from the
 // cost per role; and what status and the summary say about both. Everything here only
 // observes: no decision of the schedule depends on it.
@@ -8,7 +8,7 @@
 #include <algorithm>
 
 #include "actors/sim_loop_ops.hpp"
-#include "model/cost_diagnosis.hpp"
+#include "host/cost_diagnosis.hpp"
 
 namespace flysim::sim_loop_ops {
 

@@ -19,7 +19,8 @@
 
 #include "kernels/cpu/cpu_engine.hpp"
 #include "model/lif_params.hpp"
-#include "model/network_source.hpp"
+#include "io/network_source.hpp"
+#include "io/stimulus_files.hpp"
 #include "model/stimulus.hpp"
 
 namespace {

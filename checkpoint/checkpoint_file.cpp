@@ -10,9 +10,9 @@
 #include <streambuf>
 
 #include "checkpoint/bounded_load.hpp"
-#include "model/atomic_file.hpp"
+#include "io/atomic_file.hpp"
 #include "model/errors.hpp"
-#include "model/input_file.hpp"
+#include "io/input_file.hpp"
 
 namespace flysim {
 

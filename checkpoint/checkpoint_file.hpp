@@ -39,7 +39,7 @@ void save_checkpoint(const std::string& path, const Snapshot& snapshot, const Ch
 
 // Reads and checks only the header (its checksum, version, and the file's size; not
 // the payload's checksum): for `inspect`. Only regular files are read (a FIFO is
-// refused at once, model/input_file.hpp).
+// refused at once, io/input_file.hpp).
 CheckpointHeader read_checkpoint_header(const std::string& path);
 
 // Reads, verifies (magic, header checksum, format version, size, payload checksum,

@@ -70,7 +70,7 @@ struct ServiceStatus {
   double stimulus_rate_Hz = 0.0;
   uint32_t poisson_neurons = 0;
   double window_s = 0.0;        // the window of the rates, the lag figures and the cost
-  CostReport cost;              // host cores per role over the window (model/THREADS.md)
+  CostReport cost;              // host cores per role over the window (host/THREADS.md)
   // CPU engine, paced: host cores the engine needs to hold the pace, measured (0: not measured).
   double engine_cores_needed = 0.0;
   std::vector<std::string> warnings;  // what an operator should act on, now

@@ -1,8 +1,8 @@
 #pragma once
 // LiveCommand as JSON: the body of `POST /<action>` (what `flysim ctl` sends), and the
-// form the journal stores (model/journal.hpp): the action and that body, so that a
+// form the journal stores (io/journal.hpp): the action and that body, so that a
 // replay reads each command back through the control API's own checks
-// (apps/flysim/control_json.hpp command_from_journal_json).
+// (apps/flysim/service/control_json.hpp command_from_journal_json).
 #include <string>
 
 #include "messages/control.hpp"

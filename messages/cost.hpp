@@ -3,9 +3,9 @@
 // figures, host cores per role, processes on the GPU (the types live in model/).
 #include <caf/all.hpp>
 
-#include "model/cost_meter.hpp"
-#include "model/gpu_processes.hpp"
-#include "model/lag_window.hpp"
+#include "host/cost_meter.hpp"
+#include "host/gpu_processes.hpp"
+#include "host/lag_window.hpp"
 
 namespace flysim {
 

@@ -39,11 +39,6 @@ std::vector<uint64_t> select_plastic_edges(const Network& net, const PlasticSele
 // The presynaptic neuron of each edge of `edges` (ascending edge indices).
 std::vector<uint32_t> presynaptic_of(const Network& net, const std::vector<uint64_t>& edges);
 
-// Writes 'pre_id,post_id,initial_units,final_units' per plastic connection, atomically
-// (the file appears complete or not at all). `final_weights` is by plastic index.
-void write_plastic_weights_csv(const std::string& path, const Network& net, const std::vector<uint64_t>& edges,
-                               const std::vector<int32_t>& final_weights);
-
 // One learned weight: plastic index and its new signed weight in fixed-point units.
 struct WeightChange {
   uint32_t plastic = 0;

@@ -4,21 +4,9 @@
 #include <set>
 #include <unordered_set>
 
-#include "model/csv_reader.hpp"
+#include "model/errors.hpp"
 
 namespace flysim {
-
-std::vector<ListedId> read_id_list(const std::string& path) {
-  CsvReader reader(path);
-  std::vector<ListedId> ids;
-  while (reader.next_line()) {
-    std::string_view text = CsvReader::trim(reader.line());
-    if (text.empty() || text.front() == '#') continue;
-    reader.require_field_count(1, "one root ID per line");
-    ids.push_back({reader.integer<int64_t>(0, "neuron ID"), reader.line_number()});
-  }
-  return ids;
-}
 
 std::vector<uint32_t> root_ids_as_indices(const std::vector<int64_t>& ids, const Network& net,
                                           const std::function<std::string(std::size_t k)>& where) {
@@ -44,33 +32,6 @@ std::vector<uint32_t> listed_ids_as_indices(const std::string& path, const std::
   return root_ids_as_indices(ids, net, [&](std::size_t k) {
     return path + ":" + std::to_string(listed[k].line) + (what.empty() ? "" : ": " + what);
   });
-}
-
-std::vector<uint32_t> load_id_list_as_indices(const std::string& path, const Network& net) {
-  std::vector<uint32_t> neurons = listed_ids_as_indices(path, read_id_list(path), net);
-  if (neurons.empty()) throw input_error(path + ": no neuron IDs in the file");
-  return neurons;
-}
-
-std::vector<Kick> load_kicks(const std::string& path, const Network& net) {
-  const auto index = index_of_ids(net.root_ids, "network");
-  CsvReader reader(path);
-  if (!reader.next_line()) throw input_error(path + ": empty file, expected the header 'step,neuron_id'");
-  reader.require_field_count(2, "the header 'step,neuron_id'");
-  const auto col = require_columns(reader, {"step", "neuron_id"});
-  std::vector<Kick> kicks;
-  while (reader.next_line()) {
-    if (CsvReader::trim(reader.line()).empty()) continue;
-    reader.require_field_count(2, "step,neuron_id");
-    const auto step = reader.integer<int32_t>(col[0], "step");
-    const auto id = reader.integer<int64_t>(col[1], "neuron_id");
-    if (step < 0) throw reader.error("step " + std::to_string(step) + " is negative");
-    const auto it = index.find(id);
-    if (it == index.end()) throw reader.error("neuron ID " + std::to_string(id) + " is not in the network (" + net.description + ")");
-    kicks.push_back({step, it->second});
-  }
-  if (kicks.empty()) throw input_error(path + ": no kicks after the header 'step,neuron_id'");
-  return sorted_kicks(std::move(kicks), net, path);
 }
 
 std::vector<Kick> sorted_kicks(std::vector<Kick> kicks, const Network& net, const std::string& source) {

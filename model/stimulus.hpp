@@ -92,15 +92,6 @@ struct ListedId {
   std::size_t line;
 };
 
-// Reads an ID list: one root ID per line, '#' starts a comment, blank lines ignored.
-// Errors (a field that is not an integer) name file:line.
-std::vector<ListedId> read_id_list(const std::string& path);
-
-// Reads an ID list (read_id_list) and maps its root IDs to model indices, ascending: the
-// neurons of stimulus.ids, plasticity.pre-ids and plasticity.post-ids. Unknown or
-// repeated IDs are input_errors naming file:line.
-std::vector<uint32_t> load_id_list_as_indices(const std::string& path, const Network& net);
-
 // Maps root IDs to model indices, ascending. An unknown or repeated ID is an input_error
 // that begins with where(k), the place of ids[k] ("FILE:LINE", "group 'sugar'").
 std::vector<uint32_t> root_ids_as_indices(const std::vector<int64_t>& ids, const Network& net,
@@ -110,9 +101,6 @@ std::vector<uint32_t> root_ids_as_indices(const std::vector<int64_t>& ids, const
 // or repeated IDs are input_errors naming path:line, then `what` (e.g. "column 'silence'").
 std::vector<uint32_t> listed_ids_as_indices(const std::string& path, const std::vector<ListedId>& listed, const Network& net,
                                             const std::string& what = "");
-
-// Reads a CSV with header `step,neuron_id`. Errors name file:line.
-std::vector<Kick> load_kicks(const std::string& path, const Network& net);
 
 // Sorts kicks into a plan's order; a neuron kicked twice at one step is an input_error
 // that begins with `source`.

@@ -5,7 +5,8 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
-#include "apps/flysim/network_options.hpp"
+#include "apps/flysim/options/network_options.hpp"
+#include "io/stimulus_files.hpp"
 #include "kernels/engine_factory.hpp"
 #include "model/errors.hpp"
 #include "python/flysim_run.hpp"

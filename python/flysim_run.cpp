@@ -6,7 +6,8 @@
 #include <thread>
 #include <type_traits>
 
-#include "apps/flysim/network_options.hpp"
+#include "apps/flysim/options/network_options.hpp"
+#include "io/stimulus_files.hpp"
 #include "kernels/trial_batches.hpp"
 #include "model/errors.hpp"
 #include "model/snapshot.hpp"

@@ -6,7 +6,7 @@
 
 #include "kernels/cpu/cpu_engine.hpp"
 #include "kernels/trial_batches.hpp"
-#include "model/trial_order.hpp"
+#include "io/trial_order.hpp"
 #include "test_support.hpp"
 
 namespace flysim::test {

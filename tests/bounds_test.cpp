@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <functional>
 
-#include "apps/flysim/options.hpp"
+#include "apps/flysim/options/options.hpp"
 #include "checkpoint/checkpoint_file.hpp"
 #include "checkpoint/snapshot_check.hpp"
 #include "checkpoint_support.hpp"

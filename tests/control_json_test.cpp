@@ -3,13 +3,13 @@
 #include <gtest/gtest.h>
 
 #include "actors/control_rules.hpp"
-#include "apps/flysim/control_json.hpp"
-#include "apps/flysim/control_options.hpp"
-#include "apps/flysim/ctl_args.hpp"
+#include "apps/flysim/service/control_json.hpp"
+#include "apps/flysim/options/control_options.hpp"
+#include "apps/flysim/options/ctl_args.hpp"
 #include "messages/control_json.hpp"
 #include "cli_support.hpp"
 #include "messages/control_json.hpp"
-#include "model/json_depth.hpp"
+#include "io/json_depth.hpp"
 #include "control_support.hpp"
 #include "model/errors.hpp"
 #include "test_support.hpp"

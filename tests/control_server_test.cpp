@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "apps/flysim/guarded_server.hpp"
+#include "apps/flysim/service/guarded_server.hpp"
 #include "control_support.hpp"
 #include "model/errors.hpp"
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "apps/flysim/control_server.hpp"
+#include "apps/flysim/service/control_server.hpp"
 #include "messages/interfaces.hpp"
 
 namespace flysim::test {

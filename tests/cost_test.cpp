@@ -1,4 +1,4 @@
-// Host cores per role (model/THREADS.md): the per-thread reader against a busy thread's
+// Host cores per role (host/THREADS.md): the per-thread reader against a busy thread's
 // own CPU clock, the meter's attribution on made-up readings, the sampler end to end.
 #include <gtest/gtest.h>
 #include <pthread.h>
@@ -10,11 +10,11 @@
 #include <future>
 #include <thread>
 
-#include "model/cost_diagnosis.hpp"
-#include "model/cost_meter.hpp"
-#include "model/cost_sampler.hpp"
-#include "model/thread_placement.hpp"
-#include "model/thread_times.hpp"
+#include "host/cost_diagnosis.hpp"
+#include "host/cost_meter.hpp"
+#include "host/cost_sampler.hpp"
+#include "host/thread_placement.hpp"
+#include "host/thread_times.hpp"
 
 namespace flysim::test {
 namespace {

@@ -1,4 +1,4 @@
-// CPU lists and partitions (model/THREADS.md): the cpus.* options' syntax, a list that
+// CPU lists and partitions (host/THREADS.md): the cpus.* options' syntax, a list that
 // names a CPU this process may not use refused by option and CPU, a thread pinned to its
 // role's CPUs, and NVML missing said cleanly.
 #include <gtest/gtest.h>
@@ -7,11 +7,11 @@
 
 #include <thread>
 
-#include "apps/flysim/options.hpp"
-#include "apps/flysim/realtime_options.hpp"
+#include "apps/flysim/options/options.hpp"
+#include "apps/flysim/options/realtime_options.hpp"
 #include "model/errors.hpp"
-#include "model/gpu_processes.hpp"
-#include "model/thread_placement.hpp"
+#include "host/gpu_processes.hpp"
+#include "host/thread_placement.hpp"
 
 namespace flysim::test {
 namespace {

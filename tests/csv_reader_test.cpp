@@ -5,12 +5,12 @@
 #include <string>
 
 #include "cli_support.hpp"
-#include "model/csv_reader.hpp"
+#include "io/csv_reader.hpp"
 
 namespace flysim::test {
 namespace {
 
-constexpr std::size_t kBlockBytes = 8u << 20;  // model/csv_reader.cpp
+constexpr std::size_t kBlockBytes = 8u << 20;  // io/csv_reader.cpp
 
 std::string row(std::size_t i) { return std::to_string(i) + "," + std::to_string(i * 7919 % 100003) + ",neuron-" + std::to_string(i); }
 

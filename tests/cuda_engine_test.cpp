@@ -13,9 +13,10 @@
 #include "kernels/cpu/cpu_engine.hpp"
 #include "kernels/cuda/cuda_engine.hpp"
 #include "model/errors.hpp"
-#include "model/flywire_csv.hpp"
+#include "io/flywire_csv.hpp"
 #include "model/generator.hpp"
-#include "model/network_source.hpp"
+#include "io/network_source.hpp"
+#include "io/stimulus_files.hpp"
 #include "stimulus_support.hpp"
 #include "test_support.hpp"
 

@@ -8,7 +8,7 @@
 #include <set>
 #include <sstream>
 
-#include "model/edge_list.hpp"
+#include "io/edge_list.hpp"
 #include "model/errors.hpp"
 #include "test_support.hpp"
 

@@ -1,5 +1,5 @@
 // A stand-in for the NVIDIA driver's libnvidia-ml.so.1, for the tests of the NVML reader
-// (model/gpu_processes.hpp) on machines without a GPU: the same C entry points, one GPU
+// (host/gpu_processes.hpp) on machines without a GPU: the same C entry points, one GPU
 // "Fake GPU" with 80 GiB of which 3 GiB used, and two compute processes: the calling
 // process itself (1 GiB) and pid 4242 (2 GiB), plus a graphics process 4243 whose memory
 // the driver does not report.
@@ -7,7 +7,7 @@
 
 #include <cstring>
 
-#include "model/nvml_abi.hpp"
+#include "host/nvml_abi.hpp"
 
 namespace {
 using flysim::nvml::ProcessInfo;

@@ -5,11 +5,11 @@
 #include <csignal>
 #include <filesystem>
 
-#include "apps/flysim/common_options.hpp"
+#include "apps/flysim/options/common_options.hpp"
 #include "cli_support.hpp"
-#include "model/flywire_csv.hpp"
+#include "io/flywire_csv.hpp"
 #include "model/generator.hpp"
-#include "model/network_source.hpp"
+#include "io/network_source.hpp"
 #include "test_support.hpp"
 
 namespace flysim::test {

@@ -6,7 +6,7 @@
 #include <cstdlib>
 
 #include "model/errors.hpp"
-#include "model/flywire_csv.hpp"
+#include "io/flywire_csv.hpp"
 #include "model/generator.hpp"
 #include "test_support.hpp"
 

@@ -1,9 +1,9 @@
-// Lag behind the pace (model/THREADS.md): percentiles to one histogram bin, a window
+// Lag behind the pace (host/THREADS.md): percentiles to one histogram bin, a window
 // that forgets, and a watch that logs once per change.
 #include <gtest/gtest.h>
 
-#include "model/lag_watch.hpp"
-#include "model/lag_window.hpp"
+#include "host/lag_watch.hpp"
+#include "host/lag_window.hpp"
 
 namespace flysim::test {
 namespace {

@@ -7,7 +7,7 @@
 
 #include "model/errors.hpp"
 #include "model/generator.hpp"
-#include "model/network_cache.hpp"
+#include "io/network_cache.hpp"
 #include "test_support.hpp"
 
 namespace flysim::test {

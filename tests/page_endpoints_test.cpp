@@ -4,8 +4,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "apps/flysim/browser_guard.hpp"
-#include "apps/flysim/page_files.hpp"
+#include "apps/flysim/service/browser_guard.hpp"
+#include "apps/flysim/service/page_files.hpp"
 #include "control_support.hpp"
 
 namespace flysim::test {

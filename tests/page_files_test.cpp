@@ -1,9 +1,9 @@
-// Finding and reading the live page's static files (apps/flysim/page_files.hpp).
+// Finding and reading the live page's static files (apps/flysim/service/page_files.hpp).
 #include <gtest/gtest.h>
 
 #include <filesystem>
 
-#include "apps/flysim/page_files.hpp"
+#include "apps/flysim/service/page_files.hpp"
 #include "cli_support.hpp"
 #include "test_support.hpp"
 

@@ -19,14 +19,15 @@
 #include <set>
 #include <sstream>
 
-#include "apps/flysim/options.hpp"
-#include "apps/flysim/replay_journal.hpp"
-#include "apps/flysim/control_json.hpp"
+#include "apps/flysim/options/options.hpp"
+#include "apps/flysim/service/control_json.hpp"
+#include "apps/flysim/service/replay_journal.hpp"
 #include "cli_support.hpp"
-#include "model/edge_list.hpp"
+#include "io/edge_list.hpp"
 #include "model/errors.hpp"
-#include "model/flywire_csv.hpp"
-#include "model/network_cache.hpp"
+#include "io/flywire_csv.hpp"
+#include "io/network_cache.hpp"
+#include "io/stimulus_files.hpp"
 #include "model/stimulus.hpp"
 #include "test_support.hpp"
 

@@ -1,4 +1,4 @@
-// Real-time operation end to end (model/THREADS.md): a running service names every
+// Real-time operation end to end (host/THREADS.md): a running service names every
 // thread for its role, pins the roles to their CPUs, and reports lag and host cores per
 // role in status, in `flysim cost` and in its summary; a swap releases the old pool.
 // Every wait is for a status field or a line of output, never a guessed duration.
@@ -14,7 +14,7 @@
 #include <thread>
 
 #include "cli_support.hpp"
-#include "model/cpu_list.hpp"
+#include "host/cpu_list.hpp"
 #include "test_support.hpp"
 
 namespace flysim::test {

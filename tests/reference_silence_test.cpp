@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "cli_support.hpp"
-#include "model/csv_reader.hpp"
+#include "io/csv_reader.hpp"
 #include "test_support.hpp"
 
 namespace flysim::test {

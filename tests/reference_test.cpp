@@ -6,8 +6,9 @@
 #include <cstdio>
 #include <string>
 
-#include "model/csv_reader.hpp"
-#include "model/flywire_csv.hpp"
+#include "io/csv_reader.hpp"
+#include "io/flywire_csv.hpp"
+#include "io/stimulus_files.hpp"
 #include "test_support.hpp"
 
 namespace flysim::test {

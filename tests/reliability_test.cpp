@@ -12,18 +12,19 @@
 #include <optional>
 #include <thread>
 
-#include "apps/flysim/options.hpp"
+#include "apps/flysim/options/options.hpp"
 #include "cli_support.hpp"
-#include "model/atomic_file.hpp"
-#include "model/csv_reader.hpp"
-#include "model/edge_list.hpp"
+#include "io/atomic_file.hpp"
+#include "io/csv_reader.hpp"
+#include "io/edge_list.hpp"
 #include "model/errors.hpp"
-#include "model/flywire_csv.hpp"
-#include "model/input_file.hpp"
+#include "io/flywire_csv.hpp"
+#include "io/input_file.hpp"
 #include "model/lif_params.hpp"
-#include "model/network_cache.hpp"
+#include "io/network_cache.hpp"
+#include "io/stimulus_files.hpp"
 #include "model/stimulus.hpp"
-#include "model/stream_file.hpp"
+#include "io/stream_file.hpp"
 #include "test_support.hpp"
 
 namespace flysim::test {

@@ -236,7 +236,7 @@ TEST_F(Service, ASecondServiceInTheFolderIsRefusedAndAJournalIsReplacedOnlyWhenA
 }
 
 // A service runs without glibc's per-thread caches of freed blocks, which held memory for
-// good (apps/flysim/thread_caches.cpp): flysim serve re-executes itself with the tunable
+// good (apps/flysim/process/thread_caches.cpp): flysim serve re-executes itself with the tunable
 // put before those the caller set. (The dynamic loader cuts the variable at the first
 // ':' in what /proc shows; the program itself sees all of it.)
 TEST_F(Service, RunsWithoutThreadCachesWhateverTunablesTheCallerSet) {

@@ -13,8 +13,8 @@
 #include <fstream>
 #include <thread>
 
-#include "apps/flysim/network_layer.hpp"
-#include "apps/flysim/user_token.hpp"
+#include "apps/flysim/remote/network_layer.hpp"
+#include "apps/flysim/remote/user_token.hpp"
 #include "cli_support.hpp"
 #include "messages/interfaces.hpp"
 #include "shard_fixtures.hpp"

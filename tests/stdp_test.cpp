@@ -6,7 +6,7 @@
 #include <random>
 
 #include "kernels/stdp/stdp_shard.hpp"
-#include "model/flywire_csv.hpp"
+#include "io/flywire_csv.hpp"
 #include "model/shard_setup.hpp"
 #include "test_support.hpp"
 

@@ -1,7 +1,8 @@
 #include "test_support.hpp"
 
 #include "kernels/cpu/cpu_engine.hpp"
-#include "model/flywire_csv.hpp"
+#include "io/flywire_csv.hpp"
+#include "io/stimulus_files.hpp"
 
 namespace flysim::test {
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "apps/flysim/commands.hpp"
-#include "apps/flysim/thread_caches.hpp"
+#include "apps/flysim/commands/commands.hpp"
+#include "apps/flysim/process/thread_caches.hpp"
 #include "model/errors.hpp"
 
 namespace {
@@ -53,7 +53,7 @@ constexpr const char* kUsage =
 
 int main(int argc, char** argv) {
   // A service lives long: its threads' caches of freed blocks would hold memory for good
-  // (apps/flysim/thread_caches.cpp).
+  // (apps/flysim/process/thread_caches.cpp).
   if (argc > 1 && std::string(argv[1]) == "serve") flysim::app::exec_without_thread_caches(argv);
   // A fixed mmap threshold: a swapped-out engine's large blocks go back to the system (docs/BENCHMARKS.md, "Memory").
   mallopt(M_MMAP_THRESHOLD, 1 << 20);

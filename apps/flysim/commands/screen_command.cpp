@@ -1,0 +1,150 @@
+// flysim screen: many experiments in one process, the network loaded once and one engine
+// running them all (Engine::set_stimulus between experiments). Each experiment's trials
+// are those of `flysim run` with that experiment's options, batch by batch.
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+
+#include "apps/flysim/commands/commands.hpp"
+#include "apps/flysim/options/common_options.hpp"
+#include "apps/flysim/process/file_roles.hpp"
+#include "apps/flysim/commands/plot_script.hpp"
+#include "apps/flysim/options/readout_option.hpp"
+#include "apps/flysim/commands/screen_experiments.hpp"
+#include "apps/flysim/commands/screen_outputs.hpp"
+#include "apps/flysim/commands/screen_trials.hpp"
+#include "apps/flysim/process/stop_signal.hpp"
+#include "apps/flysim/commands/trial_runs.hpp"
+#include "model/errors.hpp"
+
+namespace flysim::app {
+
+namespace {
+
+const std::vector<std::string> kOutputs = {"rates.csv", "readouts.csv", "spikes.csv", "screen.png"};
+
+std::vector<OptionSpec> screen_options() {
+  std::vector<OptionSpec> own = screen_experiment_options();
+  const std::vector<OptionSpec> more = {
+      {"screen.readouts", OptionType::text, std::to_string(kMn9RootId),
+       "root IDs of the readout neurons, comma-separated (default: MN9, skipped where the network lacks it)"},
+      {"screen.spikes", OptionType::boolean, "false", "also write DIR/spikes.csv (t,trial,flywire_id,exp_name; t in s)"},
+      {"screen.resume", OptionType::boolean, "false",
+       "continue an interrupted screen from DIR/.screen-parts (its options must be the same)"},
+      {"output.dir", OptionType::path, "", "folder for rates.csv, readouts.csv, spikes.csv, screen.png and .screen-parts/"},
+  };
+  own.insert(own.end(), more.begin(), more.end());
+  for (const OptionSpec& spec : plot_options("screen", "plot_screen.py", "screen.png")) own.push_back(spec);
+  return trial_run_options(own);
+}
+
+// The lines that must match for a screen to resume: every option that changes a result,
+// the network, the readouts and each experiment's plan.
+std::string manifest(const Options& o, const std::vector<OptionSpec>& specs, const Network& net,
+                     const std::vector<int64_t>& readouts, const std::vector<ScreenRun>& runs) {
+  const std::vector<std::string> ignored = {"log.", "engine.", "run.batch", "output.dir", "screen.resume", "screen.plot", "screen.python"};
+  std::string text = fmt::format("network = {} ({} neurons)\n", net.description, net.neuron_count());
+  for (const OptionSpec& spec : specs)
+    for (const std::string& key : o.keys_of(spec))
+      if (std::none_of(ignored.begin(), ignored.end(), [&](const std::string& p) { return key.rfind(p, 0) == 0; }))
+        text += key + " = " + o.text(key) + "\n";
+  text += "readouts present = " + fmt::format("{}", fmt::join(readouts, ",")) + "\n";
+  for (const ScreenRun& run : runs) text += "experiment " + run.name + " = " + run.description + "\n";
+  return text;
+}
+
+}  // namespace
+
+int screen_command(const std::vector<std::string>& args) {
+  const auto specs = screen_options();
+  if (print_help_if_asked(
+          args, "flysim screen --output.dir=DIR (experiments: --screen.experiments=CSV, --screen.activate-each=IDS, ...)",
+          "Many experiments in one process, the network loaded once: run.trials trials of each (trial k with seed "
+          "run.seed and trial number k: the spikes of `flysim run` with that experiment's options). Writes "
+          "DIR/rates.csv (exp_name,flywire_id,trials,mean_rate_hz,sd_hz: every neuron that spiked; mean and sample sd, "
+          "ddof=1 as pandas' .std(), over trials of spikes/duration, 0 Hz where it did not spike), DIR/readouts.csv "
+          "(exp_name,readout_id,trials,mean_rate_hz,sd_hz,sem_hz,change_hz: change_hz is the mean less experiment "
+          "baseline's), with screen.spikes DIR/spikes.csv (t,trial,flywire_id,exp_name) and DIR/screen.png. Each "
+          "finished experiment is kept in DIR/.screen-parts; an interrupted screen continues with --screen.resume=true.",
+          specs))
+    return 0;
+  catch_stop_signals();
+  const Options o = Options::parse(specs, args);
+  configure_logging(o);
+  std::vector<std::string> inputs = {"network.neurons", "network.connectivity", "screen.experiments", "screen.activate-each",
+                                     "screen.silence-each", "screen.excite2", "screen.plot-script"};
+  for (const std::string& key : stimulus_file_keys(o)) inputs.push_back(key);
+  std::vector<FolderOutput> outputs;
+  for (const std::string& name : kOutputs) outputs.push_back({"output.dir", name});
+  refuse_clashing_files(o, {inputs, {}, {"output.dir"}, outputs});
+  const std::string dir = o.text("output.dir");
+  if (dir.empty()) o.reject("output.dir", "must name a folder for the screen's files");
+  const std::vector<int64_t> readout_roots = readout_ids(o, "screen.readouts");
+  const TrialRunSetup run = trial_run_setup(o);
+  const std::vector<ScreenExperiment> experiments = screen_experiments(o);
+  // Before the network loads: a missing plotter costs no waiting.
+  const bool plot = plot_wanted(o, "screen");
+  const bool keep_spikes = o.boolean("screen.spikes");
+  const auto net = load_network_into(o, "output.dir");
+  std::vector<int64_t> readouts = readouts_in(o, readout_roots, *net, "screen.readouts");
+  for (int64_t id : readout_roots)
+    if (std::find(readouts.begin(), readouts.end(), id) == readouts.end())
+      spdlog::warn("readout {} is not in the network ({}): skipped", id, net->description);
+  std::sort(readouts.begin(), readouts.end());
+  const StimulusPlan base = stimulus_plan(o, *net);
+  std::vector<ScreenRun> runs;
+  for (const ScreenExperiment& e : experiments)
+    runs.push_back(resolve_experiment(e, base, o.number("stimulus.rate"), *net, run.params.dt_ms));
+  const ScreenParts parts(dir, manifest(o, specs, *net, readouts, runs), o.boolean("screen.resume"), "screen.resume");
+
+  std::vector<std::size_t> to_run;
+  for (std::size_t i = 0; i < runs.size(); ++i)
+    if (!parts.done(i, keep_spikes)) to_run.push_back(i);
+  if (to_run.size() < runs.size())
+    spdlog::info("screen: {} of {} experiments already done in {}", runs.size() - to_run.size(), runs.size(), parts.folder());
+  const TrialBatches plan = trial_batches(o, run, net->neuron_count());
+  const double dt_ms = run.params.dt_ms;
+  std::string engine_text = "no engine (every experiment was done)";
+  const auto started = std::chrono::steady_clock::now();
+  if (!to_run.empty()) {
+    const ScreenRun& first = runs[to_run.front()];
+    const auto engine = make_trial_engine(run, plan, net, std::make_shared<const StimulusPlan>(first.plan),
+                                          poisson_threshold(first.rate_Hz, dt_ms));
+    engine_text = engine->describe();
+    spdlog::info("screen: {} experiments x {} trials of {} ms on {}", to_run.size(), run.trials, run.duration_ms, engine_text);
+    for (std::size_t n = 0; n < to_run.size(); ++n) {
+      const std::size_t i = to_run[n];
+      engine->set_stimulus(std::make_shared<const StimulusPlan>(runs[i].plan), poisson_threshold(runs[i].rate_Hz, dt_ms));
+      std::string spike_lines;
+      const ExperimentCounts counts = run_screen_experiment(*engine, plan, *net, runs[i].name, dt_ms, keep_spikes ? &spike_lines : nullptr,
+                                                            [](int32_t) { throw_if_stopped("the screen (finished experiments are kept: --screen.resume=true continues)"); });
+      parts.commit(i, counts, keep_spikes ? &spike_lines : nullptr);
+      const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      spdlog::info("experiment {} done ({}/{}): {:.1f} s elapsed, about {:.1f} s left", runs[i].name, runs.size() - to_run.size() + n + 1,
+                   runs.size(), elapsed, elapsed / static_cast<double>(n + 1) * static_cast<double>(to_run.size() - n - 1));
+    }
+  }
+  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+
+  ScreenFiles files{dir, {}, readouts, trial_seconds(run), keep_spikes, false};
+  for (const ScreenRun& r : runs) files.names.push_back(r.name);
+  files.has_baseline = std::find(files.names.begin(), files.names.end(), "baseline") != files.names.end();
+  write_screen_files(parts, files);
+  if (plot)
+    draw_plot(o, "screen", {dir + "/readouts.csv", dir + "/screen.png",
+                            fmt::format("flysim screen: {} trials of {} ms per experiment", run.trials, run.duration_ms)},
+              "the CSV files");
+  const double simulated_s = static_cast<double>(to_run.size()) * run.trials * files.trial_s;
+  std::cout << fmt::format(
+      "flysim screen: {} experiments ({} run now) x {} trials x {} ms in {:.3f} s wall ({:.1f} simulated s per wall s) on {}\n"
+      "  written     {}/rates.csv, {}/readouts.csv{}{}\n",
+      runs.size(), to_run.size(), run.trials, run.duration_ms, wall_s, wall_s > 0 ? simulated_s / wall_s : 0.0, engine_text, dir,
+      dir, keep_spikes ? ", " + dir + "/spikes.csv" : "", plot ? ", " + dir + "/screen.png" : "");
+  return 0;
+}
+
+}  // namespace flysim::app

@@ -1,0 +1,42 @@
+#include "apps/flysim/commands/screen_outputs.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <optional>
+
+#include "io/atomic_file.hpp"
+#include "model/errors.hpp"
+
+namespace flysim::app {
+
+void write_screen_files(const ScreenParts& parts, const ScreenFiles& f) {
+  std::optional<std::vector<double>> baseline;
+  if (f.has_baseline) {
+    const auto at = std::find(f.names.begin(), f.names.end(), "baseline") - f.names.begin();
+    baseline = readout_means(parts.counts(static_cast<std::size_t>(at)), f.readouts, f.trial_s);
+  }
+  std::string rates = kScreenRatesHeader, readouts = kScreenReadoutsHeader;
+  for (std::size_t i = 0; i < f.names.size(); ++i) {
+    const ExperimentCounts counts = parts.counts(i);
+    if (counts.name != f.names[i])
+      throw input_error(parts.folder() + ": part " + std::to_string(i) + " holds experiment '" + counts.name + "', not '" +
+                        f.names[i] + "': delete the folder to start over");
+    rates += screen_rate_rows(counts, f.trial_s);
+    readouts += screen_readout_rows(counts, f.readouts, f.trial_s, baseline);
+  }
+  write_atomically(f.dir + "/rates.csv", rates);
+  write_atomically(f.dir + "/readouts.csv", readouts);
+  if (!f.spikes) return;
+  AtomicFile out(f.dir + "/spikes.csv");
+  out.write(kScreenSpikesHeader, std::char_traits<char>::length(kScreenSpikesHeader));
+  std::vector<char> block(1 << 20);
+  for (std::size_t i = 0; i < f.names.size(); ++i) {
+    std::ifstream in(parts.spikes_path(i), std::ios::binary);
+    if (!in) throw input_error(parts.spikes_path(i) + ": cannot be read");
+    while (in.read(block.data(), static_cast<std::streamsize>(block.size())) || in.gcount() > 0)
+      out.write(block.data(), static_cast<std::size_t>(in.gcount()));
+  }
+  out.commit();
+}
+
+}  // namespace flysim::app

@@ -1,0 +1,79 @@
+#include "apps/flysim/commands/screen_parts.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "io/atomic_file.hpp"
+#include "model/errors.hpp"
+
+namespace flysim::app {
+
+namespace {
+
+std::string read_whole(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw input_error(path + ": cannot be read");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The key of a manifest line ("key = value" -> "key").
+std::string key_of(const std::string& line) { return line.substr(0, line.find(" = ")); }
+
+// The first line where two manifests differ, described for a message.
+std::string first_difference(const std::string& before, const std::string& now) {
+  std::istringstream a(before), b(now);
+  std::string la, lb;
+  while (true) {
+    const bool more_a = static_cast<bool>(std::getline(a, la)), more_b = static_cast<bool>(std::getline(b, lb));
+    if (!more_a && !more_b) return "";
+    if (!more_a) return key_of(lb) + " is new";
+    if (!more_b) return key_of(la) + " is no longer there";
+    if (la == lb) continue;
+    if (key_of(la) != key_of(lb)) return key_of(la) + " is now " + key_of(lb);
+    return key_of(la) + " was '" + la.substr(la.find(" = ") + 3) + "', now '" + lb.substr(lb.find(" = ") + 3) + "'";
+  }
+}
+
+}  // namespace
+
+ScreenParts::ScreenParts(const std::string& dir, const std::string& manifest, bool resume, const std::string& resume_key)
+    : folder_(dir + "/.screen-parts") {
+  const std::string manifest_path = folder_ + "/manifest.txt";
+  if (std::filesystem::exists(manifest_path)) {
+    if (!resume)
+      throw input_error(folder_ + " holds an earlier screen's progress: --" + resume_key +
+                        "=true continues it (or re-assembles a finished one); delete the folder to start over");
+    if (const std::string diff = first_difference(read_whole(manifest_path), manifest); !diff.empty())
+      throw input_error("option " + resume_key + ": the screen in " + folder_ + " differs: " + diff +
+                        "; resume with its options, or delete the folder to start over");
+    return;
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(folder_, ec);
+  if (ec) throw input_error(folder_ + ": cannot be created: " + ec.message());
+  write_atomically(manifest_path, manifest);
+}
+
+std::string ScreenParts::counts_path(std::size_t index) const { return fmt::format("{}/{:05}.counts", folder_, index); }
+std::string ScreenParts::spikes_path(std::size_t index) const { return fmt::format("{}/{:05}.spikes.csv", folder_, index); }
+
+bool ScreenParts::done(std::size_t index, bool with_spikes) const {
+  return std::filesystem::exists(counts_path(index)) && (!with_spikes || std::filesystem::exists(spikes_path(index)));
+}
+
+void ScreenParts::commit(std::size_t index, const ExperimentCounts& counts, const std::string* spike_lines) const {
+  if (spike_lines) write_atomically(spikes_path(index), *spike_lines);
+  write_atomically(counts_path(index), counts_part_text(counts));
+}
+
+ExperimentCounts ScreenParts::counts(std::size_t index) const {
+  const std::string path = counts_path(index);
+  return parse_counts_part(path, read_whole(path));
+}
+
+}  // namespace flysim::app

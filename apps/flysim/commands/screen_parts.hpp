@@ -1,0 +1,34 @@
+#pragma once
+// A screen's progress folder, DIR/.screen-parts: the manifest (the screen's options and
+// experiment list) and one part per finished experiment, each written atomically, so an
+// interrupted screen resumes from the experiments already committed
+// (--screen.resume=true) and its final files equal an uninterrupted run's.
+#include <cstddef>
+#include <string>
+
+#include "io/screen_results.hpp"
+
+namespace flysim::app {
+
+class ScreenParts {
+ public:
+  // `manifest`: "key = value" lines. A fresh screen refuses a folder that holds an earlier
+  // screen's progress (naming `resume_key`); a resumed one refuses a manifest that differs,
+  // naming the first option or experiment that does.
+  ScreenParts(const std::string& dir, const std::string& manifest, bool resume, const std::string& resume_key);
+
+  const std::string& folder() const { return folder_; }
+  // Whether experiment `index` is committed (with its spike lines, when `with_spikes`).
+  bool done(std::size_t index, bool with_spikes) const;
+  // Commits experiment `index`: its spike lines first (when kept), then its counts.
+  void commit(std::size_t index, const ExperimentCounts& counts, const std::string* spike_lines) const;
+  ExperimentCounts counts(std::size_t index) const;
+  // The file of experiment `index`'s spike lines (t,trial,flywire_id,exp_name; no header).
+  std::string spikes_path(std::size_t index) const;
+
+ private:
+  std::string counts_path(std::size_t index) const;
+  std::string folder_;
+};
+
+}  // namespace flysim::app

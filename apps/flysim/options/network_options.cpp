@@ -1,0 +1,52 @@
+#include "apps/flysim/options/network_options.hpp"
+
+#include <cstdlib>
+
+namespace flysim::app {
+
+std::string data_dir() {
+  if (const char* env = std::getenv("FLYSIM_DATA_DIR"); env && *env) return env;
+  return FLYSIM_SOURCE_DATA_DIR;
+}
+
+std::string default_cache_dir() {
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return std::string(xdg) + "/flysim";
+  if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/flysim";
+  return ".flysim-cache";
+}
+
+std::string sugar_ids_file() { return data_dir() + "/sugar_grn_783.txt"; }
+
+std::vector<OptionSpec> network_options() {
+  return {
+      {"network.neurons", OptionType::path, data_dir() + "/Completeness_783.csv",
+       "neurons file (',Completed' header, root ID first; row = model index); for the synthetic network, its IDs; "
+       "for network.format=edgelist, an optional nodes file with a node_id column"},
+      {"network.connectivity", OptionType::path, "",
+       "connectivity CSV (the seven FlyWire columns) or edge list; empty: the synthetic FlyWire-scale network"},
+      {"network.format", OptionType::choice, "flywire", "format of network.connectivity", {"flywire", "edgelist"}},
+      {"network.seed", OptionType::integer, "1", "seed of the synthetic network"},
+      {"network.inhibitory-fraction", OptionType::number, "0.4",
+       "edge lists carry no signs: this fraction of presynaptic neurons is made inhibitory (seeded by network.seed)"},
+      {"network.cache", OptionType::boolean, "true", "keep a binary copy of the loaded network so the next load is fast"},
+      {"network.cache-dir", OptionType::path, default_cache_dir(), "folder of the network cache"},
+  };
+}
+
+NetworkSource network_source(const Options& o) {
+  NetworkSource s;
+  s.format = o.text("network.format");
+  s.neurons = o.text("network.neurons");
+  s.connectivity = o.text("network.connectivity");
+  if (!s.connectivity.empty() && s.format == "edgelist" && !o.given("network.neurons")) s.neurons.clear();
+  s.sugar_ids = sugar_ids_file();
+  s.readout_id = kMn9RootId;
+  s.generator_seed = static_cast<uint64_t>(o.integer("network.seed"));
+  s.sign_seed = s.generator_seed;
+  s.inhibitory_fraction = o.number("network.inhibitory-fraction");
+  if (s.inhibitory_fraction < 0.0 || s.inhibitory_fraction > 1.0) o.reject("network.inhibitory-fraction", "must lie in 0..1");
+  if (o.boolean("network.cache")) s.cache_dir = o.text("network.cache-dir");
+  return s;
+}
+
+}  // namespace flysim::app

@@ -1,0 +1,29 @@
+#pragma once
+// Where flysim finds its bundled data and cache, and the network.* options that turn
+// into a NetworkSource: shared by the program and the Python module (python/).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "apps/flysim/options/options.hpp"
+#include "io/network_source.hpp"
+
+namespace flysim::app {
+
+// The bundled data folder (data/ of the source tree); FLYSIM_DATA_DIR overrides it.
+std::string data_dir();
+// $XDG_CACHE_HOME/flysim, else $HOME/.cache/flysim, else .flysim-cache.
+std::string default_cache_dir();
+// The bundled sugar-sensing neurons (root IDs file): the default stimulus, and the
+// synthetic network's sensory neurons.
+std::string sugar_ids_file();
+
+// The MN9 root ID (docs/MODEL.md's readout neuron): wired by the generator, the default of
+// output.readouts.
+inline constexpr int64_t kMn9RootId = 720575940660219265;
+
+// network.* options.
+std::vector<OptionSpec> network_options();
+NetworkSource network_source(const Options& o);
+
+}  // namespace flysim::app

@@ -1,0 +1,30 @@
+#include "apps/flysim/process/owned_files.hpp"
+
+#include <filesystem>
+
+#include "io/input_file.hpp"
+
+namespace flysim::app {
+
+OwnedFiles claim_owned_files(const Options& o, bool serving) {
+  OwnedFiles owned;
+  const std::string& journal = o.text("output.journal");
+  // A device or FIFO (/dev/null) holds no journal to keep: written in place, unlocked.
+  if (!journal.empty() && special_file_kind(journal).empty()) {
+    owned.journal = std::make_unique<FileLock>(journal, "the journal (output.journal)", true);
+    if (owned.journal->had_content() && !o.boolean("output.journal-overwrite"))
+      o.reject("output.journal", "holds the journal of an earlier run, which its replay needs; move it away, name another "
+                                 "file, or set output.journal-overwrite=true to replace it");
+  }
+  if (serving) {
+    const std::string& dir = o.text("checkpoint.dir");
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) o.reject("checkpoint.dir", "cannot be created: " + ec.message());
+    owned.checkpoints = std::make_unique<FileLock>((std::filesystem::path(dir) / kCheckpointLockName).string(),
+                                                   "the lock of checkpoint.dir", true);
+  }
+  return owned;
+}
+
+}  // namespace flysim::app

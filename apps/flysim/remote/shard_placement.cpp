@@ -1,0 +1,59 @@
+#include "apps/flysim/remote/shard_placement.hpp"
+
+#include <caf/io/all.hpp>
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <map>
+
+#include "actors/plasticity_shard.hpp"
+#include "apps/flysim/remote/network_layer.hpp"
+#include "model/errors.hpp"
+
+namespace flysim::app {
+
+namespace {
+// In words: a handshake that the other side broke off is, in practice, a token mismatch.
+std::string why_unreachable(caf::actor_system& system, const caf::error& err, const ShardPlace& place) {
+  if (err == caf::sec::disconnect_during_handshake)
+    return "the node broke off the handshake: its --token-file and this run's plasticity.token-file differ, or only "
+           "one side has a token";
+  return system.render(err) + " (is `flysim shard --port=" + std::to_string(place.port) + "` running there" +
+         (authenticates_peers(system) ? ", with --token-file holding the same token as plasticity.token-file?)"
+                                      : ", without --token-file?)");
+}
+}  // namespace
+
+std::vector<plasticity_shard_actor> spawn_shards(caf::actor_system& system, caf::scoped_actor& owner,
+                                                 std::vector<ShardSetup> setups, const std::vector<ShardPlace>& places) {
+  std::vector<plasticity_shard_actor> shards;
+  std::map<std::string, shard_node_actor> nodes;
+  for (std::size_t k = 0; k < setups.size(); ++k) {
+    const ShardPlace& place = places[k];
+    const std::size_t connections = setups[k].connections.plastic.size();
+    if (place.host.empty()) {
+      shards.push_back(spawn_plasticity_shard(system, std::move(setups[k])));
+      spdlog::info("plasticity shard {}/{}: local, {} plastic connections", k + 1, setups.size(), connections);
+      continue;
+    }
+    auto node = nodes.find(place.name());
+    if (node == nodes.end()) {
+      auto reached = reach_node(system, place.host, place.port);
+      if (!reached)
+        throw input_error("plasticity.nodes: cannot reach the shard node " + place.name() + ": " +
+                          why_unreachable(system, reached.error(), place));
+      node = nodes.emplace(place.name(), *reached).first;
+    }
+    std::string problem;
+    owner->request(node->second, std::chrono::minutes(2), spawn_atom::value, std::move(setups[k]))
+        .receive([&](plasticity_shard_actor& shard) { shards.push_back(shard); },
+                 [&](caf::error& err) { problem = describe_error(err); });
+    if (!problem.empty())
+      throw input_error("plasticity.nodes: the shard node " + place.name() + " did not start shard " + std::to_string(k + 1) +
+                        ": " + problem);
+    spdlog::info("plasticity shard {}/{}: on {}, {} plastic connections", k + 1, setups.size(), place.name(), connections);
+  }
+  return shards;
+}
+
+}  // namespace flysim::app

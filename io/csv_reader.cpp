@@ -1,0 +1,105 @@
+#include "io/csv_reader.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "io/input_file.hpp"
+
+namespace flysim {
+
+namespace {
+constexpr std::size_t kBlockBytes = 8u << 20;
+}
+
+CsvReader::CsvReader(std::string path) : path_(std::move(path)), buffer_(new char[kBlockBytes]) {
+  file_ = open_input_file(path_, "a CSV file");
+  std::error_code ec;
+  file_size_ = std::filesystem::file_size(path_, ec);
+}
+
+CsvReader::~CsvReader() {
+  if (file_) std::fclose(file_);
+}
+
+bool CsvReader::refill() {
+  if (eof_) return false;
+  begin_ = 0;
+  end_ = std::fread(buffer_.get(), 1, kBlockBytes, file_);
+  if (end_ < kBlockBytes) {
+    if (std::ferror(file_)) throw input_error(path_ + ": read error: " + std::strerror(errno));
+    eof_ = true;
+  }
+  return end_ > 0;
+}
+
+std::string_view CsvReader::trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+
+bool CsvReader::next_line() {
+  carry_.clear();
+  bool straddles = false;
+  for (;;) {
+    if (begin_ == end_ && !refill()) {
+      if (!straddles) return false;
+      line_ = carry_;
+      break;
+    }
+    const char* start = buffer_.get() + begin_;
+    const void* nl = std::memchr(start, '\n', end_ - begin_);
+    if (nl) {
+      const std::size_t len = static_cast<const char*>(nl) - start;
+      begin_ += len + 1;
+      consumed_ += len + 1;
+      if (straddles) {
+        carry_.append(start, len);
+        line_ = carry_;
+      } else {
+        line_ = std::string_view(start, len);
+      }
+      break;
+    }
+    carry_.append(start, end_ - begin_);
+    consumed_ += end_ - begin_;
+    begin_ = end_;
+    straddles = true;
+  }
+  if (!line_.empty() && line_.back() == '\r') line_.remove_suffix(1);
+  ++line_number_;
+  if (line_number_ == 1) line_ = strip_utf8_bom(line_);
+  fields_.clear();
+  std::size_t pos = 0;
+  for (;;) {
+    const std::size_t comma = line_.find(',', pos);
+    if (comma == std::string_view::npos) {
+      fields_.push_back(line_.substr(pos));
+      break;
+    }
+    fields_.push_back(line_.substr(pos, comma - pos));
+    pos = comma + 1;
+  }
+  return true;
+}
+
+void CsvReader::require_field_count(std::size_t count, std::string_view expected) const {
+  if (fields_.size() != count)
+    throw error("expected " + std::to_string(count) + (count == 1 ? " field" : " fields") + " (" + std::string(expected) +
+                "), got " + std::to_string(fields_.size()) + ": '" + printable(line_.substr(0, 80)) + "'");
+}
+
+std::vector<std::size_t> require_columns(const CsvReader& reader, const std::vector<std::string_view>& names) {
+  std::vector<std::size_t> columns;
+  for (std::string_view name : names) {
+    std::size_t found = reader.fields().size();
+    for (std::size_t c = 0; c < reader.fields().size(); ++c)
+      if (CsvReader::trim(reader.fields()[c]) == name) found = c;
+    if (found == reader.fields().size()) throw reader.error("missing column '" + std::string(name) + "' in the header");
+    columns.push_back(found);
+  }
+  return columns;
+}
+
+}  // namespace flysim

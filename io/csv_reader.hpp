@@ -1,0 +1,73 @@
+#pragma once
+// A streaming CSV reader for large, simple files (no quoting: the FlyWire tables have
+// none). Reads in blocks so a 1 GB table never sits in memory whole, and keeps the
+// line number so that every error can say file:line.
+#include <charconv>
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/errors.hpp"
+#include "io/input_file.hpp"
+
+namespace flysim {
+
+class CsvReader {
+ public:
+  explicit CsvReader(std::string path);
+  ~CsvReader();
+  CsvReader(const CsvReader&) = delete;
+  CsvReader& operator=(const CsvReader&) = delete;
+
+  // Next line split at commas into fields(); false at end of file. Skips nothing.
+  bool next_line();
+  const std::vector<std::string_view>& fields() const { return fields_; }
+  std::string_view line() const { return line_; }
+  std::size_t line_number() const { return line_number_; }
+  const std::string& path() const { return path_; }
+  // Bytes consumed so far and the file size, for progress reports.
+  uint64_t bytes_read() const { return consumed_; }
+  uint64_t file_size() const { return file_size_; }
+
+  input_error error(const std::string& what) const { return input_error_at(path_, line_number_, what); }
+  // Throws naming the line unless it has exactly `count` fields (`expected` names them):
+  // an extra or a missing field means the file is not what the reader thinks it is.
+  void require_field_count(std::size_t count, std::string_view expected) const;
+
+  // Parses field `column` (0-based) as an integer; errors name the column.
+  template <class Int>
+  Int integer(std::size_t column, std::string_view column_name) const {
+    if (column >= fields_.size())
+      throw error("missing column '" + std::string(column_name) + "' (line has " + std::to_string(fields_.size()) + " fields)");
+    std::string_view text = trim(fields_[column]);
+    Int value{};
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || end != text.data() + text.size() || text.empty())
+      throw error("column '" + std::string(column_name) + "': '" + printable(text) + "' is not " +
+                  (ec == std::errc::result_out_of_range ? "in range" : "an integer"));
+    return value;
+  }
+
+  static std::string_view trim(std::string_view s);
+
+ private:
+  bool refill();
+  std::string path_;
+  std::FILE* file_ = nullptr;
+  std::unique_ptr<char[]> buffer_;
+  std::size_t begin_ = 0, end_ = 0;
+  bool eof_ = false;
+  std::string carry_;  // a line that straddles two blocks
+  std::string_view line_;
+  std::vector<std::string_view> fields_;
+  std::size_t line_number_ = 0;
+  uint64_t consumed_ = 0, file_size_ = 0;
+};
+
+// Maps header names to column positions; throws naming file:1 when one is missing.
+std::vector<std::size_t> require_columns(const CsvReader& reader, const std::vector<std::string_view>& names);
+
+}  // namespace flysim
