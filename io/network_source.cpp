@@ -77,6 +77,10 @@ void restrict_generator(GeneratorParams& params, std::size_t neurons, uint64_t c
   };
   params.max_out_degree = scaled_cap(params.max_out_degree);
   params.max_in_degree = scaled_cap(params.max_in_degree);
+  // The largest connection holds at most a quarter of all synapses: a small network's total
+  // cannot hold FlyWire's largest weight (2,405) beside its other connections.
+  params.max_synapses_per_connection = static_cast<uint32_t>(
+      std::clamp<uint64_t>(params.synapses / 4, 1, params.max_synapses_per_connection));
 }
 
 namespace {

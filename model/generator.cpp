@@ -465,13 +465,19 @@ Network generate_network(const GeneratorParams& p, const std::function<void(uint
   report(4);
   // The exact synapse total, by +-1 on random weak background weights.
   const uint32_t weak_max = std::min(p.max_synapses_per_connection, kStrongSynapses - 1);
+  // Weak weights first; only where they cannot reach the total (small networks, whose few
+  // strong weights outweigh the rest) may strong ones move too, the top weight kept.
+  const uint64_t weak_attempts = 64 * total + 1'000'000;
   for (uint64_t attempt = 0; synapse_sum != p.synapses; ++attempt) {
-    if (attempt > 64 * total + 1'000'000)
+    const bool strong_too = attempt > weak_attempts;
+    if (attempt > 2 * weak_attempts)
       throw input_error("generator: cannot reach " + std::to_string(p.synapses) + " synapses with these caps");
     const uint64_t e = weight_rng.below(total);
     if (net.out_weights[e] != 0 || e == largest) continue;
-    if (synapse_sum < p.synapses && synapses[e] < weak_max) ++synapses[e], ++synapse_sum;
-    else if (synapse_sum > p.synapses && synapses[e] > 1 && synapses[e] < kStrongSynapses) --synapses[e], --synapse_sum;
+    const uint32_t up_to = strong_too ? p.max_synapses_per_connection : weak_max;
+    if (synapse_sum < p.synapses && synapses[e] < up_to) ++synapses[e], ++synapse_sum;
+    else if (synapse_sum > p.synapses && synapses[e] > 1 && (strong_too || synapses[e] < kStrongSynapses))
+      --synapses[e], --synapse_sum;
   }
   report(5);
 

@@ -86,8 +86,16 @@ TEST(GenerateCli, ASmallIdFileGeneratesAndTheStatedLimitBuilds) {
   const std::size_t at = over.err.find(stated);
   ASSERT_NE(at, std::string::npos) << over.err;
   const std::string limit = over.err.substr(at + stated.size(), over.err.find_first_not_of("0123456789", at + stated.size()) - at - stated.size());
-  const CliResult at_limit = generate("--generate.neurons=100 --generate.connections=" + limit);
-  EXPECT_EQ(at_limit.code, 0) << limit << ": " << at_limit.err;
+  for (const char* seed : {"1", "5", "9"}) {
+    const CliResult at_limit = generate("--generate.neurons=100 --network.seed=" + std::string(seed) +
+                                        " --generate.connections=" + limit);
+    EXPECT_EQ(at_limit.code, 0) << limit << ", seed " << seed << ": " << at_limit.err;
+  }
+  // The smallest networks too: their total cannot hold FlyWire's largest weight.
+  for (const char* seed : {"1", "2", "3"}) {
+    const CliResult tiny = generate("--generate.neurons=30 --network.seed=" + std::string(seed) + " --generate.connections=217");
+    EXPECT_EQ(tiny.code, 0) << "30 neurons, seed " << seed << ": " << tiny.err;
+  }
 }
 
 }  // namespace
