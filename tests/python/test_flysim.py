@@ -251,5 +251,72 @@ def net_index(flywire_ids):
     return load().index_of(np.asarray(flywire_ids)).tolist()
 
 
+class ServiceTest(unittest.TestCase):
+    """flysim.Service against a real `flysim serve` on net2000."""
+
+    def setUp(self):
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        self.dir = Path(tmp.name)
+        self.stderr = open(self.dir / "serve.err", "w+")
+        self.addCleanup(self.stderr.close)
+        self.serve = subprocess.Popen(
+            [BINARY, "serve", f"--network.neurons={NEURONS}", f"--network.connectivity={CONNECTIVITY}",
+             f"--stimulus.ids={NET / 'stimulated.txt'}", f"--network.cache-dir={self.dir / 'cache'}", "--run.pace=5",
+             "--control.port=0", f"--output.journal={self.dir / 'journal.jsonl'}", f"--checkpoint.dir={self.dir / 'ck'}"],
+            stdout=subprocess.PIPE, stderr=self.stderr, text=True)
+        self.addCleanup(self.end_serve)
+        for line in self.serve.stdout:  # ends when serve exits
+            if "control API on http://" in line:
+                self.url = line[line.index("http://"):].strip()
+                return
+        self.fail(f"flysim serve printed no control API address; its stderr:\n{self.serve_log()}")
+
+    def serve_log(self):
+        self.stderr.seek(0)
+        return self.stderr.read()
+
+    def end_serve(self):
+        if self.serve.poll() is None:
+            self.serve.kill()
+        self.serve.wait()
+        self.serve.stdout.close()
+
+    def test_status_swap_stimulus_refusal_and_stop(self):
+        svc = flysim.Service(self.url)
+        status = svc.status()
+        self.assertIn(status["state"], ("running", "starting"))
+        self.assertEqual(status["poisson_neurons"], len(STIMULATED))
+        swapped = svc.swap("cpu", threads=1)
+        self.assertTrue(swapped["ok"], swapped)
+        self.assertEqual(svc.status()["threads"], 1)
+        changed = svc.stimulus(rate_hz=300)
+        self.assertTrue(changed["ok"], changed)
+        self.assertEqual(svc.status()["stimulus_rate_hz"], 300)
+        self.assertIn("next", svc.rates())
+        with self.assertRaises(flysim.ServiceError) as refused:
+            svc.stimulus(group="extra", rate_hz=80)
+        self.assertEqual(refused.exception.status, 409)
+        self.assertIn("group 'extra' is new", refused.exception.message)
+        with self.assertRaises(flysim.ServiceError) as bad:
+            svc.swap("cpu", threads=0)
+        self.assertEqual(bad.exception.status, 400)
+        self.assertIn("threads must be 1..", str(bad.exception))
+        self.assertTrue(svc.stop()["ok"])
+        self.assertEqual(self.serve.wait(timeout=60), 0, self.serve_log())
+        self.assertIn('"rate_hz"', (self.dir / "journal.jsonl").read_text())
+        with self.assertRaisesRegex(flysim.ServiceError, "no flysim serve answers at") as gone:
+            svc.status()
+        self.assertIsNone(gone.exception.status)
+
+    def test_a_wrong_url_and_an_unknown_endpoint_are_named(self):
+        with self.assertRaisesRegex(ValueError, "must be http://HOST:PORT"):
+            flysim.Service("127.0.0.1:7460")
+        with self.assertRaises(flysim.ServiceError) as unknown:
+            flysim.Service(self.url)._request("GET", "/nowhere")
+        self.assertEqual(unknown.exception.status, 404)
+        self.assertIn("no endpoint /nowhere", unknown.exception.message)
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)
