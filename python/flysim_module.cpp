@@ -92,6 +92,11 @@ PYBIND11_MODULE(_flysim, m) {
             r.threads = threads;
             r.batch = batch;
             r.params = params;
+            // Ctrl-C (or another signal handler's exception) ends the run at an epoch boundary.
+            r.poll = [] {
+              py::gil_scoped_acquire locked;
+              if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+            };
             python::RunSpikes spikes;
             {
               py::gil_scoped_release unlocked;

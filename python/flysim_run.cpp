@@ -142,16 +142,26 @@ RunSpikes NetworkSession::run(const RunRequest& r) {
   }
 
   std::vector<std::vector<Spike>> per_trial(static_cast<std::size_t>(r.trials));
+  auto polled = started;
+  bool polling = false;  // an exception thrown now is the caller's, not the engine's
   const auto keep = [&](int32_t first, const BatchSpikes& spikes) {
     for (std::size_t k = 0; k < spikes.size(); ++k) {
       auto& trial = per_trial[static_cast<std::size_t>(first) + k];
       trial.insert(trial.end(), spikes[k].begin(), spikes[k].end());
     }
+    if (const auto now = std::chrono::steady_clock::now(); r.poll && now - polled >= kPollEvery) {
+      polled = now;
+      polling = true;
+      r.poll();
+      polling = false;
+    }
   };
   try {
     run_trial_batches(*engine, batches, keep, [](int32_t) {});
   } catch (...) {
-    engines_.erase(key);  // a failed engine's state is unknown: the next run builds another
+    // The engine stopped between epochs when the caller ended the run: it is kept (each batch
+    // starts at rest). A failed engine's state is unknown: the next run builds another.
+    if (!polling) engines_.erase(key);
     throw;
   }
   out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

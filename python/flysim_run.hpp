@@ -2,7 +2,9 @@
 // What the Python module (flysim_module.cpp) does, in plain C++: a network loaded the way
 // `flysim run` loads it, and trials of a stimulus run on it batch by batch
 // (kernels/trial_batches.hpp) on an engine kept between runs with the same settings.
+#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -46,7 +48,13 @@ struct RunRequest {
   unsigned threads = 0;  // the CPU pool's threads; 0: one per hardware thread
   int32_t batch = 0;     // trials advanced together; 0: what fits (batch_that_fits), at most `trials`
   LifParams params;      // r_poi_Hz is set from the first group
+  // Called at epoch boundaries, at most every kPollEvery of wall time: what it throws ends
+  // the run there and leaves the engine kept (Python checks for Ctrl-C in it).
+  std::function<void()> poll;
 };
+
+// How often a run calls RunRequest::poll: Ctrl-C answered within a blink, at no cost to the trials.
+inline constexpr std::chrono::milliseconds kPollEvery{50};
 
 // Every spike of a run, sorted by (trial, step, neuron): model indices.
 struct RunSpikes {

@@ -4,9 +4,11 @@ model's conventions. Run by CTest as python.module; by hand:
 """
 import csv
 import os
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 from pathlib import Path
 from unittest import mock
@@ -249,6 +251,40 @@ class ReferenceApiTest(unittest.TestCase):
 
 def net_index(flywire_ids):
     return load().index_of(np.asarray(flywire_ids)).tolist()
+
+
+class InterruptTest(unittest.TestCase):
+    def test_ctrl_c_ends_a_long_run_with_keyboard_interrupt_and_the_engine_runs_again(self):
+        child = f"""
+import sys, time
+import flysim
+net = flysim.load_network({str(NEURONS)!r}, {str(CONNECTIVITY)!r})
+stimulus = {{"s": ({STIMULATED!r}, 150.0)}}
+print("running", flush=True)
+try:
+    flysim.run(net, stimulus=stimulus, duration_ms=600000, trials=1, threads=1)
+except KeyboardInterrupt:
+    again = flysim.run(net, stimulus=stimulus, duration_ms=100, trials=1, threads=1)
+    print("engine reused", again.summary["engine_reused"], again.summary["spikes"] > 0, flush=True)
+    raise
+"""
+        proc = subprocess.Popen([sys.executable, "-c", child], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+        self.assertEqual(proc.stdout.readline().strip(), "running", proc.stderr.read() if proc.poll() is not None else "")
+        time.sleep(0.5)  # inside the C++ run loop
+        proc.send_signal(signal.SIGINT)
+        sent = time.monotonic()
+        try:
+            out, err = proc.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+            self.fail("a 600 s run went on for 10 s after SIGINT")
+        self.assertLess(time.monotonic() - sent, 3.0)
+        self.assertIn("Traceback", err)
+        self.assertTrue(err.rstrip().endswith("KeyboardInterrupt"), err)
+        self.assertEqual(out.strip(), "engine reused True True")
+        self.assertNotEqual(proc.returncode, 0)
 
 
 class ServiceTest(unittest.TestCase):
