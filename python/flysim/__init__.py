@@ -28,7 +28,7 @@ import numpy as np
 from . import _flysim
 
 __all__ = ["Network", "RunResult", "ScreenResult", "Service", "ServiceError", "load_network", "read_id_list", "run",
-           "screen", "run_exp", "get_rate", "default_params"]
+           "screen", "run_exp", "get_rate", "default_params", "MN9", "sugar_ids"]
 
 log = logging.getLogger("flysim")
 
@@ -110,6 +110,16 @@ def read_id_list(path: Union[str, os.PathLike]) -> np.ndarray:
     return _flysim.read_id_list(os.fspath(path))
 
 
+# MN9's root ID: the proboscis motor neuron the sugar experiment reads (screen's default readout).
+MN9: int = _flysim.mn9_root_id()
+
+
+def sugar_ids() -> np.ndarray:
+    """The sugar-sensing neurons' root IDs (numpy int64): data/sugar_grn_783.txt, run's
+    default stimulus."""
+    return read_id_list(_flysim.sugar_ids_file())
+
+
 def _lif_params(model: Optional[Mapping[str, float]]) -> "_flysim.LifParams":
     params = _flysim.LifParams()
     for key, value in (model or {}).items():
@@ -166,7 +176,7 @@ def _stimulus_groups(stimulus: Optional[Mapping[str, Tuple[Any, float]]], kicks)
     if stimulus is None:
         if kicks is not None:  # as `flysim run`: stimulus.ids applies only without kicks
             return []
-        return [("sugar", _root_ids(read_id_list(_flysim.sugar_ids_file()), "sugar"),
+        return [("sugar", _root_ids(sugar_ids(), "sugar"),
                  _flysim.LifParams().r_poi_Hz)]
     groups = []
     for name, value in stimulus.items():
@@ -288,8 +298,7 @@ def screen(net: Network,
         twice = sorted({n for n in names if names.count(n) > 1})
         raise ValueError(f"experiment names must be unique; given twice: {', '.join(twice)}")
     if readouts is None:
-        mn9 = _flysim.mn9_root_id()
-        readouts = [mn9] if np.isin(mn9, net.ids) else []
+        readouts = [MN9] if np.isin(MN9, net.ids) else []
     readouts = _root_ids(readouts, "readouts")
     net.index_of(readouts)
     results: Dict[str, RunResult] = {}

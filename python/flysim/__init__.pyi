@@ -22,6 +22,9 @@ class RunResult:
     summary: Dict[str, Any]
 
 default_params: Dict[str, Any]
+MN9: int
+
+def sugar_ids() -> np.ndarray: ...
 
 def load_network(neurons: Optional[PathLike] = ..., connectivity: Optional[PathLike] = ...,
                  format: str = ...) -> Network: ...
