@@ -145,6 +145,11 @@ def _trial_rates(trial: np.ndarray, flywire_id: np.ndarray, n_trials: int,
     return ids, counts / duration_s
 
 
+def _sd_over_trials(per_trial: np.ndarray) -> np.ndarray:
+    """Each row's standard deviation over the trials (ddof=1); NaN for a single trial."""
+    return per_trial.std(axis=1, ddof=1) if per_trial.shape[1] > 1 else np.full(per_trial.shape[0], np.nan)
+
+
 def _table(columns: Dict[str, np.ndarray]):
     """A DataFrame of the columns, or the dict itself without pandas."""
     return _pd.DataFrame(columns) if _pd is not None else columns
@@ -162,11 +167,13 @@ class RunResult:
         engine_reused).
     """
 
-    def __init__(self, spikes, step: np.ndarray, rates, summary: Dict[str, Any]) -> None:
+    def __init__(self, spikes, step: np.ndarray, rates, summary: Dict[str, Any],
+                 per_trial: Tuple[np.ndarray, np.ndarray]) -> None:
         self.spikes = spikes
         self.step = step
         self.rates = rates
         self.summary = summary
+        self._per_trial = per_trial  # _trial_rates' (ids, rates per trial): screen's tables start from it
 
     def __repr__(self) -> str:
         return f"<flysim.RunResult {self.summary}>"
@@ -246,12 +253,11 @@ def run(net: Network,
     dt_s = params.dt_ms * 1e-3
     spikes = _table({"t": step * dt_s, "trial": trial, "flywire_id": flywire_id})
     ids, per_trial = _trial_rates(trial, flywire_id, int(trials), out["steps_per_trial"] * dt_s)
-    sd = per_trial.std(axis=1, ddof=1) if trials > 1 else np.full(ids.size, np.nan)
-    rates = _table({"flywire_id": ids, "mean_rate_hz": per_trial.mean(axis=1), "sd_hz": sd})
+    rates = _table({"flywire_id": ids, "mean_rate_hz": per_trial.mean(axis=1), "sd_hz": _sd_over_trials(per_trial)})
     summary = {"spikes": int(step.size), "active_neurons": int(ids.size), "wall_s": out["wall_s"],
                "engine": out["engine"], "trials": int(trials), "duration_ms": out["steps_per_trial"] * params.dt_ms,
                "batch": out["batch"], "engine_reused": out["engine_reused"]}
-    return RunResult(spikes, step, rates, summary)
+    return RunResult(spikes, step, rates, summary, (ids, per_trial))
 
 
 class ScreenResult:
@@ -310,9 +316,8 @@ def screen(net: Network,
         duration_s = result.summary["duration_ms"] * 1e-3
         table = result.spikes
         trial, flywire_id = np.asarray(table["trial"]), np.asarray(table["flywire_id"])
-        ids, per_trial = _trial_rates(trial, flywire_id, n_trials, duration_s)
-        sd = per_trial.std(axis=1, ddof=1) if n_trials > 1 else np.full(ids.size, np.nan)
-        rate_rows.append((name, ids, n_trials, per_trial.mean(axis=1), sd))
+        ids, per_trial = result._per_trial
+        rate_rows.append((name, ids, n_trials, per_trial.mean(axis=1), _sd_over_trials(per_trial)))
         for root in readouts:
             row = np.asarray([np.count_nonzero((flywire_id == root) & (trial == k)) for k in range(n_trials)]) / duration_s
             rsd = row.std(ddof=1) if n_trials > 1 else float("nan")
