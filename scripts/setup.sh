@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages flysim builds with, when any is missing (and the tools
 # of its measurements: pidstat from sysstat, matplotlib for bench/watch.sh's picture,
-# Brian2 for bench/bench_brian2.sh).
+# Brian2 for bench/bench_brian2.sh; pytest runs the Python module's tests).
 # Runs as root (or through sudo when it is there); does nothing when all are present.
 set -euo pipefail
 packages=(build-essential cmake libcaf-dev libspdlog-dev libfmt-dev libcereal-dev
           libgtest-dev librandom123-dev libxxhash-dev libssl-dev libcpp-httplib-dev nlohmann-json3-dev python3
-          pybind11-dev python3-pandas python3-numpy \
+          pybind11-dev python3-pandas python3-numpy python3-pytest \
           sysstat python3-matplotlib curl python3-brian \
           chromium chromium-driver python3-selenium)  # the last three: the live page's browser test
 missing=()

@@ -1,6 +1,7 @@
 """The Python module flysim (python/flysim) against the flysim program and the reference
-model's conventions. Run by CTest as python.module; by hand:
-    PYTHONPATH=build/python FLYSIM_BINARY=build/flysim /usr/bin/python3 tests/python/test_flysim.py
+model's conventions. Run by CTest as python.module (under pytest when it is installed); by hand:
+    PYTHONPATH=build/python FLYSIM_BINARY=build/flysim /usr/bin/python3 -m pytest tests/python/test_flysim.py
+or, without pytest, /usr/bin/python3 tests/python/test_flysim.py
 """
 import csv
 import os
