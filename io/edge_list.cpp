@@ -130,6 +130,13 @@ bool is_inhibitory(const SignRule& rule, int64_t neuron_id) {
   return mix64(rule.seed ^ mix64(static_cast<uint64_t>(neuron_id))) < threshold;
 }
 
+std::string edge_list_description(const std::string& edges_path, const SignRule& rule) {
+  char rule_text[96];
+  std::snprintf(rule_text, sizeof rule_text, " (signs: inhibitory fraction %g, seed %llu)", rule.inhibitory_fraction,
+                static_cast<unsigned long long>(rule.seed));
+  return "edge list " + edges_path + rule_text;
+}
+
 Network load_edge_list(const std::string& edges_path, const std::string& nodes_path, const SignRule& rule,
                        std::vector<std::string>* names) {
   if (!(rule.inhibitory_fraction >= 0.0 && rule.inhibitory_fraction <= 1.0))
@@ -178,10 +185,7 @@ Network load_edge_list(const std::string& edges_path, const std::string& nodes_p
     const int32_t sign = is_inhibitory(rule, net.root_ids[pre]) ? -1 : 1;
     connections.push_back({pre, post, sign * e.count});
   }
-  char rule_text[96];
-  std::snprintf(rule_text, sizeof rule_text, " (signs: inhibitory fraction %g, seed %llu)", rule.inhibitory_fraction,
-                static_cast<unsigned long long>(rule.seed));
-  net.description = "edge list " + edges_path + rule_text;
+  net.description = edge_list_description(edges_path, rule);
   build_csr(net, std::move(connections), edges_path);
   if (names) *names = std::move(neurons.names);
   return net;

@@ -27,6 +27,9 @@ bool is_inhibitory(const SignRule& rule, int64_t neuron_id);
 // integer (C. elegans names), all are names: neuron k of the names sorted in byte order
 // gets ID k + 1, and `names` (when given) receives the names by model index.
 // Errors are input_errors naming file:line.
+// "edge list PATH (signs: ...)": what a network loaded from `edges_path` is called.
+std::string edge_list_description(const std::string& edges_path, const SignRule& rule);
+
 Network load_edge_list(const std::string& edges_path, const std::string& nodes_path, const SignRule& rule,
                        std::vector<std::string>* names = nullptr);
 

@@ -42,10 +42,12 @@ std::vector<int64_t> load_flywire_neurons(const std::string& path) {
   return ids;
 }
 
+std::string flywire_description(const std::string& connectivity_path) { return "FlyWire CSV " + connectivity_path; }
+
 Network load_flywire(const std::string& neurons_path, const std::string& connectivity_path, const ProgressFn& progress) {
   Network net;
   net.root_ids = load_flywire_neurons(neurons_path);
-  net.description = "FlyWire CSV " + connectivity_path;
+  net.description = flywire_description(connectivity_path);
   const int64_t n = static_cast<int64_t>(net.root_ids.size());
 
   CsvReader reader(connectivity_path);

@@ -15,6 +15,9 @@ using ProgressFn = std::function<void(uint64_t, uint64_t)>;
 std::vector<int64_t> load_flywire_neurons(const std::string& path);
 
 // Connectivity CSV with the seven columns of docs/MODEL.md, validated against the neurons.
+// "FlyWire CSV PATH": what a network loaded from `connectivity_path` is called.
+std::string flywire_description(const std::string& connectivity_path);
+
 Network load_flywire(const std::string& neurons_path, const std::string& connectivity_path,
                      const ProgressFn& progress = {});
 

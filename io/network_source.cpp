@@ -123,6 +123,11 @@ std::shared_ptr<const Network> obtain_network(const NetworkSource& source, const
   if (!source.cache_dir.empty()) {
     path = cache_path(source, key);
     if (auto cached = load_network_cache(path, key)) {
+      // The cache is shared by content: the network is named by the files given now.
+      if (!synthetic)
+        cached->description = source.format == "flywire"
+                                  ? flywire_description(source.connectivity)
+                                  : edge_list_description(source.connectivity, SignRule{source.inhibitory_fraction, source.sign_seed});
       log("network: " + cached->description + " from cache " + path + " in " + std::to_string(seconds_since(t0)) + " s");
       return std::make_shared<const Network>(std::move(*cached));
     }

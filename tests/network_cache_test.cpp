@@ -8,6 +8,7 @@
 #include "model/errors.hpp"
 #include "model/generator.hpp"
 #include "io/network_cache.hpp"
+#include "io/network_source.hpp"
 #include "test_support.hpp"
 
 namespace flysim::test {
@@ -100,6 +101,31 @@ TEST_F(NetworkCache, FileKeyChangesWhenAFileChanges) {
   { std::ofstream(path("a.csv"), std::ios::app) << "4,5,6\n"; }
   EXPECT_NE(file_source_key({path("a.csv")}), before);
   EXPECT_THROW(file_source_key({path("absent.csv")}), input_error);
+}
+
+// The cache is shared by content: the same files in two folders load once, and each load
+// names the files it was given, not the first loader's.
+TEST_F(NetworkCache, ACachedNetworkIsNamedByTheFilesGivenNow) {
+  for (const char* folder : {"a", "b"}) {
+    fs::create_directories(path(folder));
+    for (const char* file : {"neurons.csv", "connectivity.csv"})
+      fs::copy_file(data_path(std::string("net2000/") + file), path(std::string(folder) + "/" + file));
+  }
+  const auto source_in = [&](const std::string& folder) {
+    NetworkSource s;
+    s.neurons = path(folder + "/neurons.csv");
+    s.connectivity = path(folder + "/connectivity.csv");
+    s.cache_dir = path("cache");
+    return s;
+  };
+  std::vector<std::string> logs;
+  const auto log = [&](const std::string& line) { logs.push_back(line); };
+  const auto first = obtain_network(source_in("a"), log);
+  const auto second = obtain_network(source_in("b"), log);
+  EXPECT_NE(logs.back().find("from cache"), std::string::npos) << logs.back();
+  EXPECT_EQ(first->description, "FlyWire CSV " + path("a/connectivity.csv"));
+  EXPECT_EQ(second->description, "FlyWire CSV " + path("b/connectivity.csv"));
+  EXPECT_EQ(first->content_hash(), second->content_hash());
 }
 
 }  // namespace
