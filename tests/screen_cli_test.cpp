@@ -1,11 +1,13 @@
 // flysim screen end to end: each experiment's trials are those of `flysim run` with its
 // options, byte for byte; rates.csv's statistics; any batch size gives the same files; an
 // interrupted screen (a lost part, kill -9) resumes to the same files; bad tables are one
-// error line naming file:line.
+// error line naming file:line; a screen run as parts of a job array merges to the files of
+// the screen run at once, and merge refuses parts that do not make one screen.
 #include <gtest/gtest.h>
 #include <signal.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <sstream>
@@ -275,6 +277,94 @@ TEST(ScreenCli, BadTablesAreOneErrorLineNamingFileAndLine) {
   bad("name,rate_hz\na,100\nb,120\na,140\n", "4: experiment name 'a' is already used at " + d.path("bad.csv") + ":2");
   bad("name,rate_hz\na,fast\n", "2: column 'rate_hz': 'fast' is not a rate");
   EXPECT_FALSE(fs::exists(d.path("out/.screen-parts")));
+}
+
+
+// Sets environment variables for the children started in its scope.
+class ScopedEnv {
+ public:
+  explicit ScopedEnv(const std::map<std::string, std::string>& vars) : vars_(vars) {
+    for (const auto& [name, value] : vars_) setenv(name.c_str(), value.c_str(), 1);
+  }
+  ~ScopedEnv() {
+    for (const auto& [name, value] : vars_) unsetenv(name.c_str());
+  }
+
+ private:
+  std::map<std::string, std::string> vars_;
+};
+
+// Six experiments (baseline and the table's five) with spikes, as options of flysim screen.
+std::string six_experiments(const Screen& s) {
+  return " --screen.experiments=" + s.table + " --screen.baseline=true --screen.spikes=true --run.trials=2";
+}
+
+CliResult merge(const ScratchDir& d, const std::string& tag, const std::string& args) {
+  return run_flysim("screen merge" + args + " --screen.plot=false", d.path(tag + ".out"), d.path(tag + ".err"));
+}
+
+TEST(ScreenCli, ThreePartsMergeToTheFilesOfTheWholeScreen) {
+  ScratchDir d("screen-parts");
+  const Screen s = make_screen(d);
+  const std::string args = six_experiments(s);
+  ASSERT_EQ(screen(d, "whole", args + " --output.dir=" + d.path("whole")).code, 0);
+  for (const std::string k : {"1", "2"}) {
+    const CliResult part = screen(d, "part" + k, args + " --screen.part=" + k + "/3 --output.dir=" + d.path("part" + k));
+    ASSERT_EQ(part.code, 0) << part.err;
+    EXPECT_NE(part.err.find("part " + k + "/3: 2 of 6 experiments"), std::string::npos) << part.err;
+    EXPECT_FALSE(fs::exists(d.path("part" + k + "/rates.csv")));  // a part writes only its progress
+  }
+  {
+    // Slurm's --array=0-2: task 2 is the third part.
+    const ScopedEnv slurm({{"SLURM_ARRAY_TASK_ID", "2"}, {"SLURM_ARRAY_TASK_COUNT", "3"}, {"SLURM_ARRAY_TASK_MIN", "0"}});
+    const CliResult part = screen(d, "part3", args + " --screen.part=auto --output.dir=" + d.path("part3"));
+    ASSERT_EQ(part.code, 0) << part.err;
+    EXPECT_NE(part.err.find("part 3/3: 2 of 6 experiments"), std::string::npos) << part.err;
+  }
+  const CliResult merged = merge(d, "merge", " " + d.path("part3") + " " + d.path("part1") + " " + d.path("part2") + " --output.dir=" + d.path("merged"));
+  ASSERT_EQ(merged.code, 0) << merged.err;
+  for (const std::string name : {"rates.csv", "readouts.csv", "spikes.csv"}) {
+    SCOPED_TRACE(name);
+    EXPECT_EQ(std::system(("cmp -s " + d.path("whole/" + name) + " " + d.path("merged/" + name)).c_str()), 0);
+  }
+  EXPECT_GT(count_of(slurp(d.path("merged/spikes.csv")), "\n"), 100u);
+  // The merged folder is the whole screen's: resuming it re-assembles without running anything.
+  const CliResult resumed = screen(d, "resumed", args + " --screen.resume=true --output.dir=" + d.path("merged"));
+  ASSERT_EQ(resumed.code, 0) << resumed.err;
+  EXPECT_NE(resumed.out.find("(0 run now)"), std::string::npos) << resumed.out;
+}
+
+TEST(ScreenCli, BadPartsAreOneErrorLineNamingTheOptionOrVariable) {
+  ScratchDir d("screen-bad-part");
+  const std::string args = " --screen.baseline=true --output.dir=" + d.path("out");
+  expect_one_line_error(screen(d, "zero", args + " --screen.part=0/3"), "command line: option screen.part='0/3' part 0 is outside 1..3");
+  expect_one_line_error(screen(d, "four", args + " --screen.part=4/3"), "command line: option screen.part='4/3' part 4 is outside 1..3");
+  expect_one_line_error(screen(d, "none", args + " --screen.part=1/0"), "command line: option screen.part='1/0' N must be at least 1");
+  expect_one_line_error(screen(d, "word", args + " --screen.part=half"), "command line: option screen.part='half' is not K/N");
+  unsetenv("SLURM_ARRAY_TASK_ID");
+  unsetenv("SLURM_ARRAY_TASK_COUNT");
+  expect_one_line_error(screen(d, "auto", args + " --screen.part=auto"), "option screen.part=auto: SLURM_ARRAY_TASK_ID is not set");
+  const ScopedEnv id(std::map<std::string, std::string>{{"SLURM_ARRAY_TASK_ID", "1"}});
+  expect_one_line_error(screen(d, "count", args + " --screen.part=auto"), "option screen.part=auto: SLURM_ARRAY_TASK_COUNT is not set");
+  EXPECT_FALSE(fs::exists(d.path("out/.screen-parts")));
+}
+
+TEST(ScreenCli, MergeRefusesPartsThatAreNotOneWholeScreen) {
+  ScratchDir d("screen-merge-bad");
+  const Screen s = make_screen(d);
+  const std::string args = six_experiments(s);
+  for (const std::string k : {"1", "2", "3"})
+    ASSERT_EQ(screen(d, "part" + k, args + " --screen.part=" + k + "/3 --output.dir=" + d.path("part" + k)).code, 0);
+  ASSERT_EQ(screen(d, "other", args + " --stimulus.rate=100 --screen.part=3/3 --output.dir=" + d.path("other")).code, 0);
+  const std::string p1 = d.path("part1"), p2 = d.path("part2"), p3 = d.path("part3"), out = " --output.dir=" + d.path("merged");
+  expect_one_line_error(merge(d, "missing", " " + p1 + " " + p2 + out), "screen merge: part 3/3 of the screen in " + p1 + " is missing");
+  expect_one_line_error(merge(d, "other", " " + p1 + " " + p2 + " " + d.path("other") + out),
+                        p1 + " and " + d.path("other") + " are parts of different screens: stimulus.rate was '150', now '100'");
+  expect_one_line_error(merge(d, "twice", " " + p1 + " " + p2 + " " + p2 + " " + p3 + out), "part 2/3 is given twice: " + p2 + " and " + p2);
+  fs::remove(p2 + "/.screen-parts/00004.counts");  // experiment 4, "two groups", is part 2's
+  expect_one_line_error(merge(d, "lost", " " + p1 + " " + p2 + " " + p3 + out),
+                        "experiment 'two groups' of part 2/3 is not done in " + p2 + "/.screen-parts");
+  EXPECT_FALSE(fs::exists(d.path("merged")));  // nothing written before the checks pass
 }
 
 }  // namespace

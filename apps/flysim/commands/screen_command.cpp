@@ -15,7 +15,9 @@
 #include "apps/flysim/commands/plot_script.hpp"
 #include "apps/flysim/options/readout_option.hpp"
 #include "apps/flysim/commands/screen_experiments.hpp"
+#include "apps/flysim/commands/screen_merge.hpp"
 #include "apps/flysim/commands/screen_outputs.hpp"
+#include "apps/flysim/commands/screen_part.hpp"
 #include "apps/flysim/commands/screen_trials.hpp"
 #include "apps/flysim/process/stop_signal.hpp"
 #include "apps/flysim/commands/trial_runs.hpp"
@@ -33,6 +35,9 @@ std::vector<OptionSpec> screen_options() {
       {"screen.readouts", OptionType::text, std::to_string(kMn9RootId),
        "root IDs of the readout neurons, comma-separated (default: MN9, skipped where the network lacks it)"},
       {"screen.spikes", OptionType::boolean, "false", "also write DIR/spikes.csv (t,trial,flywire_id,exp_name; t in s)"},
+      {"screen.part", OptionType::text, "",
+       "K/N: run only part K of N (experiments i with i mod N = K-1, counting from 0) into DIR/.screen-parts, for a job "
+       "array; `flysim screen merge` joins the parts. auto: K and N from SLURM_ARRAY_TASK_ID, _COUNT and _MIN"},
       {"screen.resume", OptionType::boolean, "false",
        "continue an interrupted screen from DIR/.screen-parts (its options must be the same)"},
       {"output.dir", OptionType::path, "", "folder for rates.csv, readouts.csv, spikes.csv, screen.png and .screen-parts/"},
@@ -46,7 +51,7 @@ std::vector<OptionSpec> screen_options() {
 // the network, the readouts and each experiment's plan.
 std::string manifest(const Options& o, const std::vector<OptionSpec>& specs, const Network& net,
                      const std::vector<int64_t>& readouts, const std::vector<ScreenRun>& runs) {
-  const std::vector<std::string> ignored = {"log.", "engine.", "run.batch", "output.dir", "screen.resume", "screen.plot", "screen.python"};
+  const std::vector<std::string> ignored = {"log.", "engine.", "run.batch", "output.dir", "screen.resume", "screen.part", "screen.plot", "screen.python"};
   std::string text = fmt::format("network = {} ({} neurons)\n", net.description, net.neuron_count());
   for (const OptionSpec& spec : specs)
     for (const std::string& key : o.keys_of(spec))
@@ -60,6 +65,7 @@ std::string manifest(const Options& o, const std::vector<OptionSpec>& specs, con
 }  // namespace
 
 int screen_command(const std::vector<std::string>& args) {
+  if (!args.empty() && args.front() == "merge") return screen_merge_command({args.begin() + 1, args.end()});
   const auto specs = screen_options();
   if (print_help_if_asked(
           args, "flysim screen --output.dir=DIR (experiments: --screen.experiments=CSV, --screen.activate-each=IDS, ...)",
@@ -69,7 +75,9 @@ int screen_command(const std::vector<std::string>& args) {
           "ddof=1 as pandas' .std(), over trials of spikes/duration, 0 Hz where it did not spike), DIR/readouts.csv "
           "(exp_name,readout_id,trials,mean_rate_hz,sd_hz,sem_hz,change_hz: change_hz is the mean less experiment "
           "baseline's), with screen.spikes DIR/spikes.csv (t,trial,flywire_id,exp_name) and DIR/screen.png. Each "
-          "finished experiment is kept in DIR/.screen-parts; an interrupted screen continues with --screen.resume=true.",
+          "finished experiment is kept in DIR/.screen-parts; an interrupted screen continues with --screen.resume=true. "
+          "For a job array, each task runs one part (--screen.part=K/N or auto) into its own DIR, and "
+          "`flysim screen merge DIR... --output.dir=OUT` (see `flysim screen merge --help`) writes the whole screen's files into OUT.",
           specs))
     return 0;
   catch_stop_signals();
@@ -86,8 +94,9 @@ int screen_command(const std::vector<std::string>& args) {
   const std::vector<int64_t> readout_roots = readout_ids(o, "screen.readouts");
   const TrialRunSetup run = trial_run_setup(o);
   const std::vector<ScreenExperiment> experiments = screen_experiments(o);
-  // Before the network loads: a missing plotter costs no waiting.
-  const bool plot = plot_wanted(o, "screen");
+  const ScreenPart part = screen_part(o, "screen.part");
+  // Before the network loads: a missing plotter costs no waiting (a part draws nothing).
+  const bool plot = part.whole && plot_wanted(o, "screen");
   const bool keep_spikes = o.boolean("screen.spikes");
   const auto net = load_network_into(o, "output.dir");
   std::vector<int64_t> readouts = readouts_in(o, readout_roots, *net, "screen.readouts");
@@ -99,13 +108,21 @@ int screen_command(const std::vector<std::string>& args) {
   std::vector<ScreenRun> runs;
   for (const ScreenExperiment& e : experiments)
     runs.push_back(resolve_experiment(e, base, o.number("stimulus.rate"), *net, run.params.dt_ms));
-  const ScreenParts parts(dir, manifest(o, specs, *net, readouts, runs), o.boolean("screen.resume"), "screen.resume");
+  const std::string title = screen_plot_title(run.trials, run.duration_ms);
+  const std::string whole_manifest = manifest(o, specs, *net, readouts, runs);
+  const ScreenParts parts(dir, part.whole ? whole_manifest : part_manifest(whole_manifest, part, {trial_seconds(run), keep_spikes, title}),
+                          o.boolean("screen.resume"), "screen.resume");
 
   std::vector<std::size_t> to_run;
-  for (std::size_t i = 0; i < runs.size(); ++i)
+  std::size_t mine = 0;  // the experiments of this part
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    if (!part.has(i)) continue;
+    ++mine;
     if (!parts.done(i, keep_spikes)) to_run.push_back(i);
-  if (to_run.size() < runs.size())
-    spdlog::info("screen: {} of {} experiments already done in {}", runs.size() - to_run.size(), runs.size(), parts.folder());
+  }
+  if (!part.whole) spdlog::info("screen: part {}/{}: {} of {} experiments", part.k, part.n, mine, runs.size());
+  if (to_run.size() < mine)
+    spdlog::info("screen: {} of {} experiments already done in {}", mine - to_run.size(), mine, parts.folder());
   const TrialBatches plan = trial_batches(o, run, net->neuron_count());
   const double dt_ms = run.params.dt_ms;
   std::string engine_text = "no engine (every experiment was done)";
@@ -124,26 +141,26 @@ int screen_command(const std::vector<std::string>& args) {
                                                             [](int32_t) { throw_if_stopped("the screen (finished experiments are kept: --screen.resume=true continues)"); });
       parts.commit(i, counts, keep_spikes ? &spike_lines : nullptr);
       const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-      spdlog::info("experiment {} done ({}/{}): {:.1f} s elapsed, about {:.1f} s left", runs[i].name, runs.size() - to_run.size() + n + 1,
-                   runs.size(), elapsed, elapsed / static_cast<double>(n + 1) * static_cast<double>(to_run.size() - n - 1));
+      spdlog::info("experiment {} done ({}/{}): {:.1f} s elapsed, about {:.1f} s left", runs[i].name, mine - to_run.size() + n + 1,
+                   mine, elapsed, elapsed / static_cast<double>(n + 1) * static_cast<double>(to_run.size() - n - 1));
     }
   }
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 
-  ScreenFiles files{dir, {}, readouts, trial_seconds(run), keep_spikes, false};
-  for (const ScreenRun& r : runs) files.names.push_back(r.name);
-  files.has_baseline = std::find(files.names.begin(), files.names.end(), "baseline") != files.names.end();
-  write_screen_files(parts, files);
-  if (plot)
-    draw_plot(o, "screen", {dir + "/readouts.csv", dir + "/screen.png",
-                            fmt::format("flysim screen: {} trials of {} ms per experiment", run.trials, run.duration_ms)},
-              "the CSV files");
+  std::vector<std::string> names;
+  for (const ScreenRun& r : runs) names.push_back(r.name);
+  const ScreenFiles files = screen_files(dir, names, readouts, trial_seconds(run), keep_spikes);
+  if (part.whole) write_screen_files(parts, files);
+  if (plot) draw_screen_plot(o, dir, title);
   const double simulated_s = static_cast<double>(to_run.size()) * run.trials * files.trial_s;
-  std::cout << fmt::format(
-      "flysim screen: {} experiments ({} run now) x {} trials x {} ms in {:.3f} s wall ({:.1f} simulated s per wall s) on {}\n"
-      "  written     {}/rates.csv, {}/readouts.csv{}{}\n",
-      runs.size(), to_run.size(), run.trials, run.duration_ms, wall_s, wall_s > 0 ? simulated_s / wall_s : 0.0, engine_text, dir,
-      dir, keep_spikes ? ", " + dir + "/spikes.csv" : "", plot ? ", " + dir + "/screen.png" : "");
+  std::cout << fmt::format("flysim screen: {} experiments ({} run now) x {} trials x {} ms in {:.3f} s wall ({:.1f} simulated s per wall s) on {}\n",
+                           mine, to_run.size(), run.trials, run.duration_ms, wall_s, wall_s > 0 ? simulated_s / wall_s : 0.0, engine_text);
+  if (!part.whole)
+    std::cout << fmt::format("  written     part {}/{} of {} experiments in {} (flysim screen merge joins the parts)\n", part.k, part.n,
+                             runs.size(), parts.folder());
+  else
+    std::cout << fmt::format("  written     {}/rates.csv, {}/readouts.csv{}{}\n", dir, dir, keep_spikes ? ", " + dir + "/spikes.csv" : "",
+                             plot ? ", " + dir + "/screen.png" : "");
   return 0;
 }
 

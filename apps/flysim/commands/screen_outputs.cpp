@@ -1,13 +1,30 @@
 #include "apps/flysim/commands/screen_outputs.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <fstream>
 #include <optional>
 
+#include "apps/flysim/commands/plot_script.hpp"
 #include "io/atomic_file.hpp"
 #include "model/errors.hpp"
 
 namespace flysim::app {
+
+ScreenFiles screen_files(const std::string& dir, const std::vector<std::string>& names, const std::vector<int64_t>& readouts,
+                         double trial_s, bool spikes) {
+  const bool has_baseline = std::find(names.begin(), names.end(), "baseline") != names.end();
+  return {dir, names, readouts, trial_s, spikes, has_baseline};
+}
+
+std::string screen_plot_title(int32_t trials, double duration_ms) {
+  return fmt::format("flysim screen: {} trials of {} ms per experiment", trials, duration_ms);
+}
+
+void draw_screen_plot(const Options& o, const std::string& dir, const std::string& title) {
+  draw_plot(o, "screen", {dir + "/readouts.csv", dir + "/screen.png", title}, "the CSV files");
+}
 
 void write_screen_files(const ScreenParts& parts, const ScreenFiles& f) {
   std::optional<std::vector<double>> baseline;

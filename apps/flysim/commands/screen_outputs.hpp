@@ -1,10 +1,11 @@
 #pragma once
 // flysim screen's final files, assembled from its progress folder: DIR/rates.csv,
-// DIR/readouts.csv and (screen.spikes) DIR/spikes.csv, each written atomically.
+// DIR/readouts.csv and (screen.spikes) DIR/spikes.csv, each written atomically, and DIR/screen.png.
 #include <string>
 #include <vector>
 
 #include "apps/flysim/commands/screen_parts.hpp"
+#include "apps/flysim/options/options.hpp"
 
 namespace flysim::app {
 
@@ -17,7 +18,17 @@ struct ScreenFiles {
   bool has_baseline = false;       // experiment `baseline` is in the list
 };
 
+// The files of the screen of experiments `names` in DIR (has_baseline from the names).
+ScreenFiles screen_files(const std::string& dir, const std::vector<std::string>& names, const std::vector<int64_t>& readouts,
+                         double trial_s, bool spikes);
+
 // Writes the files from every experiment's part.
 void write_screen_files(const ScreenParts& parts, const ScreenFiles& files);
+
+// The title of screen.png.
+std::string screen_plot_title(int32_t trials, double duration_ms);
+
+// Draws DIR/screen.png from DIR/readouts.csv with the screen.plot options.
+void draw_screen_plot(const Options& o, const std::string& dir, const std::string& title);
 
 }  // namespace flysim::app

@@ -24,8 +24,9 @@ std::string read_whole(const std::string& path) {
 // The key of a manifest line ("key = value" -> "key").
 std::string key_of(const std::string& line) { return line.substr(0, line.find(" = ")); }
 
-// The first line where two manifests differ, described for a message.
-std::string first_difference(const std::string& before, const std::string& now) {
+}  // namespace
+
+std::string first_manifest_difference(const std::string& before, const std::string& now) {
   std::istringstream a(before), b(now);
   std::string la, lb;
   while (true) {
@@ -39,8 +40,6 @@ std::string first_difference(const std::string& before, const std::string& now) 
   }
 }
 
-}  // namespace
-
 ScreenParts::ScreenParts(const std::string& dir, const std::string& manifest, bool resume, const std::string& resume_key)
     : folder_(dir + "/.screen-parts") {
   const std::string manifest_path = folder_ + "/manifest.txt";
@@ -48,7 +47,7 @@ ScreenParts::ScreenParts(const std::string& dir, const std::string& manifest, bo
     if (!resume)
       throw input_error(folder_ + " holds an earlier screen's progress: --" + resume_key +
                         "=true continues it (or re-assembles a finished one); delete the folder to start over");
-    if (const std::string diff = first_difference(read_whole(manifest_path), manifest); !diff.empty())
+    if (const std::string diff = first_manifest_difference(read_whole(manifest_path), manifest); !diff.empty())
       throw input_error("option " + resume_key + ": the screen in " + folder_ + " differs: " + diff +
                         "; resume with its options, or delete the folder to start over");
     return;
@@ -57,6 +56,18 @@ ScreenParts::ScreenParts(const std::string& dir, const std::string& manifest, bo
   std::filesystem::create_directories(folder_, ec);
   if (ec) throw input_error(folder_ + ": cannot be created: " + ec.message());
   write_atomically(manifest_path, manifest);
+}
+
+ScreenParts ScreenParts::existing(const std::string& dir) {
+  ScreenParts parts;
+  parts.folder_ = dir + "/.screen-parts";
+  return parts;
+}
+
+std::string ScreenParts::manifest_of(const std::string& dir) {
+  const std::string path = dir + "/.screen-parts/manifest.txt";
+  if (!std::filesystem::exists(path)) throw input_error(dir + ": holds no screen (no .screen-parts/manifest.txt)");
+  return read_whole(path);
 }
 
 std::string ScreenParts::counts_path(std::size_t index) const { return fmt::format("{}/{:05}.counts", folder_, index); }
@@ -69,6 +80,17 @@ bool ScreenParts::done(std::size_t index, bool with_spikes) const {
 void ScreenParts::commit(std::size_t index, const ExperimentCounts& counts, const std::string* spike_lines) const {
   if (spike_lines) write_atomically(spikes_path(index), *spike_lines);
   write_atomically(counts_path(index), counts_part_text(counts));
+}
+
+void ScreenParts::adopt(std::size_t index, const ScreenParts& from, bool with_spikes) const {
+  const auto link = [](const std::string& source, const std::string& target) {
+    std::error_code ec;
+    std::filesystem::remove(target, ec);
+    std::filesystem::create_hard_link(source, target, ec);
+    if (ec) write_atomically(target, read_whole(source));
+  };
+  if (with_spikes) link(from.spikes_path(index), spikes_path(index));
+  link(from.counts_path(index), counts_path(index));
 }
 
 ExperimentCounts ScreenParts::counts(std::size_t index) const {

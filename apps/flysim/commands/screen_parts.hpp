@@ -10,6 +10,9 @@
 
 namespace flysim::app {
 
+// The first line where two manifests differ ("KEY was 'A', now 'B'"), or empty when they are equal.
+std::string first_manifest_difference(const std::string& before, const std::string& now);
+
 class ScreenParts {
  public:
   // `manifest`: "key = value" lines. A fresh screen refuses a folder that holds an earlier
@@ -17,16 +20,24 @@ class ScreenParts {
   // naming the first option or experiment that does.
   ScreenParts(const std::string& dir, const std::string& manifest, bool resume, const std::string& resume_key);
 
+  // DIR's progress folder as it stands, for reading (flysim screen merge); its manifest is not checked.
+  static ScreenParts existing(const std::string& dir);
+  // The text of DIR/.screen-parts/manifest.txt; the error names DIR when there is none.
+  static std::string manifest_of(const std::string& dir);
+
   const std::string& folder() const { return folder_; }
   // Whether experiment `index` is committed (with its spike lines, when `with_spikes`).
   bool done(std::size_t index, bool with_spikes) const;
   // Commits experiment `index`: its spike lines first (when kept), then its counts.
   void commit(std::size_t index, const ExperimentCounts& counts, const std::string* spike_lines) const;
+  // Commits experiment `index` as `from` holds it (a hard link where the file system allows).
+  void adopt(std::size_t index, const ScreenParts& from, bool with_spikes) const;
   ExperimentCounts counts(std::size_t index) const;
   // The file of experiment `index`'s spike lines (t,trial,flywire_id,exp_name; no header).
   std::string spikes_path(std::size_t index) const;
 
  private:
+  ScreenParts() = default;
   std::string counts_path(std::size_t index) const;
   std::string folder_;
 };
