@@ -82,6 +82,7 @@ fuzz: build
 
 # Sanitized builds (C++ only; RelWithDebInfo, ccache): the unit and actor tests, run from
 # the test binary directly; the CLI tests, which spawn flysim processes, are left out.
+# allocator_may_return_null: the fuzz tests cap the address space and expect std::bad_alloc.
 SANITIZE_CMAKE = -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFLYSIM_CUDA=OFF -DFLYSIM_PYTHON=OFF -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
 ASAN_FILTER ?= CpuPool*:ThreadPool*:SpinBarrier*:EngineIdentity*:SilenceAndGroups*:Checkpoint*:Schedule*:FieldLists*:Batch.*:BatchChecks*:ControlJson*:ParserFuzz*:WireFuzz*:ModelRules*:Reference*:Stdp*:HotSwap*:ShardNode*:StimulusChange*:FaultInjectingEngine*:ActivityWindow*:Bounds*:PathPass*:PoissonDraws*:DeterministicMath*:EdgeList*:CsvReader*:RecorderActivity*:ReplayCheck*:CpuList*:CpuPartition*
 TSAN_FILTER ?= CpuPool*:ThreadPool*:SpinBarrier*:EngineIdentity*:SilenceAndGroups*:Checkpointer*:HotSwap*:StimulusChange*:FaultInjectingEngine*
@@ -90,7 +91,7 @@ SANITIZE_JOBS ?= 2
 test-asan: setup
 	cmake -S . -B build-asan -DFLYSIM_SANITIZE=address,undefined $(SANITIZE_CMAKE) $(CMAKE_ARGS)
 	cmake --build build-asan -j$(SANITIZE_JOBS) --target flysim flysim_tests
-	ASAN_OPTIONS=halt_on_error=1:print_stacktrace=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	ASAN_OPTIONS=halt_on_error=1:print_stacktrace=1:allocator_may_return_null=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	  build-asan/tests/flysim_tests --gtest_filter='$(ASAN_FILTER)'
 
 # tests/tsan.supp silences reports inside CAF's own (uninstrumented) library only.
