@@ -2,6 +2,7 @@
 #   make run    install missing packages, build flysim (Release), run the canonical experiment
 #   make test   install missing packages, build everything, run the whole test suite
 #   make python install missing packages, build the Python module flysim (build/python)
+#   make test-asan / test-tsan   the unit and actor tests under ASan+UBSan / TSan (not in CI)
 # ARGS="--key=value ..." passes options to `flysim run`.
 BUILD ?= build
 JOBS ?= $(shell nproc)
@@ -16,7 +17,7 @@ ifneq ($(NVCC),)
 endif
 CMAKE_ARGS ?=
 
-.PHONY: setup configure build python run test bench bench-checkpoint bench-plasticity bench-service watch bench-page bench-brian2 bench-compare bench-cpu-engine bench-cuda-floor fuzz clean
+.PHONY: setup configure build python run test bench bench-checkpoint bench-plasticity bench-service watch bench-page bench-brian2 bench-compare bench-cpu-engine bench-cuda-floor fuzz clean test-asan test-tsan
 
 setup:
 	bash scripts/setup.sh
@@ -78,6 +79,27 @@ bench-cuda-floor: build
 
 fuzz: build
 	bash bench/fuzz.sh $(BUILD)
+
+# Sanitized builds (C++ only; RelWithDebInfo, ccache): the unit and actor tests, run from
+# the test binary directly; the CLI tests, which spawn flysim processes, are left out.
+# allocator_may_return_null: the fuzz tests cap the address space and expect std::bad_alloc.
+SANITIZE_CMAKE = -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFLYSIM_CUDA=OFF -DFLYSIM_PYTHON=OFF -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
+ASAN_FILTER ?= CpuPool*:ThreadPool*:SpinBarrier*:EngineIdentity*:SilenceAndGroups*:Checkpoint*:Schedule*:FieldLists*:Batch.*:BatchChecks*:ControlJson*:ParserFuzz*:WireFuzz*:ModelRules*:Reference*:Stdp*:HotSwap*:ShardNode*:StimulusChange*:FaultInjectingEngine*:ActivityWindow*:Bounds*:PathPass*:PoissonDraws*:DeterministicMath*:EdgeList*:CsvReader*:RecorderActivity*:ReplayCheck*:CpuList*:CpuPartition*
+TSAN_FILTER ?= CpuPool*:ThreadPool*:SpinBarrier*:EngineIdentity*:SilenceAndGroups*:Checkpointer*:HotSwap*:StimulusChange*:FaultInjectingEngine*
+SANITIZE_JOBS ?= 2
+
+test-asan: setup
+	cmake -S . -B build-asan -DFLYSIM_SANITIZE=address,undefined $(SANITIZE_CMAKE) $(CMAKE_ARGS)
+	cmake --build build-asan -j$(SANITIZE_JOBS) --target flysim flysim_tests
+	ASAN_OPTIONS=halt_on_error=1:print_stacktrace=1:allocator_may_return_null=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	  build-asan/tests/flysim_tests --gtest_filter='$(ASAN_FILTER)'
+
+# tests/tsan.supp silences reports inside CAF's own (uninstrumented) library only.
+test-tsan: setup
+	cmake -S . -B build-tsan -DFLYSIM_SANITIZE=thread $(SANITIZE_CMAKE) $(CMAKE_ARGS)
+	cmake --build build-tsan -j$(SANITIZE_JOBS) --target flysim flysim_tests
+	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=$(CURDIR)/tests/tsan.supp \
+	  build-tsan/tests/flysim_tests --gtest_filter='$(TSAN_FILTER)'
 
 clean:
 	rm -rf $(BUILD)
