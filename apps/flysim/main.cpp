@@ -31,6 +31,8 @@ constexpr const char* kUsage =
     "  cost       host cores per role of a running service (like pidstat -t, by role)\n"
     "  sweep      a dose-response experiment: trials at each stimulus rate, the readouts'\n"
     "             mean rate, sd and sem per rate (CSV) and their plot\n"
+    "  screen     many experiments (Poisson groups, silencing) in one process: rates,\n"
+    "             readouts and spikes tables in the reference's schema, resumable, in parts\n"
     "  help       this text\n"
     "\n"
     "`flysim <command> --help` lists a command's options. Options can also come from a\n"
