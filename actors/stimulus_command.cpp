@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <unordered_map>
 
 #include "kernels/engine.hpp"
 #include "model/errors.hpp"
@@ -12,24 +11,15 @@
 namespace flysim {
 
 namespace {
-// The model indices of `ids`, ascending; an unknown or repeated ID is an input_error.
-std::vector<uint32_t> indices_of(const std::vector<int64_t>& ids, const std::unordered_map<int64_t, uint32_t>& index,
-                                 const char* what) {
-  std::vector<uint32_t> out;
-  for (int64_t id : ids) {
-    const auto it = index.find(id);
-    if (it == index.end()) throw input_error(std::string(what) + ": neuron ID " + std::to_string(id) + " is not in the network");
-    out.push_back(it->second);
-  }
-  std::sort(out.begin(), out.end());
-  if (const auto twice = std::adjacent_find(out.begin(), out.end()); twice != out.end())
-    throw input_error(std::string(what) + " lists a neuron twice (model index " + std::to_string(*twice) + ")");
-  return out;
+// The model indices of the IDs of field `what`, ascending; an unknown or repeated one is
+// an input_error naming the field and its position.
+std::vector<uint32_t> indices_of(const std::vector<int64_t>& ids, const Network& net, const std::string& what) {
+  return root_ids_as_indices(ids, net, [&](std::size_t k) { return what + "[" + std::to_string(k) + "]"; });
 }
 
 // The named group's rate and neurons from `c`: a new group needs both; an empty neuron
 // list removes the group.
-void change_group(StimulusPlan& plan, const LiveCommand& c, const std::unordered_map<int64_t, uint32_t>& index, double dt_ms) {
+void change_group(StimulusPlan& plan, const LiveCommand& c, const Network& net, double dt_ms) {
   auto it = std::find_if(plan.groups.begin(), plan.groups.end(), [&](const PoissonGroup& g) { return g.name == c.group; });
   if (it == plan.groups.end()) {
     if (c.rate_Hz < 0 || !c.replace_ids)
@@ -41,7 +31,7 @@ void change_group(StimulusPlan& plan, const LiveCommand& c, const std::unordered
     it->rate_Hz = c.rate_Hz;
     it->threshold = poisson_threshold(c.rate_Hz, dt_ms);
   }
-  if (c.replace_ids) it->neurons = indices_of(c.poisson_ids, index, "poisson_ids");
+  if (c.replace_ids) it->neurons = indices_of(c.poisson_ids, net, "poisson_ids");
   if (it->neurons.empty()) plan.groups.erase(it);
 }
 }  // namespace
@@ -55,12 +45,12 @@ StimulusChange stimulus_change(const TrialPlan& current, const LiveCommand& c, R
     return it->second;
   };
   if (!c.group.empty()) {
-    change_group(next.stimulus, c, index, dt_ms);
+    change_group(next.stimulus, c, net, dt_ms);
   } else {
     if (c.rate_Hz >= 0) next.stimulus_rate_Hz = c.rate_Hz;
-    if (c.replace_ids) next.stimulus.poisson_neurons = indices_of(c.poisson_ids, index, "poisson_ids");
+    if (c.replace_ids) next.stimulus.poisson_neurons = indices_of(c.poisson_ids, net, "poisson_ids");
   }
-  if (c.replace_silenced) next.stimulus.silenced = indices_of(c.silenced_ids, index, "silence_ids");
+  if (c.replace_silenced) next.stimulus.silenced = indices_of(c.silenced_ids, net, "silence_ids");
   if (!c.silence_mode.empty()) {
     const auto mode = parse_silence_mode(c.silence_mode);
     if (!mode) throw input_error("silence_mode must be outgoing or both, got '" + c.silence_mode + "'");
