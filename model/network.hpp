@@ -50,4 +50,21 @@ void build_csr(Network& net, std::vector<Connection> connections, const std::str
 // root ID -> model index; throws input_error naming `source` on a repeated ID.
 std::unordered_map<int64_t, uint32_t> index_of_ids(const std::vector<int64_t>& ids, const std::string& source);
 
+// A network's root IDs -> model indices, built once for many lookups (a screen resolves
+// thousands of experiments' ID lists). Holds a reference: the network must outlive it.
+class RootIdIndex {
+ public:
+  explicit RootIdIndex(const Network& net) : net_(net), index_(index_of_ids(net.root_ids, "network")) {}
+  const Network& network() const { return net_; }
+  // The model index of `id`, or nullptr when the network lacks it.
+  const uint32_t* find(int64_t id) const {
+    const auto it = index_.find(id);
+    return it == index_.end() ? nullptr : &it->second;
+  }
+
+ private:
+  const Network& net_;
+  std::unordered_map<int64_t, uint32_t> index_;
+};
+
 }  // namespace flysim

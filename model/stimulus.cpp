@@ -8,30 +8,39 @@
 
 namespace flysim {
 
-std::vector<uint32_t> root_ids_as_indices(const std::vector<int64_t>& ids, const Network& net,
+std::vector<uint32_t> root_ids_as_indices(const std::vector<int64_t>& ids, const RootIdIndex& index,
                                           const std::function<std::string(std::size_t k)>& where) {
-  const auto index = index_of_ids(net.root_ids, "network");
   std::vector<uint32_t> neurons;
   std::unordered_set<uint32_t> seen;
   for (std::size_t k = 0; k < ids.size(); ++k) {
-    const auto it = index.find(ids[k]);
-    if (it == index.end())
-      throw input_error(where(k) + ": neuron ID " + std::to_string(ids[k]) + " is not in the network (" + net.description + ")");
-    if (!seen.insert(it->second).second)
-      throw input_error(where(k) + ": neuron ID " + std::to_string(ids[k]) + " is listed twice");
-    neurons.push_back(it->second);
+    const uint32_t* found = index.find(ids[k]);
+    if (!found)
+      throw input_error(where(k) + ": neuron ID " + std::to_string(ids[k]) + " is not in the network (" +
+                        index.network().description + ")");
+    if (!seen.insert(*found).second) throw input_error(where(k) + ": neuron ID " + std::to_string(ids[k]) + " is listed twice");
+    neurons.push_back(*found);
   }
   std::sort(neurons.begin(), neurons.end());
   return neurons;
 }
 
-std::vector<uint32_t> listed_ids_as_indices(const std::string& path, const std::vector<ListedId>& listed, const Network& net,
-                                            const std::string& what) {
+std::vector<uint32_t> root_ids_as_indices(const std::vector<int64_t>& ids, const Network& net,
+                                          const std::function<std::string(std::size_t k)>& where) {
+  return root_ids_as_indices(ids, RootIdIndex(net), where);
+}
+
+std::vector<uint32_t> listed_ids_as_indices(const std::string& path, const std::vector<ListedId>& listed,
+                                            const RootIdIndex& index, const std::string& what) {
   std::vector<int64_t> ids;
   for (const ListedId& l : listed) ids.push_back(l.id);
-  return root_ids_as_indices(ids, net, [&](std::size_t k) {
+  return root_ids_as_indices(ids, index, [&](std::size_t k) {
     return path + ":" + std::to_string(listed[k].line) + (what.empty() ? "" : ": " + what);
   });
+}
+
+std::vector<uint32_t> listed_ids_as_indices(const std::string& path, const std::vector<ListedId>& listed, const Network& net,
+                                            const std::string& what) {
+  return listed_ids_as_indices(path, listed, RootIdIndex(net), what);
 }
 
 std::vector<Kick> sorted_kicks(std::vector<Kick> kicks, const Network& net, const std::string& source) {

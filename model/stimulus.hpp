@@ -94,11 +94,15 @@ struct ListedId {
 
 // Maps root IDs to model indices, ascending. An unknown or repeated ID is an input_error
 // that begins with where(k), the place of ids[k] ("FILE:LINE", "group 'sugar'").
+std::vector<uint32_t> root_ids_as_indices(const std::vector<int64_t>& ids, const RootIdIndex& index,
+                                          const std::function<std::string(std::size_t k)>& where);
 std::vector<uint32_t> root_ids_as_indices(const std::vector<int64_t>& ids, const Network& net,
                                           const std::function<std::string(std::size_t k)>& where);
 
 // The model indices of `listed` (IDs that stand on lines of file `path`), ascending. Unknown
 // or repeated IDs are input_errors naming path:line, then `what` (e.g. "column 'silence'").
+std::vector<uint32_t> listed_ids_as_indices(const std::string& path, const std::vector<ListedId>& listed,
+                                            const RootIdIndex& index, const std::string& what = "");
 std::vector<uint32_t> listed_ids_as_indices(const std::string& path, const std::vector<ListedId>& listed, const Network& net,
                                             const std::string& what = "");
 

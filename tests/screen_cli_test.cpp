@@ -349,6 +349,14 @@ TEST(ScreenCli, BadPartsAreOneErrorLineNamingTheOptionOrVariable) {
   EXPECT_FALSE(fs::exists(d.path("out/.screen-parts")));
 }
 
+TEST(ScreenCli, CudaDevicesWithoutTheCudaEngineIsOneErrorLine) {
+  ScratchDir d("screen-bad-devices");
+  const std::string args = " --screen.baseline=true --output.dir=" + d.path("out");
+  expect_one_line_error(screen(d, "cpu", args + " --engine.cuda-devices=0,0"),
+                        "command line: option engine.cuda-devices='0,0' applies to engine.kind=cuda only");
+  EXPECT_FALSE(fs::exists(d.path("out/.screen-parts")));
+}
+
 TEST(ScreenCli, MergeRefusesPartsThatAreNotOneWholeScreen) {
   ScratchDir d("screen-merge-bad");
   const Screen s = make_screen(d);

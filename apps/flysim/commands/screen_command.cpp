@@ -8,6 +8,7 @@
 #include <chrono>
 #include <filesystem>
 #include <iostream>
+#include <mutex>
 
 #include "apps/flysim/commands/commands.hpp"
 #include "apps/flysim/options/common_options.hpp"
@@ -17,7 +18,9 @@
 #include "apps/flysim/commands/screen_experiments.hpp"
 #include "apps/flysim/commands/screen_merge.hpp"
 #include "apps/flysim/commands/screen_outputs.hpp"
+#include "apps/flysim/commands/screen_engines.hpp"
 #include "apps/flysim/commands/screen_part.hpp"
+#include "apps/flysim/options/cuda_devices_option.hpp"
 #include "apps/flysim/commands/screen_trials.hpp"
 #include "apps/flysim/process/stop_signal.hpp"
 #include "apps/flysim/commands/trial_runs.hpp"
@@ -43,6 +46,7 @@ std::vector<OptionSpec> screen_options() {
       {"output.dir", OptionType::path, "", "folder for rates.csv, readouts.csv, spikes.csv, screen.png and .screen-parts/"},
   };
   own.insert(own.end(), more.begin(), more.end());
+  for (const OptionSpec& spec : cuda_devices_specs()) own.push_back(spec);
   for (const OptionSpec& spec : plot_options("screen", "plot_screen.py", "screen.png")) own.push_back(spec);
   return trial_run_options(own);
 }
@@ -93,6 +97,7 @@ int screen_command(const std::vector<std::string>& args) {
   if (dir.empty()) o.reject("output.dir", "must name a folder for the screen's files");
   const std::vector<int64_t> readout_roots = readout_ids(o, "screen.readouts");
   const TrialRunSetup run = trial_run_setup(o);
+  const std::vector<int> devices = cuda_devices(o);
   const std::vector<ScreenExperiment> experiments = screen_experiments(o);
   const ScreenPart part = screen_part(o, "screen.part");
   // Before the network loads: a missing plotter costs no waiting (a part draws nothing).
@@ -106,8 +111,9 @@ int screen_command(const std::vector<std::string>& args) {
   std::sort(readouts.begin(), readouts.end());
   const StimulusPlan base = stimulus_plan(o, *net);
   std::vector<ScreenRun> runs;
+  const RootIdIndex ids(*net);
   for (const ScreenExperiment& e : experiments)
-    runs.push_back(resolve_experiment(e, base, o.number("stimulus.rate"), *net, run.params.dt_ms));
+    runs.push_back(resolve_experiment(e, base, o.number("stimulus.rate"), ids, run.params.dt_ms));
   const std::string title = screen_plot_title(run.trials, run.duration_ms);
   const std::string whole_manifest = manifest(o, specs, *net, readouts, runs);
   const ScreenParts parts(dir, part.whole ? whole_manifest : part_manifest(whole_manifest, part, {trial_seconds(run), keep_spikes, title}),
@@ -128,22 +134,27 @@ int screen_command(const std::vector<std::string>& args) {
   std::string engine_text = "no engine (every experiment was done)";
   const auto started = std::chrono::steady_clock::now();
   if (!to_run.empty()) {
-    const ScreenRun& first = runs[to_run.front()];
-    const auto engine = make_trial_engine(run, plan, net, std::make_shared<const StimulusPlan>(first.plan),
-                                          poisson_threshold(first.rate_Hz, dt_ms));
-    engine_text = engine->describe();
+    ScreenEngines engines = screen_engines(o, devices, run, plan, net, runs[to_run.front()]);
+    engine_text = engines.front().describe();
+    if (engines.size() > 1) engine_text = fmt::format("{} engines ({} first)", engines.size(), engine_text);
     spdlog::info("screen: {} experiments x {} trials of {} ms on {}", to_run.size(), run.trials, run.duration_ms, engine_text);
-    for (std::size_t n = 0; n < to_run.size(); ++n) {
-      const std::size_t i = to_run[n];
-      engine->set_stimulus(std::make_shared<const StimulusPlan>(runs[i].plan), poisson_threshold(runs[i].rate_Hz, dt_ms));
+    std::mutex progress_lock;
+    std::size_t finished = 0;
+    engines.run(to_run, [&](Engine& engine, std::size_t i) {
+      engine.set_stimulus(std::make_shared<const StimulusPlan>(runs[i].plan), poisson_threshold(runs[i].rate_Hz, dt_ms));
       std::string spike_lines;
-      const ExperimentCounts counts = run_screen_experiment(*engine, plan, *net, runs[i].name, dt_ms, keep_spikes ? &spike_lines : nullptr,
-                                                            [](int32_t) { throw_if_stopped("the screen (finished experiments are kept: --screen.resume=true continues)"); });
+      const ExperimentCounts counts = run_screen_experiment(engine, plan, *net, runs[i].name, dt_ms, keep_spikes ? &spike_lines : nullptr,
+                                                            [&](int32_t) {
+                                                              throw_if_stopped("the screen (finished experiments are kept: --screen.resume=true continues)");
+                                                              if (engines.stopping()) throw std::runtime_error("another engine of the screen stopped");
+                                                            });
       parts.commit(i, counts, keep_spikes ? &spike_lines : nullptr);
+      const std::lock_guard<std::mutex> lock(progress_lock);
+      const std::size_t n = ++finished;
       const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-      spdlog::info("experiment {} done ({}/{}): {:.1f} s elapsed, about {:.1f} s left", runs[i].name, mine - to_run.size() + n + 1,
-                   mine, elapsed, elapsed / static_cast<double>(n + 1) * static_cast<double>(to_run.size() - n - 1));
-    }
+      spdlog::info("experiment {} done ({}/{}): {:.1f} s elapsed, about {:.1f} s left", runs[i].name, mine - to_run.size() + n,
+                   mine, elapsed, elapsed / static_cast<double>(n) * static_cast<double>(to_run.size() - n));
+    });
   }
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 

@@ -40,7 +40,7 @@ std::string fingerprint(const std::vector<uint32_t>& neurons) {
   return fmt::format("{}#{:016x}", neurons.size(), h);
 }
 
-std::vector<uint32_t> indices(const ScreenIds& ids, const Network& net) {
+std::vector<uint32_t> indices(const ScreenIds& ids, const RootIdIndex& net) {
   return listed_ids_as_indices(ids.file, ids.ids, net, ids.column.empty() ? "" : "column '" + ids.column + "'");
 }
 
@@ -117,7 +117,7 @@ std::vector<ScreenExperiment> screen_experiments(const Options& o) {
   return all;
 }
 
-ScreenRun resolve_experiment(const ScreenExperiment& e, const StimulusPlan& base, double base_rate_Hz, const Network& net,
+ScreenRun resolve_experiment(const ScreenExperiment& e, const StimulusPlan& base, double base_rate_Hz, const RootIdIndex& net,
                              double dt_ms) {
   ScreenRun run{e.name, base, e.rate_Hz.value_or(base_rate_Hz), ""};
   StimulusPlan& plan = run.plan;
@@ -140,7 +140,7 @@ ScreenRun resolve_experiment(const ScreenExperiment& e, const StimulusPlan& base
     plan.silenced = std::move(silenced);
   }
   threshold_of(e, run.rate_Hz, dt_ms, "rate_hz");
-  if (const std::string problem = groups_and_silence_problem(plan, net.neuron_count()); !problem.empty())
+  if (const std::string problem = groups_and_silence_problem(plan, net.network().neuron_count()); !problem.empty())
     throw input_error(e.origin() + ": experiment '" + e.name + "': " + problem);
   std::vector<uint32_t> kicked;
   for (const Kick& k : plan.kicks) kicked.push_back(k.neuron * 1000003u + static_cast<uint32_t>(k.step));

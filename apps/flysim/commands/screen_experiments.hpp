@@ -30,7 +30,7 @@ struct ScreenRun {
 
 // The experiment on `net`: `base` (the run's stimulus options) with the experiment's
 // changes. Errors name the experiment's file:line (and column) or option.
-ScreenRun resolve_experiment(const ScreenExperiment& e, const StimulusPlan& base, double base_rate_Hz, const Network& net,
+ScreenRun resolve_experiment(const ScreenExperiment& e, const StimulusPlan& base, double base_rate_Hz, const RootIdIndex& net,
                              double dt_ms);
 
 }  // namespace flysim::app

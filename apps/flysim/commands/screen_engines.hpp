@@ -1,0 +1,45 @@
+#pragma once
+// The engines of a screen: one per entry of engine.cuda-devices, each running whole
+// experiments on a thread of its own and taking the next experiment not yet taken, so
+// that fast and slow engines finish together. Which engine ran an experiment shows in no
+// file: each experiment is committed on its own and the screen's files are joined in
+// experiment order (screen_parts.hpp).
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "apps/flysim/commands/screen_experiments.hpp"
+#include "apps/flysim/commands/trial_runs.hpp"
+#include "kernels/engine.hpp"
+
+namespace flysim::app {
+
+// Runs run_one(engine, to_run[n]) for every n, one thread per engine (the calling thread
+// when there is one engine). `run_one` is called concurrently for different experiments
+// on different engines; `between` (the stop check) before each experiment. The first
+// exception of any engine stops the others at their next experiment or batch (their
+// `run_one` sees stopping() true) and is rethrown here once all have returned.
+class ScreenEngines {
+ public:
+  explicit ScreenEngines(std::vector<std::unique_ptr<Engine>> engines);
+
+  std::size_t size() const { return engines_.size(); }
+  Engine& front() { return *engines_.front(); }
+  // True once an engine failed or was stopped: the others stop at their next batch.
+  bool stopping() const;
+  void run(const std::vector<std::size_t>& to_run, const std::function<void(Engine&, std::size_t)>& run_one);
+
+ private:
+  std::vector<std::unique_ptr<Engine>> engines_;
+  struct Shared;
+  std::shared_ptr<Shared> shared_;
+};
+
+// The engines of `devices` (cuda_devices: engine.cuda-devices), each holding plan.batch
+// trials and `first`'s stimulus. A device listed k times must hold k batches: otherwise
+// an input_error names the option and what the batches need.
+ScreenEngines screen_engines(const Options& o, const std::vector<int>& devices, const TrialRunSetup& run, const TrialBatches& plan,
+                             const std::shared_ptr<const Network>& net, const ScreenRun& first);
+
+}  // namespace flysim::app

@@ -1,0 +1,23 @@
+#pragma once
+// engine.cuda-devices and engine.per-device: the CUDA devices a screen spreads its
+// experiments over, and how many engines each runs (apps/flysim/commands/screen_engines.hpp).
+// Several engines on one device overlap one engine's host work and launches with
+// another's kernels (docs/BENCHMARKS.md, "Screens").
+#include <vector>
+
+#include "apps/flysim/options/options.hpp"
+
+namespace flysim::app {
+
+// The options' specs: engine.cuda-devices ("" (engine.cuda-device), "all", or "0,1,...")
+// and engine.per-device.
+std::vector<OptionSpec> cuda_devices_specs();
+
+// One device number per engine: each device engine.per-device times, in the order
+// given (engine.cuda-device when engine.cuda-devices is empty, every device CUDA finds
+// for "all"; a device listed twice holds twice as many). With engine.kind=cpu, one
+// engine; either option given then is an input_error naming it, as is a number out of
+// range, a device CUDA does not find or an empty item.
+std::vector<int> cuda_devices(const Options& o);
+
+}  // namespace flysim::app
