@@ -1,12 +1,8 @@
 #include "actors/recorder.hpp"
 
-#include <fmt/format.h>
-
 #include <algorithm>
-#include <cmath>
 
 #include "host/thread_placement.hpp"
-#include "model/time_decimals.hpp"
 
 namespace flysim {
 
@@ -19,12 +15,13 @@ caf::error no_activity_window() {
 // Spikes per second of recorded time (0 before any time was recorded).
 double rate_of(uint64_t spikes, double seconds) { return seconds > 0 ? static_cast<double>(spikes) / seconds : 0.0; }
 
-void write_rates(const std::string& path, const std::vector<Responder>& ranked) {
-  AtomicFile out(path);
-  std::string text = "neuron_id,index,spikes,rate_hz\n";
-  for (const Responder& r : ranked) fmt::format_to(std::back_inserter(text), "{},{},{},{:.3f}\n", r.root_id, r.index, r.spikes, r.rate_Hz);
-  out.write(text.data(), text.size());
-  out.commit();
+// The spike writer, begun, and the rate writer of `config` (null where no path is given).
+void open_writers(recorder_state& st) {
+  const RecorderConfig& c = st.config;
+  if (!c.rates.path.empty()) st.rates = make_rate_writer(c.rates);
+  if (c.spikes.path.empty()) return;
+  st.spikes = make_spike_writer(c.spikes);
+  st.spikes->begin({c.network, c.dt_ms, c.steps_per_trial});
 }
 }  // namespace
 
@@ -45,23 +42,13 @@ recorder_actor::behavior_type recorder_behavior(recorder_actor::stateful_pointer
   st.counts.assign(st.config.network->neuron_count(), 0);
   if (!st.config.start.counts.empty()) st.counts = st.config.start.counts;
   st.total = st.config.start.spikes;
-  st.time_decimals = time_decimals(st.config.dt_ms);
   if (st.config.activity) {
     const auto& readouts = st.config.readout_root_ids;
     st.activity.emplace(st.config.network, *st.config.activity, readouts.empty() ? 0 : readouts.front());
     st.activity->set_stimulated(st.config.stimulated);
   }
-  static constexpr char header[] = "trial,step,t_ms,neuron_id\n";
   try {
-    if (!st.config.spikes_path.empty() && st.config.stream) {
-      st.spikes_stream.emplace(st.config.spikes_path);
-      st.spikes_stream->write(header, sizeof header - 1);
-      st.spikes_stream->flush();
-      st.last_flush = std::chrono::steady_clock::now();
-    } else if (!st.config.spikes_path.empty()) {
-      st.spikes_file.emplace(st.config.spikes_path);
-      st.spikes_file->write(header, sizeof header - 1);
-    }
+    open_writers(st);
   } catch (const std::exception& e) {
     st.open_failure = e.what();
   }
@@ -71,27 +58,12 @@ recorder_actor::behavior_type recorder_behavior(recorder_actor::stateful_pointer
         if (!st.open_failure.empty()) return self->quit(fail(st.open_failure));
         st.total += epoch.spikes.size();
         if (st.activity) st.activity->record(epoch.trial, epoch.first, epoch.steps, epoch.spikes);
-        st.line_buffer.clear();
-        for (const Spike& s : epoch.spikes) {
-          ++st.counts[s.neuron];
-          if (st.spikes_file || st.spikes_stream)
-            fmt::format_to(std::back_inserter(st.line_buffer), "{},{},{:.{}f},{}\n", epoch.trial, s.step,
-                           s.step * st.config.dt_ms, st.time_decimals, st.config.network->root_ids[s.neuron]);
-        }
-        const std::string lines =
-            st.order.add(epoch.trial, std::move(st.line_buffer), epoch.first + epoch.steps == st.config.steps_per_trial);
+        for (const Spike& s : epoch.spikes) ++st.counts[s.neuron];
         try {
-          if (st.spikes_file) st.spikes_file->write(lines.data(), lines.size());
-          if (st.spikes_stream) {
-            st.spikes_stream->write(lines.data(), lines.size());
-            const auto now = std::chrono::steady_clock::now();
-            if (now - st.last_flush >= kStreamFlushEvery) {
-              st.spikes_stream->flush();
-              st.last_flush = now;
-            }
-          }
+          if (st.spikes) st.spikes->write({epoch.trial, epoch.first, epoch.steps, epoch.spikes});
         } catch (const std::exception& e) {
           // A full disk: end with the reason; the sim loop (linked) passes it on.
+          st.spikes->abort();
           self->quit(fail(e.what()));
         }
       },
@@ -99,8 +71,9 @@ recorder_actor::behavior_type recorder_behavior(recorder_actor::stateful_pointer
         auto& st = self->state;
         if (!st.open_failure.empty()) return self->quit(fail(st.open_failure));
         try {
-          if (st.spikes_stream) st.spikes_stream->flush();
+          if (st.spikes) st.spikes->flush();
         } catch (const std::exception& e) {
+          st.spikes->abort();
           self->quit(fail(e.what()));
         }
       },
@@ -124,15 +97,10 @@ recorder_actor::behavior_type recorder_behavior(recorder_actor::stateful_pointer
         auto& st = self->state;
         if (!st.open_failure.empty()) return fail(st.open_failure);
         try {
-          const std::string held = st.order.drain();
-          if (st.spikes_file) st.spikes_file->write(held.data(), held.size());
-          if (st.spikes_stream) st.spikes_stream->write(held.data(), held.size());
-          if (st.spikes_file) st.spikes_file->commit();
-          st.spikes_file.reset();
-          if (st.spikes_stream) st.spikes_stream->commit();
-          st.spikes_stream.reset();
+          if (st.spikes) st.spikes->finish();
+          st.spikes.reset();
           std::vector<Responder> ranked = rank_responders(*st.config.network, st.counts, seconds);
-          if (!st.config.rates_path.empty()) write_rates(st.config.rates_path, ranked);
+          if (st.rates) st.rates->write(ranked);
           RecorderSummary summary;
           summary.spikes = st.total;
           summary.active_neurons = static_cast<uint32_t>(ranked.size());

@@ -1,12 +1,12 @@
 #pragma once
-// The recorder: counts spikes per neuron and writes the spike and rate files. By default
-// files appear under their names only when the run finishes (io/atomic_file.hpp): a
-// run that fails leaves nothing that looks complete. A streamed spike file (flysim
-// serve) grows as the run goes and is flushed at least every kStreamFlushEvery, in
-// whole lines (io/stream_file.hpp). In flysim serve it also keeps the live page's
-// activity window (model/activity_window.hpp): the spikes are already here, in order,
-// so counting them into bins costs no copy and no other message.
-#include <chrono>
+// The recorder: counts spikes per neuron and hands the spikes and, at the end, the rates
+// to their writers (io/output_writers.hpp), which own the formats and the files. By
+// default files appear under their names only when the run finishes: a run that fails
+// leaves nothing that looks complete. A streamed spike file (flysim serve) grows as the
+// run goes, flushed at least every kStreamFlushEvery, in whole lines
+// (io/output_file.hpp). In flysim serve it also keeps the live page's activity window
+// (model/activity_window.hpp): the spikes are already here, in order, so counting them
+// into bins costs no copy and no other message.
 #include <memory>
 #include <optional>
 #include <string>
@@ -15,17 +15,15 @@
 #include "model/snapshot.hpp"
 #include "messages/interfaces.hpp"
 #include "model/activity_window.hpp"
-#include "io/atomic_file.hpp"
-#include "io/stream_file.hpp"
+#include "io/output_writers.hpp"
 #include "model/network.hpp"
-#include "io/trial_order.hpp"
 
 namespace flysim {
 
 struct RecorderConfig {
   std::shared_ptr<const Network> network;
-  std::string spikes_path;  // empty: no spike file
-  std::string rates_path;   // empty: no rate file
+  OutputSpec spikes{"output.spikes"};  // empty path: no spike file
+  OutputSpec rates{"output.rates"};    // empty path: no rate file
   int32_t trials = 1;
   int32_t steps_per_trial = 0;
   double dt_ms = 0.1;
@@ -33,26 +31,19 @@ struct RecorderConfig {
   // Reported on their own (output.readouts, MN9 by default); the live page shows the first.
   std::vector<int64_t> readout_root_ids;
   RecorderPosition start;  // a restored run continues the counts of its checkpoint
-  bool stream = false;     // the spike file grows as the run goes
   std::optional<ActivitySettings> activity;  // flysim serve: keep the live page's window
   std::vector<uint32_t> stimulated;          // the neurons the stimulus drives at the start
 };
-
-inline constexpr std::chrono::milliseconds kStreamFlushEvery{200};
 
 struct recorder_state {
   RecorderConfig config;
   std::vector<uint64_t> counts;
   uint64_t total = 0;
-  std::optional<AtomicFile> spikes_file;
-  std::optional<StreamFile> spikes_stream;
-  std::chrono::steady_clock::time_point last_flush;
-  int time_decimals = 1;
-  std::string line_buffer;
-  TrialOrder order;  // a batch's trials written one after another
+  std::unique_ptr<SpikeWriter> spikes;  // null: no spike file
+  std::unique_ptr<RateWriter> rates;    // null: no rate file
   std::optional<ActivityWindow> activity;
-  // Why the spike file could not be opened; the recorder ends with it at its first
-  // message, when the sim loop (linked) is waiting for the run and passes it on.
+  // Why a writer could not be made or the spike file opened; the recorder ends with it at
+  // its first message, when the sim loop (linked) is waiting for the run and passes it on.
   std::string open_failure;
   static inline const char* name = "recorder";
 };

@@ -10,6 +10,7 @@
 #include "model/snapshot.hpp"
 #include "messages/cost.hpp"
 #include "model/engine_state.hpp"
+#include "model/responder.hpp"
 #include "model/shard_setup.hpp"
 #include "model/spike.hpp"
 
@@ -56,14 +57,6 @@ struct WeightUpdate {
   int32_t trial = 0;
   int32_t first = 0;
   std::vector<WeightChange> changes;
-};
-
-// One line of the top-responders table.
-struct Responder {
-  int64_t root_id = 0;
-  uint32_t index = 0;
-  uint64_t spikes = 0;
-  double rate_Hz = 0.0;
 };
 
 // ---- recorder -> sim_loop: what was written

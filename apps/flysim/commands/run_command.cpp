@@ -514,13 +514,13 @@ int run_or_serve(const std::vector<std::string>& args, RunMode mode) {
   caf::actor_system system{cfg};
   RecorderConfig rc;
   rc.network = net;
-  rc.spikes_path = o.text("output.spikes");
-  rc.rates_path = o.text("output.rates");
+  rc.spikes.path = o.text("output.spikes");
+  rc.rates.path = o.text("output.rates");
   rc.trials = plan.trials;
   rc.steps_per_trial = plan.steps_per_trial;
   rc.dt_ms = plan.dt_ms;
   rc.readout_root_ids = readouts;
-  rc.stream = plan.pace > 0 || o.text("run.duration-ms") == "forever";
+  rc.spikes.stream = plan.pace > 0 || o.text("run.duration-ms") == "forever";
   if (in.restored) rc.start = in.restored->recorder;
   if (serving) {  // the live page's window: only a service has a page to feed
     rc.activity = ActivitySettings{std::max(1, duration_to_steps(kActivityBinMs, plan.dt_ms)), kActivityBins, plan.dt_ms, plan.steps_per_trial};
