@@ -15,7 +15,7 @@ void stop_shards(self_ptr self) {
 void request_period_weights(self_ptr self, int32_t trial, int32_t end) {
   auto& st = self->state;
   const auto& shards = st.plan.plasticity.shards;
-  const WeightPipeline::Flushed flushed = st.weights.expect(trial, end, shards.size());
+  const WeightPipeline::Flushed flushed = st.weights.await_period(trial, end, shards.size());
   for (const auto& shard : shards)
     self->request(shard, caf::infinite, flush_atom::value, trial, flushed.first).then([=](WeightUpdate& update) {
       if (self->state.weights.add(flushed.ticket, update.changes)) {

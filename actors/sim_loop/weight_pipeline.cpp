@@ -17,7 +17,7 @@ bool WeightPipeline::period_ends_at(int32_t end) const {
   return period_steps_ > 0 && (end % period_steps_ == 0 || end == steps_per_trial_);
 }
 
-WeightPipeline::Flushed WeightPipeline::expect(int32_t trial, int32_t end, std::size_t shards) {
+WeightPipeline::Flushed WeightPipeline::await_period(int32_t trial, int32_t end, std::size_t shards) {
   const int32_t first = end - 1 - (end - 1) % period_steps_;
   pending_.push_back({apply_position(trial, end), shards, WeightUpdate{trial, first, {}}});
   return {taken_ + pending_.size() - 1, first};

@@ -31,7 +31,7 @@ class WeightPipeline {
     uint64_t ticket = 0;
     int32_t first = 0;
   };
-  Flushed expect(int32_t trial, int32_t end, std::size_t shards);
+  Flushed await_period(int32_t trial, int32_t end, std::size_t shards);
   // A restored run's learned but unapplied weights: those of the period that ended at
   // `start` (a period boundary), due one period later.
   void restore(RunPosition start, std::vector<WeightChange> changes);
