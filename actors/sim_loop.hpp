@@ -154,7 +154,8 @@ sim_loop_actor::behavior_type sim_loop_behavior(sim_loop_actor::stateful_pointer
 // CPUs are its own role's. `pool`: CAF's scheduler (fs-caf-N), for a run whose shards
 // live on other nodes: CAF 0.17's ~actor_system waits, without limit, for a detached
 // actor's object to be destroyed, and a local actor that has sent to a remote node is
-// kept alive by the network layer (docs/CAF-0.17.md, "Shutdown hangs").
+// kept alive by the network layer (docs/CAF-0.17.md, "Shutdown hangs"); and for the
+// deterministic actor tests, whose test scheduler runs only scheduled actors.
 enum class SimLoopThread { own, pool };
 sim_loop_actor spawn_sim_loop(caf::actor_system& system, RunPlan plan, engine_actor engine, recorder_actor recorder,
                               checkpointer_actor checkpointer, SimLoopThread thread);
