@@ -30,9 +30,7 @@ engine_state::~engine_state() {
 }
 
 engine_actor::behavior_type engine_behavior(engine_actor::stateful_pointer<engine_state> self,
-                                            std::shared_ptr<Engine> engine, EngineKind kind) {
-  if (const std::string problem = enter_role(kind == EngineKind::cpu ? ThreadRole::engine : ThreadRole::gpu); !problem.empty())
-    spdlog::warn("{}", problem);
+                                            std::shared_ptr<Engine> engine) {
   self->state.engine = std::move(engine);
   return {
       [=](advance_atom, const EpochRequest& r) -> caf::result<std::vector<EpochSpikes>> {
@@ -75,8 +73,17 @@ engine_actor::behavior_type engine_behavior(engine_actor::stateful_pointer<engin
   };
 }
 
-engine_actor spawn_engine(caf::actor_system& system, std::shared_ptr<Engine> engine, EngineKind kind) {
-  return system.spawn<caf::detached>(engine_behavior, std::move(engine), kind);
+engine_actor spawn_engine(caf::actor_system& system, std::shared_ptr<Engine> engine, EngineKind kind, EngineThread thread) {
+  if (thread == EngineThread::pool) return system.spawn(engine_behavior, std::move(engine));
+  // The thread names itself before the behavior runs (which CAF does on that thread).
+  return system.spawn<caf::detached>(
+      [](engine_actor::stateful_pointer<engine_state> self, std::shared_ptr<Engine> engine, EngineKind kind) {
+        if (const std::string problem = enter_role(kind == EngineKind::cpu ? ThreadRole::engine : ThreadRole::gpu);
+            !problem.empty())
+          spdlog::warn("{}", problem);
+        return engine_behavior(self, std::move(engine));
+      },
+      std::move(engine), kind);
 }
 
 }  // namespace flysim

@@ -1,7 +1,7 @@
 #pragma once
 // The engine actor: a thin shell around a kernels Engine (VAST's state + behavior).
-// Spawned detached: an epoch is real work, and CAF's scheduler threads stay free. Its
-// thread is the engine role's: worker 0 of a CPU pool (fs-engine-0, on cpus.engine), or
+// Spawned detached in a run: an epoch is real work, and CAF's scheduler threads stay
+// free. Its thread is the engine role's: worker 0 of a CPU pool (fs-engine-0, on cpus.engine), or
 // the thread that drives the CUDA engine (fs-gpu, on cpus.other: cpus.engine is free
 // while the GPU computes).
 #include <memory>
@@ -22,9 +22,15 @@ struct engine_state {
 };
 
 engine_actor::behavior_type engine_behavior(engine_actor::stateful_pointer<engine_state> self,
-                                            std::shared_ptr<Engine> engine, EngineKind kind);
+                                            std::shared_ptr<Engine> engine);
 
-// `kind`: what `engine` is (names and places its thread).
-engine_actor spawn_engine(caf::actor_system& system, std::shared_ptr<Engine> engine, EngineKind kind);
+// Where an engine actor runs. `own`: detached, on a thread of the engine's role (a run).
+// `pool`: CAF's scheduler, as any scheduled actor; the deterministic actor tests use it,
+// whose test scheduler runs every scheduled actor on the test's thread.
+enum class EngineThread { own, pool };
+
+// `kind`: what `engine` is (names and places its own thread).
+engine_actor spawn_engine(caf::actor_system& system, std::shared_ptr<Engine> engine, EngineKind kind,
+                          EngineThread thread = EngineThread::own);
 
 }  // namespace flysim

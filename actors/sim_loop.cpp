@@ -37,11 +37,6 @@ ScheduleGeometry geometry_of(const RunPlan& plan) {
           plan.plasticity.shards.empty()};
 }
 
-RunPosition weights_apply_position(int32_t trial, int32_t end, const RunPlan& plan) {
-  const int64_t next = int64_t{end} + plan.plasticity.period_steps;
-  return next < plan.steps_per_trial ? RunPosition{trial, static_cast<int32_t>(next)} : RunPosition{trial + 1, 0};
-}
-
 namespace sim_loop_ops {
 
 double elapsed_s(const sim_loop_state& st) {
@@ -69,7 +64,7 @@ std::function<void(caf::error&)> on_error_of_linked(self_ptr self) {
 
 int64_t steps_since_start(const sim_loop_state& st) {
   const ScheduleGeometry g = geometry_of(st.plan);
-  return simulated_steps_to(st.done, g) - simulated_steps_to(st.plan.start, g);
+  return simulated_steps_to(st.window.done(), g) - simulated_steps_to(st.plan.start, g);
 }
 
 void log_progress(self_ptr self, bool force) {
@@ -77,12 +72,13 @@ void log_progress(self_ptr self, bool force) {
   const auto now = std::chrono::steady_clock::now();
   if (!force && now - st.last_progress < st.plan.progress_every) return;
   st.last_progress = now;
+  const RunPosition done = st.window.done();
   const double simulated_s = static_cast<double>(steps_since_start(st)) * st.plan.dt_ms * 1e-3;
-  const int32_t first = std::min(st.done.trial + 1, st.plan.trials);
-  const int32_t last = std::min(st.done.trial + st.plan.batch, st.plan.trials);
+  const int32_t first = std::min(done.trial + 1, st.plan.trials);
+  const int32_t last = std::min(done.trial + st.plan.batch, st.plan.trials);
   spdlog::info("{} {}/{}: {:.1f} of {:.1f} ms simulated, {} spikes, {:.4f} wall s per simulated s",
                first == last ? "trial" : "trials", first == last ? std::to_string(first) : fmt::format("{}-{}", first, last),
-               st.plan.trials, st.done.step * st.plan.dt_ms,
+               st.plan.trials, done.step * st.plan.dt_ms,
                st.plan.steps_per_trial * st.plan.dt_ms, st.spikes, simulated_s > 0 ? elapsed_s(st) / simulated_s : 0.0);
 }
 
@@ -95,19 +91,19 @@ void deliver_summary(self_ptr self, RecorderSummary recorded, std::string engine
   summary.simulated_s = st.plan.steps_per_trial * st.plan.dt_ms * 1e-3;
   summary.simulated_this_run_s = static_cast<double>(steps_since_start(st)) * st.plan.dt_ms * 1e-3;
   summary.stopped_early = st.schedule->stopped();
-  summary.stopped_trial = st.done.trial;
-  summary.stopped_step = st.done.step;
+  summary.stopped_trial = st.window.done().trial;
+  summary.stopped_step = st.window.done().step;
   add_realtime_summary(self, summary);
   add_plasticity_summary(self, summary);
   summary.wall_s = elapsed_s(st);
   summary.cpu_s = process_cpu_seconds() - st.cpu_at_start;
   summary.peak_memory_MiB = peak_memory_MiB();
-  summary.checkpoints.assign(st.checkpoint_files.begin(), st.checkpoint_files.end());
-  summary.checkpoints_written = st.checkpoints_written;
+  summary.checkpoints.assign(st.checkpoints.newest().begin(), st.checkpoints.newest().end());
+  summary.checkpoints_written = st.checkpoints.count();
   summary.swaps = st.swap_log.items();
   summary.swaps_done = st.swap_log.count();
   summary.plasticity_shards = static_cast<uint32_t>(st.plan.plasticity.shards.size());
-  summary.weight_changes = st.weight_changes;
+  summary.weight_changes = st.weights.changes_applied();
   summary.final_weights = std::move(final_weights);
   stop_shards(self);
   st.promise.deliver(std::move(summary));
@@ -117,61 +113,48 @@ void finish(self_ptr self) {
   log_progress(self, true);
   self->state.finishing = true;
   const auto& st = self->state;
-  const double recorded_s = static_cast<double>(simulated_steps_to(st.done, geometry_of(st.plan))) * st.plan.dt_ms * 1e-3;
+  const double recorded_s = static_cast<double>(simulated_steps_to(st.window.done(), geometry_of(st.plan))) * st.plan.dt_ms * 1e-3;
   self->request(st.recorder, caf::infinite, finish_atom::value, recorded_s).then([=](RecorderSummary& recorded) {
-    self->request(self->state.engine, caf::infinite, describe_atom::value).then([=](std::string& engine) mutable {
+    self->request(self->state.engine.actor, caf::infinite, describe_atom::value).then([=](std::string& engine) mutable {
       if (!self->state.plan.plasticity.want_final_weights) {
         deliver_summary(self, std::move(recorded), std::move(engine), {});
         return;
       }
-      self->request(self->state.engine, caf::infinite, export_atom::value).then([=](std::vector<EngineState>& batch) mutable {
+      self->request(self->state.engine.actor, caf::infinite, export_atom::value).then([=](std::vector<EngineState>& batch) mutable {
         deliver_summary(self, std::move(recorded), std::move(engine), std::move(batch.front().plastic_weights));
       }, on_error(self));
     }, on_error(self));
   }, on_error_of_linked(self));
 }
 
-bool plan_done(const sim_loop_state& st) { return st.issued.trial >= st.plan.trials || st.schedule->stopped(); }
+bool plan_done(const sim_loop_state& st) { return st.window.issued().trial >= st.plan.trials || st.schedule->stopped(); }
 
 void finish_if_done(self_ptr self) {
   const auto& st = self->state;
   // A stopped run leaves the weights of unfinished periods unapplied: they would take
   // effect after the last recorded spike.
-  if (plan_done(st) && st.in_flight == 0 && st.writing == 0 && !st.swapping && (st.weights.empty() || st.schedule->stopped()) &&
-      !st.finishing)
+  if (plan_done(st) && st.window.in_flight() == 0 && st.checkpoints.being_written() == 0 && !st.window.held() &&
+      (st.weights.empty() || st.schedule->stopped()) && !st.finishing)
     finish(self);
 }
 
 // One epoch of the batch: each trial's spikes, in trial order.
 void on_epoch(self_ptr self, std::vector<EpochSpikes>& batch) {
   auto& st = self->state;
-  --st.in_flight;
   const EpochSpikes& front = batch.front();
-  const int32_t end = front.first + front.steps;
-  if (!(st.recorded_until < RunPosition{front.trial, end})) {
+  const RunPosition end{front.trial, front.first + front.steps};
+  if (!st.fallback.drop_recorded(batch)) {
     // Recomputed after a fallback: these spikes were recorded from the failed engine.
     issue(self);
     finish_if_done(self);
     return;
   }
-  if (front.trial == st.recorded_until.trial && front.first < st.recorded_until.step) {
-    // A recomputed epoch that crosses cells can end past what was recorded: only its
-    // new steps are (each trial's spikes are sorted by step).
-    const int32_t from = st.recorded_until.step;
-    for (EpochSpikes& epoch : batch) {
-      epoch.spikes.erase(epoch.spikes.begin(), std::find_if(epoch.spikes.begin(), epoch.spikes.end(),
-                                                            [&](const Spike& s) { return s.step >= from; }));
-      epoch.steps = end - from;
-      epoch.first = from;
-    }
-  }
-  st.done = {front.trial, end};
+  st.window.complete(end);
   record_lag(self);
   // Plasticity runs batches of one trial (each trial learns from the one before).
   for (const auto& shard : st.plan.plasticity.shards) self->send(shard, learn_atom::value, front);
-  if (!st.plan.plasticity.shards.empty() &&
-      (end % st.plan.plasticity.period_steps == 0 || end == st.plan.steps_per_trial))
-    request_period_weights(self, front.trial, end);
+  if (!st.plan.plasticity.shards.empty() && st.weights.period_ends_at(end.step))
+    request_period_weights(self, end.trial, end.step);
   for (EpochSpikes& epoch : batch) {
     st.spikes += epoch.spikes.size();
     self->send(st.recorder, record_atom::value, std::move(epoch));
@@ -187,52 +170,46 @@ void on_epoch(self_ptr self, std::vector<EpochSpikes>& batch) {
 // built (CUDA asked for where it cannot run) leaves the old one running, unchanged.
 void request_swap(self_ptr self, EngineKind kind, unsigned threads, uint64_t live_id) {
   auto& st = self->state;
-  st.swapping = true;
-  ++st.in_flight;
-  const RunPosition at = st.issued;
-  self->request(st.engine, caf::infinite, export_atom::value).then([=](std::vector<EngineState>& batch) {
+  st.window.hold();
+  st.window.request();
+  const RunPosition at = st.window.issued();
+  self->request(st.engine.actor, caf::infinite, export_atom::value).then([=](std::vector<EngineState>& batch) {
     auto& st = self->state;
-    --st.in_flight;
+    st.window.reply();
     const auto swap_started = std::chrono::steady_clock::now();
     std::shared_ptr<Engine> engine;
     try {
       engine = st.plan.make_engine(kind, threads, st.plan.trial_plan);
     } catch (const std::exception& e) {
       spdlog::error("engine swap to {} at trial {} step {} failed, the run goes on with {}: {}", to_string(kind), at.trial,
-                    at.step, st.engine_description, e.what());
-      answer_live(self, live_id, {false, std::string("still on ") + st.engine_description + ": " + e.what(),
+                    at.step, st.engine.description, e.what());
+      answer_live(self, live_id, {false, std::string("still on ") + st.engine.description + ": " + e.what(),
                                   at.trial, at.step, ""});
-      st.swapping = false;
+      st.window.release();
       issue(self);
       finish_if_done(self);
       return;
     }
     const std::string description = engine->describe();
     const unsigned pool_threads = kind == EngineKind::cpu ? (threads > 0 ? threads : st.plan.default_threads) : 0;
-    auto next = spawn_engine(self->system(), std::move(engine), kind);
+    auto next = spawn_engine(self->system(), std::move(engine), kind, st.plan.engine_thread);
     self->link_to(next);
     self->request(next, caf::infinite, import_atom::value, batch).then([=](import_atom) {
       auto& st = self->state;
       const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - swap_started).count();
-      self->unlink_from(st.engine);
+      self->unlink_from(st.engine.actor);
       // Not exit_reason::normal: CAF 0.17's default exit handler ignores it, and the old
       // engine stayed alive with its pool's threads (seen in the cost per role).
-      self->send_exit(st.engine, caf::exit_reason::user_shutdown);
-      st.engine = next;
-      st.engine_description = description;
-      st.engine_threads = pool_threads;
-      st.engine_kind = kind;
-      ++st.engine_generation;
-      st.engine_may_fail = kind == EngineKind::cuda;
-      // The old engine's snapshot is of no use to the new one: its first epoch takes one.
-      st.fallback.reset();
-      st.next_fallback_steps = 0;
+      self->send_exit(st.engine.actor, caf::exit_reason::user_shutdown);
+      st.engine = {next, description, pool_threads, kind};
+      st.window.replace_engine();
+      st.fallback.engine_replaced(kind == EngineKind::cuda);
       const std::string line = "trial " + std::to_string(at.trial) + " step " + std::to_string(at.step) +
                                ": swapped to " + description + " in " + std::to_string(ms) + " ms";
       spdlog::info("engine {}", line);
       st.swap_log.add(line);
       answer_live(self, live_id, {true, "swapped to " + description, at.trial, at.step, ""});
-      st.swapping = false;
+      st.window.release();
       issue(self);
       finish_if_done(self);
     }, on_error(self));
@@ -254,22 +231,19 @@ void arm_tick(self_ptr self, double until_s) {
 // the schedule has nothing more; each decision is the schedule's.
 void issue(self_ptr self) {
   auto& st = self->state;
-  while (!st.swapping && !st.finishing && apply_due_weights(self) && !period_not_ended_yet(self) &&
-         st.in_flight < st.plan.window) {
-    Schedule::Action action = st.schedule->next(st.issued, elapsed_s(st));
+  while (st.window.has_room() && !st.finishing && apply_due_weights(self) &&
+         !st.weights.period_not_ended_yet(st.window.done(), st.window.issued())) {
+    Schedule::Action action = st.schedule->next(st.window.issued(), elapsed_s(st));
     switch (action.kind) {
       case Schedule::Action::Kind::start_trial: {
-        ++st.in_flight;
         // As an epoch's: a failing engine falls back, and a reply of an engine given up
         // is dropped (the fallback has reset what is in flight).
-        const uint64_t generation = st.engine_generation;
-        self->request(st.engine, caf::infinite, rest_atom::value, st.issued.trial,
-                      batch_size_at(st.issued.trial, st.schedule->geometry()))
+        const int32_t trial = st.window.issued().trial;
+        const uint64_t generation = st.window.request();
+        self->request(st.engine.actor, caf::infinite, rest_atom::value, trial, batch_size_at(trial, st.schedule->geometry()))
             .then(
                 [=](rest_atom) {
-                  if (generation != self->state.engine_generation) return;
-                  --self->state.in_flight;
-                  issue(self);
+                  if (self->state.window.reply(generation)) issue(self);
                 },
                 on_engine_error(self, generation));
         continue;
@@ -282,16 +256,14 @@ void issue(self_ptr self) {
         continue;
       case Schedule::Action::Kind::epoch: {
         take_fallback_if_due(self);
-        ++st.in_flight;
-        const uint64_t generation = st.engine_generation;
-        self->request(st.engine, caf::infinite, advance_atom::value, EpochRequest{st.issued.trial, st.issued.step, action.steps})
+        const RunPosition at = st.window.issued();
+        const uint64_t generation = st.window.request_epoch(action.steps);
+        self->request(st.engine.actor, caf::infinite, advance_atom::value, EpochRequest{at.trial, at.step, action.steps})
             .then(
                 [=](std::vector<EpochSpikes>& batch) {
-                  if (generation == self->state.engine_generation) on_epoch(self, batch);
+                  if (self->state.window.reply(generation)) on_epoch(self, batch);
                 },
                 on_engine_error(self, generation));
-        st.issued.step += action.steps;
-        if (st.issued.step == st.plan.steps_per_trial) st.issued = {st.issued.trial + st.plan.batch, 0};
         continue;
       }
       case Schedule::Action::Kind::wait:
@@ -312,18 +284,19 @@ sim_loop_actor::behavior_type sim_loop_behavior(sim_loop_actor::stateful_pointer
                                                 checkpointer_actor checkpointer) {
   auto& st = self->state;
   st.plan = std::move(plan);
-  st.engine = std::move(engine);
+  st.engine = {std::move(engine), st.plan.first_engine, st.plan.first_engine_threads, st.plan.first_engine_kind};
   st.recorder = std::move(recorder);
   st.checkpointer = std::move(checkpointer);
-  st.issued = st.done = st.plan.start;
-  st.engine_may_fail = st.plan.first_engine_may_fail;
-  st.engine_description = st.plan.first_engine;
-  st.engine_threads = st.plan.first_engine_threads;
+  st.window = InFlightWindow(st.plan.start, st.plan.window, st.plan.steps_per_trial, st.plan.batch);
+  const bool plastic = !st.plan.plasticity.shards.empty();
+  st.fallback = FallbackTracker(plastic ? 0 : st.plan.fallback_every_steps, st.plan.first_engine_may_fail);
+  st.weights = WeightPipeline(plastic ? st.plan.plasticity.period_steps : 0, st.plan.steps_per_trial, st.plan.trials);
+  st.checkpoints = CheckpointFiles(st.plan.checkpoints_listed);
   st.schedule.emplace(geometry_of(st.plan), st.plan.checkpoints, st.plan.commands, st.plan.pace, st.plan.pace_batch_ms);
   start_realtime(self);
   // Linked: when the sim loop ends (done, failed or interrupted), so do they; the
   // recorder then removes its unfinished files.
-  self->link_to(st.engine);
+  self->link_to(st.engine.actor);
   self->link_to(st.recorder);
   if (st.checkpointer) self->link_to(st.checkpointer);
   // An exit message (Ctrl-C, or a linked actor that failed) must still answer the
@@ -346,15 +319,12 @@ sim_loop_actor::behavior_type sim_loop_behavior(sim_loop_actor::stateful_pointer
         // A stop signal: journaled and applied like a live stop, with nobody to answer.
         LiveCommand stop;
         stop.action = "stop";
-        receive_live(self, std::move(stop), self->state.next_live_id++);
+        receive_live(self, std::move(stop), self->state.live.unanswered());
       },
       [=](status_atom) { return service_status(self); },
       [=](command_atom, LiveCommand& command) -> caf::typed_response_promise<LiveReply> {
-        auto& st = self->state;
-        const uint64_t id = st.next_live_id++;
         auto promise = self->make_response_promise<LiveReply>();
-        st.replies.emplace(id, promise);
-        receive_live(self, std::move(command), id);
+        receive_live(self, std::move(command), self->state.live.add(promise));
         return promise;
       },
       [=](tick_atom) {

@@ -5,24 +5,26 @@
 // At delay-cell boundaries it takes snapshots for checkpoints and hot-swaps
 // (actors/README.md).
 #include <chrono>
-#include <deque>
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <map>
 #include <optional>
 
+#include "actors/engine_actor.hpp"
 #include "actors/schedule.hpp"
+#include "actors/sim_loop/checkpoint_files.hpp"
+#include "actors/sim_loop/fallback_tracker.hpp"
+#include "actors/sim_loop/in_flight_window.hpp"
+#include "actors/sim_loop/live_replies.hpp"
+#include "actors/sim_loop/realtime_monitor.hpp"
+#include "actors/sim_loop/weight_pipeline.hpp"
 #include "model/snapshot.hpp"
 #include "kernels/engine_factory.hpp"
 #include "messages/interfaces.hpp"
-#include "host/cost_diagnosis.hpp"
 #include "host/cost_sampler.hpp"
 #include "model/first_listed.hpp"
 #include "host/gpu_processes.hpp"
 #include "io/journal.hpp"
-#include "host/lag_watch.hpp"
-#include "host/lag_window.hpp"
 #include "host/thread_placement.hpp"
 
 namespace flysim {
@@ -73,6 +75,9 @@ struct RunPlan {
   // engine.threads) and the stimulus as it is now (trial_plan.stimulus at
   // trial_plan.stimulus_rate_Hz); throws input_error when it cannot.
   std::function<std::shared_ptr<Engine>(EngineKind, unsigned threads, const TrialPlan& now)> make_engine;
+  // Where the engines of swaps and fallbacks run: their own threads in a run, CAF's
+  // scheduler in the deterministic actor tests (actors/README.md).
+  EngineThread engine_thread = EngineThread::own;
   // A failing engine (CUDA) is replaced by the CPU pool from an in-memory snapshot taken
   // this often (steps; 0: never) and after every command (engine.fallback-every-ms).
   int64_t fallback_every_steps = 0;
@@ -106,79 +111,38 @@ struct RunPlan {
   EngineKind first_engine_kind = EngineKind::cpu;
 };
 
-// Where the weights of the plasticity period ending at `end` (a step of `trial`) are
-// applied: one period later, or at the start of the next trial when that is sooner.
-RunPosition weights_apply_position(int32_t trial, int32_t end, const RunPlan& plan);
-
 // The schedule's view of a plan.
 ScheduleGeometry geometry_of(const RunPlan& plan);
 
-// The weights one plasticity period changed, on their way to the engine.
-struct PendingWeights {
-  RunPosition apply_at;
-  std::size_t awaiting = 0;  // shards yet to answer
-  WeightUpdate update;
+// The engine the loop talks to now, as the status and the summary describe it.
+struct EngineInUse {
+  engine_actor actor;
+  std::string description;
+  unsigned threads = 0;  // of the CPU pool; 0 on CUDA
+  EngineKind kind = EngineKind::cpu;
 };
 
-// Samples for the status window (rates over the last seconds, not since the start).
-struct StatusSample {
-  double wall_s = 0.0, cpu_s = 0.0;
-  int64_t steps = 0;
-  uint64_t spikes = 0;
-};
-
-// The state a failed engine is recomputed from (actors/README.md, "A failing GPU").
-// At the start of a trial (step 0) `batch` is empty: the trials there start at rest
-// (Engine::start_at_rest), so no state is exported for them.
-struct FallbackPoint {
-  RunPosition at;
-  std::vector<EngineState> batch;
-};
-
+// The actor's state: the plan, its collaborators, and the parts under actors/sim_loop/
+// that own the loop's bookkeeping (actors/sim_loop/README.md).
 struct sim_loop_state {
   RunPlan plan;
   std::optional<Schedule> schedule;
-  engine_actor engine;
+  EngineInUse engine;
   recorder_actor recorder;
   checkpointer_actor checkpointer;
   caf::typed_response_promise<RunSummary> promise;
-  RunPosition issued;             // next epoch to request
-  RunPosition done;               // end of the last epoch answered
-  bool swapping = false;          // no requests while the engine is being replaced
-  bool tick_armed = false;        // a wake-up for the pace is on its way
-  // Replies of an engine that failed are dropped: each request carries the generation.
-  uint64_t engine_generation = 0;
-  bool engine_may_fail = false;
-  std::optional<FallbackPoint> fallback;
-  int64_t next_fallback_steps = 0;  // take one before the epoch at or after this step
-  // Epochs ending at or before this were recorded before a fallback: recomputed, not
-  // recorded again.
-  RunPosition recorded_until;
-  std::string engine_description;
-  unsigned engine_threads = 0;    // of the CPU pool; 0 on CUDA
-  EngineKind engine_kind = EngineKind::cpu;
-  // Live commands waiting for their boundary: who to answer.
-  std::map<uint64_t, caf::typed_response_promise<LiveReply>> replies;
-  uint64_t next_live_id = 1;
-  std::deque<StatusSample> samples;
-  int32_t in_flight = 0, writing = 0;
-  uint64_t spikes = 0;
-  std::deque<std::string> checkpoint_files;  // the newest plan.checkpoints_listed, oldest first
-  uint64_t checkpoints_written = 0;
+  InFlightWindow window;
+  FallbackTracker fallback;
+  WeightPipeline weights;
+  LiveReplies<caf::typed_response_promise<LiveReply>> live;
+  std::optional<RealtimeMonitor> realtime;
+  CheckpointFiles checkpoints;
   FirstListed<std::string> swap_log{kSwapsListed};  // RunSummary::swaps, swaps_done
-  std::deque<PendingWeights> weights;   // in the order they apply
-  uint64_t weight_changes = 0;
-  FirstListed<AppliedWeights> applied_weights{kAppliedWeightsListed};  // RunSummary::applied, weight_updates
+  bool tick_armed = false;  // a wake-up for the pace is on its way
   bool finishing = false;
+  uint64_t spikes = 0;
   std::chrono::steady_clock::time_point started, last_progress;
   double cpu_at_start = 0.0;
-  // Lag behind the pace (paced runs), and what has been logged about it and about the
-  // engine (host/lag_watch.hpp, host/cost_diagnosis.hpp).
-  std::optional<LagWindow> lag;
-  std::optional<LagWatch> lag_watch;
-  double lag_cause_checked_s = -1e9, engine_judged_s = 0.0;
-  LagCause lag_cause;  // as last looked at (at most once a second while behind)
-  std::vector<std::string> engine_warnings_logged;  // the kinds, as last logged
   static inline const char* name = "sim_loop";
 };
 
@@ -190,7 +154,8 @@ sim_loop_actor::behavior_type sim_loop_behavior(sim_loop_actor::stateful_pointer
 // CPUs are its own role's. `pool`: CAF's scheduler (fs-caf-N), for a run whose shards
 // live on other nodes: CAF 0.17's ~actor_system waits, without limit, for a detached
 // actor's object to be destroyed, and a local actor that has sent to a remote node is
-// kept alive by the network layer (docs/CAF-0.17.md, "Shutdown hangs").
+// kept alive by the network layer (docs/CAF-0.17.md, "Shutdown hangs"); and for the
+// deterministic actor tests, whose test scheduler runs only scheduled actors.
 enum class SimLoopThread { own, pool };
 sim_loop_actor spawn_sim_loop(caf::actor_system& system, RunPlan plan, engine_actor engine, recorder_actor recorder,
                               checkpointer_actor checkpointer, SimLoopThread thread);

@@ -13,12 +13,8 @@ void write_checkpoint(self_ptr self, Snapshot& snapshot, uint64_t live_id) {
   auto& st = self->state;
   const RunPosition at{snapshot.engine.trial, snapshot.engine.next_step};
   self->request(st.checkpointer, caf::infinite, checkpoint_atom::value, std::move(snapshot)).then([=](std::string& path) {
-    auto& st = self->state;
-    --st.writing;
     spdlog::info("checkpoint written: {}", path);
-    ++st.checkpoints_written;
-    st.checkpoint_files.push_back(path);
-    while (st.checkpoint_files.size() > st.plan.checkpoints_listed) st.checkpoint_files.pop_front();
+    self->state.checkpoints.written(path);
     answer_live(self, live_id, {true, "checkpoint written: " + path, at.trial, at.step, path});
     finish_if_done(self);
   }, on_error(self));
@@ -55,11 +51,11 @@ void snapshot_part_done(self_ptr self, const std::shared_ptr<SnapshotParts>& par
 // file, written by the checkpointer.
 void request_checkpoint(self_ptr self, uint64_t live_id) {
   auto& st = self->state;
-  ++st.in_flight;
-  self->request(st.engine, caf::infinite, export_atom::value).then([=](std::vector<EngineState>& batch) mutable {
+  st.window.request();
+  self->request(st.engine.actor, caf::infinite, export_atom::value).then([=](std::vector<EngineState>& batch) mutable {
     auto& st = self->state;
-    --st.in_flight;
-    ++st.writing;
+    st.window.reply();
+    st.checkpoints.writing();
     const auto& shards = st.plan.plasticity.shards;
     auto parts = std::make_shared<SnapshotParts>();
     parts->live_id = live_id;

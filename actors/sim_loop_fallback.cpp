@@ -12,26 +12,20 @@ namespace flysim::sim_loop_ops {
 
 void take_fallback_if_due(self_ptr self) {
   auto& st = self->state;
-  if (!st.engine_may_fail || st.plan.fallback_every_steps <= 0 || !st.plan.plasticity.shards.empty()) return;
-  const int64_t at_steps = steps_to(st.issued, st.schedule->geometry());
-  // Due by step, not by "no snapshot held yet", so one in flight is not asked for twice.
-  if (at_steps < st.next_fallback_steps) return;
-  st.next_fallback_steps = at_steps + st.plan.fallback_every_steps;
-  const RunPosition at = st.issued;
+  const RunPosition at = st.window.issued();
+  if (!st.fallback.due(steps_to(at, st.schedule->geometry()))) return;
   if (at.step == 0) {
     // A trial's first epoch: its trials start at rest, a state known without asking.
-    st.fallback = FallbackPoint{at, {}};
+    st.fallback.hold({at, {}});
     return;
   }
-  const uint64_t generation = st.engine_generation;
-  ++st.in_flight;
+  const uint64_t generation = st.window.request();
   // Sent before the epoch at `at`: the engine's mailbox keeps the order.
-  self->request(st.engine, caf::infinite, export_atom::value).then(
+  self->request(st.engine.actor, caf::infinite, export_atom::value).then(
       [=](std::vector<EngineState>& batch) {
         auto& st = self->state;
-        if (generation != st.engine_generation) return;
-        --st.in_flight;
-        st.fallback = FallbackPoint{at, std::move(batch)};
+        if (!st.window.reply(generation)) return;
+        st.fallback.hold({at, std::move(batch)});
         finish_if_done(self);
       },
       on_engine_error(self, generation));
@@ -39,7 +33,7 @@ void take_fallback_if_due(self_ptr self) {
 
 std::function<void(caf::error&)> on_engine_error(self_ptr self, uint64_t generation) {
   return [=](caf::error& err) {
-    if (generation != self->state.engine_generation) return;  // an engine already given up
+    if (!self->state.window.current(generation)) return;  // an engine already given up
     if (is_engine_failure(err))
       fall_back(self, err);
     else
@@ -47,31 +41,29 @@ std::function<void(caf::error&)> on_engine_error(self_ptr self, uint64_t generat
   };
 }
 
-void fallback_after_command(self_ptr self) { self->state.next_fallback_steps = 0; }
-
 void fall_back(self_ptr self, const caf::error& err) {
   auto& st = self->state;
-  const std::string failed = st.engine_description;
-  if (!st.fallback) {
+  const std::string failed = st.engine.description;
+  const RunPosition done = st.window.done();
+  if (!st.fallback.point()) {
     abort_run(self, fail(fmt::format("the engine ({}) failed at trial {} step {} and no in-memory snapshot is held ({}); {}",
-                                     failed, st.done.trial, st.done.step, describe_error(err),
-                                     st.checkpoint_files.empty() ? "no checkpoint was written"
-                                                                 : "continue with --restore=" + st.checkpoint_files.back())));
+                                     failed, done.trial, done.step, describe_error(err),
+                                     st.checkpoints.last().empty() ? "no checkpoint was written"
+                                                                   : "continue with --restore=" + st.checkpoints.last())));
     return;
   }
-  const FallbackPoint point = *st.fallback;
-  spdlog::error("ENGINE FAILURE: {} failed after trial {} step {}: {}", failed, st.done.trial, st.done.step, describe_error(err));
+  const FallbackPoint point = *st.fallback.point();
+  spdlog::error("ENGINE FAILURE: {} failed after trial {} step {}: {}", failed, done.trial, done.step, describe_error(err));
   spdlog::error("falling back to the CPU pool from the in-memory snapshot at trial {} step {}; recomputing {} steps already "
                 "recorded (not written again)",
                 point.at.trial, point.at.step,
-                steps_to(st.done, st.schedule->geometry()) - steps_to(point.at, st.schedule->geometry()));
-  // Every reply of the failed engine from now on is dropped, and it is let go.
-  ++st.engine_generation;
-  self->unlink_from(st.engine);
-  self->send_exit(st.engine, caf::exit_reason::kill);
-  if (st.recorded_until < st.done) st.recorded_until = st.done;
-  st.in_flight = 0;
-  st.swapping = true;  // nothing is issued until the new engine holds the state
+                steps_to(done, st.schedule->geometry()) - steps_to(point.at, st.schedule->geometry()));
+  // Every reply of the failed engine from now on is dropped, it is let go, and nothing
+  // is issued until the new engine holds the state.
+  st.window.give_up_engine();
+  self->unlink_from(st.engine.actor);
+  self->send_exit(st.engine.actor, caf::exit_reason::kill);
+  st.fallback.engine_failed(done);
   std::shared_ptr<Engine> engine;
   try {
     engine = st.plan.make_engine(EngineKind::cpu, 0, st.plan.trial_plan);
@@ -80,25 +72,21 @@ void fall_back(self_ptr self, const caf::error& err) {
     return;
   }
   const std::string description = engine->describe();
-  auto next = spawn_engine(self->system(), std::move(engine), EngineKind::cpu);
+  auto next = spawn_engine(self->system(), std::move(engine), EngineKind::cpu, st.plan.engine_thread);
   self->link_to(next);
-  st.engine = next;
-  const uint64_t generation = st.engine_generation;
+  st.engine.actor = next;
+  const uint64_t generation = st.window.generation();
   const auto resumed = [=]() {
     auto& st = self->state;
-    if (generation != st.engine_generation) return;
-    st.engine_description = description;
-    st.engine_threads = st.plan.default_threads;
-    st.engine_kind = EngineKind::cpu;
-    st.engine_may_fail = false;
-    st.fallback.reset();
-    st.issued = point.at;
+    if (!st.window.current(generation)) return;
+    st.engine = {next, description, st.plan.default_threads, EngineKind::cpu};
+    st.fallback.resumed();
+    const RunPosition recorded = st.fallback.recorded_until();
     const std::string line = fmt::format("trial {} step {}: {} failed; fell back to {} from the snapshot at trial {} step {}",
-                                         st.recorded_until.trial, st.recorded_until.step, failed, description, point.at.trial,
-                                         point.at.step);
+                                         recorded.trial, recorded.step, failed, description, point.at.trial, point.at.step);
     spdlog::warn("engine {}", line);
     st.swap_log.add(line);
-    st.swapping = false;
+    st.window.resume_from(point.at);
     issue(self);
     finish_if_done(self);
   };

@@ -26,27 +26,22 @@ EngineKind engine_kind_named(const std::string& name) { return name == "cuda" ? 
 void receive_live(self_ptr self, LiveCommand command, uint64_t id) {
   auto& st = self->state;
   if (st.finishing || (st.schedule->stopped() && command.action != "stop")) {
-    answer_live(self, id, {false, "the run is " + std::string(st.finishing ? "finishing" : "stopping"), st.done.trial,
-                           st.done.step, ""});
+    answer_live(self, id, {false, "the run is " + std::string(st.finishing ? "finishing" : "stopping"),
+                           st.window.done().trial, st.window.done().step, ""});
     return;
   }
-  spdlog::debug("live command {} received at trial {} step {}", to_json(command), st.issued.trial, st.issued.step);
+  spdlog::debug("live command {} received at trial {} step {}", to_json(command), st.window.issued().trial,
+                st.window.issued().step);
   st.schedule->receive(std::move(command), id);
   issue(self);
   finish_if_done(self);
 }
 
-void answer_live(self_ptr self, uint64_t id, LiveReply reply) {
-  auto& replies = self->state.replies;
-  const auto it = replies.find(id);
-  if (it == replies.end()) return;
-  it->second.deliver(std::move(reply));
-  replies.erase(it);
-}
+void answer_live(self_ptr self, uint64_t id, LiveReply reply) { self->state.live.answer(id, std::move(reply)); }
 
 void apply_command(self_ptr self, const LiveCommand& command, uint64_t live_id) {
   auto& st = self->state;
-  const RunPosition at = st.issued;
+  const RunPosition at = st.window.issued();
   // A stimulus change is checked before it is journaled: a refused one is not in the journal.
   std::optional<StimulusChange> change;
   if (command.action == "stimulus") {
@@ -67,7 +62,7 @@ void apply_command(self_ptr self, const LiveCommand& command, uint64_t live_id) 
     }
   }
   spdlog::info("{}: {} {}", where(at), command.action, command.action == "swap" ? command.engine : "");
-  fallback_after_command(self);
+  st.fallback.after_command();
   if (command.action == "swap") {
     request_swap(self, engine_kind_named(command.engine), static_cast<unsigned>(command.threads), live_id);
   } else if (command.action == "checkpoint") {
@@ -81,7 +76,7 @@ void apply_command(self_ptr self, const LiveCommand& command, uint64_t live_id) 
     self->send(st.recorder, flush_atom::value);
     answer_live(self, live_id, {true, "paused at " + where(at), at.trial, at.step, ""});
   } else if (command.action == "resume") {
-    st.schedule->resume(st.done, elapsed_s(st));
+    st.schedule->resume(st.window.done(), elapsed_s(st));
     answer_live(self, live_id, {true, "resumed at " + where(at), at.trial, at.step, ""});
   } else if (command.action == "stop") {
     st.schedule->stop();
@@ -95,48 +90,29 @@ void apply_command(self_ptr self, const LiveCommand& command, uint64_t live_id) 
   }
 }
 
-void sample_status(self_ptr self) {
-  auto& st = self->state;
-  const double now = elapsed_s(st);
-  if (!st.samples.empty() && now - st.samples.back().wall_s < 0.5) return;
-  st.samples.push_back({now, process_cpu_seconds() - st.cpu_at_start, steps_to(st.done, st.schedule->geometry()), st.spikes});
-  while (st.samples.size() > 2 && now - st.samples[1].wall_s >= st.plan.status_window_s) st.samples.pop_front();
-  judge_engine_if_due(self, window_rates(st).wall_per_simulated);
-}
-
-WindowRates window_rates(const sim_loop_state& st) {
-  WindowRates r;
-  if (st.samples.size() < 2) return r;
-  const StatusSample &a = st.samples.front(), &b = st.samples.back();
-  const double wall = b.wall_s - a.wall_s, simulated = static_cast<double>(b.steps - a.steps) * st.plan.dt_ms * 1e-3;
-  r.wall_per_simulated = simulated > 0 ? wall / simulated : 0.0;
-  r.host_cores = wall > 0 ? (b.cpu_s - a.cpu_s) / wall : 0.0;
-  r.spikes_per_simulated_s = simulated > 0 ? static_cast<double>(b.spikes - a.spikes) / simulated : 0.0;
-  return r;
-}
-
 ServiceStatus service_status(self_ptr self) {
   sample_status(self);
   const auto& st = self->state;
   ServiceStatus s;
   s.state = st.finishing ? "done" : st.schedule->stopped() ? "stopping" : st.schedule->paused() ? "paused" : "running";
-  s.trial = st.done.trial;
-  s.step = st.done.step;
+  const RunPosition done = st.window.done();
+  s.trial = done.trial;
+  s.step = done.step;
   s.trials = st.plan.trials;
   const ScheduleGeometry& g = st.schedule->geometry();
-  s.simulated_s = static_cast<double>(steps_to(st.done, g) - steps_to(g.start, g)) * st.plan.dt_ms * 1e-3;
+  s.simulated_s = static_cast<double>(steps_to(done, g) - steps_to(g.start, g)) * st.plan.dt_ms * 1e-3;
   s.wall_s = elapsed_s(st);
   s.pace = st.plan.pace_text;
-  s.lag_ms = st.schedule->lag_ms(st.done, s.wall_s);
-  s.engine = st.engine_description;
-  s.threads = static_cast<int32_t>(st.engine_threads);
+  s.lag_ms = st.schedule->lag_ms(done, s.wall_s);
+  s.engine = st.engine.description;
+  s.threads = static_cast<int32_t>(st.engine.threads);
   s.host_cpu_s = process_cpu_seconds() - st.cpu_at_start;
   s.spikes = st.spikes;
   s.shards = static_cast<uint32_t>(st.plan.plasticity.shards.size());
-  s.last_checkpoint = st.checkpoint_files.empty() ? "" : st.checkpoint_files.back();
+  s.last_checkpoint = st.checkpoints.last();
   s.stimulus_rate_Hz = st.plan.trial_plan.stimulus_rate_Hz;
   s.poisson_neurons = static_cast<uint32_t>(st.plan.trial_plan.stimulus.poisson_neurons.size());
-  const WindowRates rates = window_rates(st);
+  const WindowRates rates = st.realtime->rates();
   s.wall_per_simulated = rates.wall_per_simulated;
   s.host_cores = rates.host_cores;
   s.spikes_per_simulated_s = rates.spikes_per_simulated_s;
@@ -150,7 +126,7 @@ namespace flysim::sim_loop_ops {
 
 void apply_stimulus(self_ptr self, const LiveCommand& command, StimulusChange change, uint64_t live_id) {
   auto& st = self->state;
-  const RunPosition at = st.issued;
+  const RunPosition at = st.window.issued();
   const TrialPlan next = std::move(change.plan);
   const uint32_t threshold = change.poisson_threshold;
   const std::string summary =
@@ -159,9 +135,9 @@ void apply_stimulus(self_ptr self, const LiveCommand& command, StimulusChange ch
                   next.stimulus.kicks.size(), next.stimulus.silenced.size(), silence_mode_name(next.stimulus.silence_mode));
   st.plan.trial_plan = next;
   // Queued behind the epochs before `at`, ahead of every later one.
-  ++st.in_flight;
-  self->request(st.engine, caf::infinite, stimulus_atom::value, next.stimulus, threshold).then([=](stimulus_atom) {
-    --self->state.in_flight;
+  st.window.request();
+  self->request(st.engine.actor, caf::infinite, stimulus_atom::value, next.stimulus, threshold).then([=](stimulus_atom) {
+    self->state.window.reply();
     // The live page marks the stimulated neurons: the recorder's window learns the new set.
     if (command.replace_ids || !command.kicks.empty() || !command.group.empty())
       self->send(self->state.recorder, stimulus_atom::value, stimulated_neurons(next.stimulus));

@@ -5,76 +5,58 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
-#include <algorithm>
-
 #include "actors/sim_loop_ops.hpp"
 #include "host/cost_diagnosis.hpp"
 
 namespace flysim::sim_loop_ops {
 
 namespace {
-// How often the cause of a lag that persists is looked at again (a cost reading).
-constexpr double kCauseEveryS = 1.0;
-
 EngineLoad engine_load(const sim_loop_state& st, double wall_per_simulated) {
-  return {st.engine_kind == EngineKind::cuda, st.engine_threads, st.schedule->pace(), wall_per_simulated, st.schedule->paused()};
+  return {st.engine.kind == EngineKind::cuda, st.engine.threads, st.schedule->pace(), wall_per_simulated, st.schedule->paused()};
 }
 
 LagCause lag_cause(const sim_loop_state& st, const CostReport& cost) {
   return cause_of_lag(cost, st.plan.cpus.allowed.empty() ? allowed_cpus().size() : st.plan.cpus.allowed.size());
 }
 
-std::vector<std::string> kinds_of(const std::vector<CostWarning>& warnings) {
-  std::vector<std::string> kinds;
-  for (const CostWarning& w : warnings) kinds.push_back(w.kind);
-  return kinds;
+// At most once a status window: logs the engine's warnings when their kinds change.
+void judge_engine_if_due(self_ptr self, double wall_per_simulated) {
+  auto& st = self->state;
+  if (!st.plan.cost || !st.realtime->engine_judgement_due(elapsed_s(st))) return;
+  const EngineVerdict verdict = judge_engine(st.plan.cost->report(), engine_load(st, wall_per_simulated));
+  for (const std::string& text : st.realtime->new_warnings(verdict.warnings)) spdlog::warn("{}", text);
 }
 }  // namespace
 
 void start_realtime(self_ptr self) {
   auto& st = self->state;
-  st.lag.emplace(st.plan.status_window_s);
-  st.lag_watch.emplace(st.plan.max_lag_ms);
-  st.engine_kind = st.plan.first_engine_kind;
+  st.realtime.emplace(st.plan.status_window_s, st.plan.max_lag_ms, st.plan.dt_ms);
 }
 
 void record_lag(self_ptr self) {
   auto& st = self->state;
   if (st.schedule->pace() <= 0) return;
   const double now = elapsed_s(st);
-  const double lag = st.schedule->lag_ms(st.done, now);
-  st.lag->record(now, lag);
-  // The watch sees every epoch while it matters; the cause costs a reading of /proc, so
-  // it is looked at again at most once a second.
-  const bool over = lag > st.plan.max_lag_ms;
-  if (!over && !st.lag_watch->behind()) return;
-  if (over && now - st.lag_cause_checked_s >= kCauseEveryS) {
-    st.lag_cause_checked_s = now;
-    st.lag_cause = lag_cause(st, st.plan.cost ? st.plan.cost->report() : CostReport{});
-  }
-  if (const auto line = st.lag_watch->observe(now, lag, st.lag_cause.kind, st.lag_cause.text)) {
+  const double lag = st.schedule->lag_ms(st.window.done(), now);
+  const auto cause = [&] { return lag_cause(st, st.plan.cost ? st.plan.cost->report() : CostReport{}); };
+  if (const auto line = st.realtime->record_lag(now, lag, cause)) {
     if (line->warning) spdlog::warn("{}", line->text);
     else spdlog::info("{}", line->text);
   }
 }
 
-void judge_engine_if_due(self_ptr self, double wall_per_simulated) {
+void sample_status(self_ptr self) {
   auto& st = self->state;
   const double now = elapsed_s(st);
-  if (!st.plan.cost || now - st.engine_judged_s < st.plan.status_window_s) return;
-  st.engine_judged_s = now;
-  const EngineVerdict verdict = judge_engine(st.plan.cost->report(), engine_load(st, wall_per_simulated));
-  std::vector<std::string> kinds = kinds_of(verdict.warnings);
-  if (kinds == st.engine_warnings_logged) return;
-  for (const CostWarning& w : verdict.warnings)
-    if (std::find(st.engine_warnings_logged.begin(), st.engine_warnings_logged.end(), w.kind) == st.engine_warnings_logged.end())
-      spdlog::warn("{}", w.text);
-  st.engine_warnings_logged = std::move(kinds);
+  if (!st.realtime->sample_due(now)) return;
+  st.realtime->add_sample(
+      {now, process_cpu_seconds() - st.cpu_at_start, steps_to(st.window.done(), st.schedule->geometry()), st.spikes});
+  judge_engine_if_due(self, st.realtime->rates().wall_per_simulated);
 }
 
 void add_realtime_status(self_ptr self, ServiceStatus& s) {
   const auto& st = self->state;
-  const LagFigures window = st.lag->window(s.wall_s);
+  const LagFigures window = st.realtime->lag_window(s.wall_s);
   s.lag_p99_ms = window.p99_ms;
   s.lag_max_ms = window.max_ms;
   s.max_lag_ms = st.plan.max_lag_ms;
@@ -90,7 +72,7 @@ void add_realtime_status(self_ptr self, ServiceStatus& s) {
   s.cpus_engine = format_cpu_list(cpus.engine);
   s.cpus_plasticity = format_cpu_list(cpus.plasticity);
   s.cpus_other = format_cpu_list(cpus.other);
-  if (st.engine_kind == EngineKind::cuda) s.cpus_freed = format_cpu_list(cpus.freed_by_gpu());
+  if (st.engine.kind == EngineKind::cuda) s.cpus_freed = format_cpu_list(cpus.freed_by_gpu());
   if (st.plan.gpu) {
     const GpuNeighbours neighbours = gpu_neighbours(*st.plan.gpu, static_cast<uint32_t>(::getpid()));
     s.gpu_note = neighbours.note;
@@ -100,7 +82,7 @@ void add_realtime_status(self_ptr self, ServiceStatus& s) {
 
 void add_realtime_summary(self_ptr self, RunSummary& summary) {
   const auto& st = self->state;
-  summary.lag = st.lag->whole_run();
+  summary.lag = st.realtime->lag_whole_run();
   summary.max_lag_ms = st.plan.max_lag_ms;
   if (st.plan.cost) summary.cost = st.plan.cost->report_since_start();
 }
