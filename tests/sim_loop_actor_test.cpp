@@ -130,7 +130,7 @@ struct SimLoopFixture : test_coordinator_fixture<FlysimTestConfig> {
     plan.first_engine = first->describe();
     RecorderConfig rc;
     rc.network = network;
-    rc.spikes_path = spikes_path;
+    rc.spikes.path = spikes_path;
     rc.steps_per_trial = kStepsPerTrial;
     rc.dt_ms = kDtMs;
     engine = spawn_engine(sys, std::move(first), EngineKind::cpu, EngineThread::pool);

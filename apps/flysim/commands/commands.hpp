@@ -3,11 +3,11 @@
 #include <string>
 #include <vector>
 
+#include "apps/flysim/run/run_mode.hpp"
+
 namespace flysim::app {
 
-enum class RunMode { run, serve };
-// `run` (a plan, as fast as it goes) and `serve` (the same run as a paced, endless,
-// steerable service): one implementation, two sets of defaults.
+// `run` and `serve` (apps/flysim/run/run_mode.hpp): one implementation, two sets of defaults.
 int run_or_serve(const std::vector<std::string>& args, RunMode mode);
 int generate_command(const std::vector<std::string>& args);
 int doctor_command(const std::vector<std::string>& args);

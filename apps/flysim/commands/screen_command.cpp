@@ -1,5 +1,5 @@
-// flysim screen: many experiments in one process, the network loaded once and one engine
-// running them all (Engine::set_stimulus between experiments). Each experiment's trials
+// flysim screen: many experiments in one process, the network loaded once and its engines
+// (screen_engines.hpp) running them all (Engine::set_stimulus between experiments). Each experiment's trials
 // are those of `flysim run` with that experiment's options, batch by batch.
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -24,6 +24,7 @@
 #include "apps/flysim/commands/screen_trials.hpp"
 #include "apps/flysim/process/stop_signal.hpp"
 #include "apps/flysim/commands/trial_runs.hpp"
+#include "apps/flysim/run/run_builder.hpp"
 #include "model/errors.hpp"
 
 namespace flysim::app {
@@ -66,6 +67,133 @@ std::string manifest(const Options& o, const std::vector<OptionSpec>& specs, con
   return text;
 }
 
+
+// The screen's own options that need nothing loaded, checked first: a typo costs no waiting.
+struct ScreenRequest {
+  std::string dir;
+  std::vector<int64_t> readout_roots;
+  std::vector<ScreenExperiment> experiments;
+  ScreenPart part;
+  std::vector<int> devices;  // one per engine (engine.cuda-devices, engine.per-device)
+  bool plot = false;  // whole screens only: a part draws nothing
+  bool keep_spikes = false;
+};
+
+ScreenRequest check_screen_options(const Options& o) {
+  std::vector<std::string> inputs = {"network.neurons", "network.connectivity", "screen.experiments", "screen.activate-each",
+                                     "screen.silence-each", "screen.excite2", "screen.plot-script"};
+  for (const std::string& key : stimulus_file_keys(o)) inputs.push_back(key);
+  std::vector<FolderOutput> outputs;
+  for (const std::string& name : kOutputs) outputs.push_back({"output.dir", name});
+  refuse_clashing_files(o, {inputs, {}, {"output.dir"}, outputs});
+  ScreenRequest request;
+  request.dir = o.text("output.dir");
+  if (request.dir.empty()) o.reject("output.dir", "must name a folder for the screen's files");
+  request.readout_roots = readout_ids(o, "screen.readouts");
+  return request;
+}
+
+// The experiments and options checked after the trial options, in the order they are read.
+void check_experiments(const Options& o, ScreenRequest& request) {
+  request.experiments = screen_experiments(o);
+  request.part = screen_part(o, "screen.part");
+  request.devices = cuda_devices(o);
+  // Before the network loads: a missing plotter costs no waiting.
+  request.plot = request.part.whole && plot_wanted(o, "screen");
+  request.keep_spikes = o.boolean("screen.spikes");
+}
+
+// The readouts the network has, ascending; the others are warned about and skipped.
+std::vector<int64_t> present_readouts(const Options& o, const std::vector<int64_t>& roots, const Network& net) {
+  std::vector<int64_t> readouts = readouts_in(o, roots, net, "screen.readouts");
+  for (int64_t id : roots)
+    if (std::find(readouts.begin(), readouts.end(), id) == readouts.end())
+      spdlog::warn("readout {} is not in the network ({}): skipped", id, net.description);
+  std::sort(readouts.begin(), readouts.end());
+  return readouts;
+}
+
+// The experiments of this part (`mine`) and those of them not yet committed (`to_run`).
+struct ScreenWork {
+  std::size_t mine = 0;
+  std::vector<std::size_t> to_run;
+};
+
+ScreenWork screen_work(const ScreenPart& part, const ScreenParts& parts, std::size_t experiments, bool keep_spikes) {
+  ScreenWork work;
+  for (std::size_t i = 0; i < experiments; ++i) {
+    if (!part.has(i)) continue;
+    ++work.mine;
+    if (!parts.done(i, keep_spikes)) work.to_run.push_back(i);
+  }
+  if (!part.whole) spdlog::info("screen: part {}/{}: {} of {} experiments", part.k, part.n, work.mine, experiments);
+  if (work.to_run.size() < work.mine)
+    spdlog::info("screen: {} of {} experiments already done in {}", work.mine - work.to_run.size(), work.mine, parts.folder());
+  return work;
+}
+
+struct ScreenRunTime {
+  std::string engine;  // the engine's description
+  double wall_s = 0;
+};
+
+// Runs the experiments still to run on the engines of `devices`, committing each.
+ScreenRunTime run_experiments(const RunBuilder& run, const ScreenRequest& request, const TrialShape& shape, const TrialBatches& plan,
+                              const std::shared_ptr<const Network>& net, const std::vector<ScreenRun>& runs, const ScreenWork& work,
+                              const ScreenParts& parts) {
+  const auto started = std::chrono::steady_clock::now();
+  const auto wall_s = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(); };
+  if (work.to_run.empty()) return {"no engine (every experiment was done)", wall_s()};
+  const double dt_ms = run.params().dt_ms;
+  ScreenEngines engines = screen_engines(run.options(), request.devices, run.engine().kind, run.engines(net, plan.batch), plan,
+                                         runs[work.to_run.front()]);
+  std::string engine_text = engines.front().describe();
+  if (engines.size() > 1) engine_text = fmt::format("{} engines ({} first)", engines.size(), engine_text);
+  spdlog::info("screen: {} experiments x {} trials of {} ms on {}", work.to_run.size(), shape.trials, shape.duration_ms, engine_text);
+  const bool keep_spikes = request.keep_spikes;
+  std::mutex progress_lock;
+  std::size_t finished = 0;
+  engines.run(work.to_run, [&](Engine& engine, std::size_t i) {
+    engine.set_stimulus(std::make_shared<const StimulusPlan>(runs[i].plan), poisson_threshold(runs[i].rate_Hz, dt_ms));
+    std::string spike_lines;
+    const ExperimentCounts counts =
+        run_screen_experiment(engine, plan, *net, runs[i].name, dt_ms, keep_spikes ? &spike_lines : nullptr, [&](int32_t) {
+          throw_if_stopped("the screen (finished experiments are kept: --screen.resume=true continues)");
+          if (engines.stopping()) throw std::runtime_error("another engine of the screen stopped");
+        });
+    parts.commit(i, counts, keep_spikes ? &spike_lines : nullptr);
+    const std::lock_guard<std::mutex> lock(progress_lock);
+    const std::size_t n = ++finished;
+    const double elapsed = wall_s();
+    spdlog::info("experiment {} done ({}/{}): {:.1f} s elapsed, about {:.1f} s left", runs[i].name, work.mine - work.to_run.size() + n,
+                 work.mine, elapsed, elapsed / static_cast<double>(n) * static_cast<double>(work.to_run.size() - n));
+  });
+  return {engine_text, wall_s()};
+}
+
+// The whole screen's files (a part's stay in its progress folder), the plot and the lines on stdout.
+void report_screen(const Options& o, const ScreenRequest& request, const ScreenParts& parts, const std::vector<ScreenRun>& runs,
+                   const std::vector<int64_t>& readouts, const TrialShape& shape, double trial_s, const ScreenWork& work,
+                   const ScreenRunTime& time) {
+  const std::string& dir = request.dir;
+  const ScreenPart& part = request.part;
+  std::vector<std::string> names;
+  for (const ScreenRun& r : runs) names.push_back(r.name);
+  const ScreenFiles files = screen_files(dir, names, readouts, trial_s, request.keep_spikes);
+  if (part.whole) write_screen_files(parts, files);
+  if (request.plot) draw_screen_plot(o, dir, screen_plot_title(shape.trials, shape.duration_ms));
+  const double simulated_s = static_cast<double>(work.to_run.size()) * shape.trials * files.trial_s;
+  std::cout << fmt::format("flysim screen: {} experiments ({} run now) x {} trials x {} ms in {:.3f} s wall ({:.1f} simulated s per wall s) on {}\n",
+                           work.mine, work.to_run.size(), shape.trials, shape.duration_ms, time.wall_s,
+                           time.wall_s > 0 ? simulated_s / time.wall_s : 0.0, time.engine);
+  if (!part.whole)
+    std::cout << fmt::format("  written     part {}/{} of {} experiments in {} (flysim screen merge joins the parts)\n", part.k, part.n,
+                             runs.size(), parts.folder());
+  else
+    std::cout << fmt::format("  written     {}/rates.csv, {}/readouts.csv{}{}\n", dir, dir, request.keep_spikes ? ", " + dir + "/spikes.csv" : "",
+                             request.plot ? ", " + dir + "/screen.png" : "");
+}
+
 }  // namespace
 
 int screen_command(const std::vector<std::string>& args) {
@@ -87,91 +215,28 @@ int screen_command(const std::vector<std::string>& args) {
   catch_stop_signals();
   const Options o = Options::parse(specs, args);
   configure_logging(o);
-  std::vector<std::string> inputs = {"network.neurons", "network.connectivity", "screen.experiments", "screen.activate-each",
-                                     "screen.silence-each", "screen.excite2", "screen.plot-script"};
-  for (const std::string& key : stimulus_file_keys(o)) inputs.push_back(key);
-  std::vector<FolderOutput> outputs;
-  for (const std::string& name : kOutputs) outputs.push_back({"output.dir", name});
-  refuse_clashing_files(o, {inputs, {}, {"output.dir"}, outputs});
-  const std::string dir = o.text("output.dir");
-  if (dir.empty()) o.reject("output.dir", "must name a folder for the screen's files");
-  const std::vector<int64_t> readout_roots = readout_ids(o, "screen.readouts");
-  const TrialRunSetup run = trial_run_setup(o);
-  const std::vector<int> devices = cuda_devices(o);
-  const std::vector<ScreenExperiment> experiments = screen_experiments(o);
-  const ScreenPart part = screen_part(o, "screen.part");
-  // Before the network loads: a missing plotter costs no waiting (a part draws nothing).
-  const bool plot = part.whole && plot_wanted(o, "screen");
-  const bool keep_spikes = o.boolean("screen.spikes");
-  const auto net = load_network_into(o, "output.dir");
-  std::vector<int64_t> readouts = readouts_in(o, readout_roots, *net, "screen.readouts");
-  for (int64_t id : readout_roots)
-    if (std::find(readouts.begin(), readouts.end(), id) == readouts.end())
-      spdlog::warn("readout {} is not in the network ({}): skipped", id, net->description);
-  std::sort(readouts.begin(), readouts.end());
-  const StimulusPlan base = stimulus_plan(o, *net);
+  ScreenRequest request = check_screen_options(o);
+  const RunBuilder run(o);
+  const TrialShape shape = run.trial_shape(Forever::refused);
+  check_experiments(o, request);
+  const auto net = run.load_network_into("output.dir");
+  const std::vector<int64_t> readouts = present_readouts(o, request.readout_roots, *net);
+  const StimulusPlan base = run.stimulus(*net);
   std::vector<ScreenRun> runs;
   const RootIdIndex ids(*net);
-  for (const ScreenExperiment& e : experiments)
-    runs.push_back(resolve_experiment(e, base, o.number("stimulus.rate"), ids, run.params.dt_ms));
-  const std::string title = screen_plot_title(run.trials, run.duration_ms);
+  for (const ScreenExperiment& e : request.experiments)
+    runs.push_back(resolve_experiment(e, base, run.params().r_poi_Hz, ids, run.params().dt_ms));
+  const double trial_s = trial_seconds(shape, run.params().dt_ms);
+  const std::string title = screen_plot_title(shape.trials, shape.duration_ms);
   const std::string whole_manifest = manifest(o, specs, *net, readouts, runs);
-  const ScreenParts parts(dir, part.whole ? whole_manifest : part_manifest(whole_manifest, part, {trial_seconds(run), keep_spikes, title}),
+  const ScreenPart& part = request.part;
+  const ScreenParts parts(request.dir,
+                          part.whole ? whole_manifest : part_manifest(whole_manifest, part, {trial_s, request.keep_spikes, title}),
                           o.boolean("screen.resume"), "screen.resume");
-
-  std::vector<std::size_t> to_run;
-  std::size_t mine = 0;  // the experiments of this part
-  for (std::size_t i = 0; i < runs.size(); ++i) {
-    if (!part.has(i)) continue;
-    ++mine;
-    if (!parts.done(i, keep_spikes)) to_run.push_back(i);
-  }
-  if (!part.whole) spdlog::info("screen: part {}/{}: {} of {} experiments", part.k, part.n, mine, runs.size());
-  if (to_run.size() < mine)
-    spdlog::info("screen: {} of {} experiments already done in {}", mine - to_run.size(), mine, parts.folder());
-  const TrialBatches plan = trial_batches(o, run, net->neuron_count());
-  const double dt_ms = run.params.dt_ms;
-  std::string engine_text = "no engine (every experiment was done)";
-  const auto started = std::chrono::steady_clock::now();
-  if (!to_run.empty()) {
-    ScreenEngines engines = screen_engines(o, devices, run, plan, net, runs[to_run.front()]);
-    engine_text = engines.front().describe();
-    if (engines.size() > 1) engine_text = fmt::format("{} engines ({} first)", engines.size(), engine_text);
-    spdlog::info("screen: {} experiments x {} trials of {} ms on {}", to_run.size(), run.trials, run.duration_ms, engine_text);
-    std::mutex progress_lock;
-    std::size_t finished = 0;
-    engines.run(to_run, [&](Engine& engine, std::size_t i) {
-      engine.set_stimulus(std::make_shared<const StimulusPlan>(runs[i].plan), poisson_threshold(runs[i].rate_Hz, dt_ms));
-      std::string spike_lines;
-      const ExperimentCounts counts = run_screen_experiment(engine, plan, *net, runs[i].name, dt_ms, keep_spikes ? &spike_lines : nullptr,
-                                                            [&](int32_t) {
-                                                              throw_if_stopped("the screen (finished experiments are kept: --screen.resume=true continues)");
-                                                              if (engines.stopping()) throw std::runtime_error("another engine of the screen stopped");
-                                                            });
-      parts.commit(i, counts, keep_spikes ? &spike_lines : nullptr);
-      const std::lock_guard<std::mutex> lock(progress_lock);
-      const std::size_t n = ++finished;
-      const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-      spdlog::info("experiment {} done ({}/{}): {:.1f} s elapsed, about {:.1f} s left", runs[i].name, mine - to_run.size() + n,
-                   mine, elapsed, elapsed / static_cast<double>(n) * static_cast<double>(to_run.size() - n));
-    });
-  }
-  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-
-  std::vector<std::string> names;
-  for (const ScreenRun& r : runs) names.push_back(r.name);
-  const ScreenFiles files = screen_files(dir, names, readouts, trial_seconds(run), keep_spikes);
-  if (part.whole) write_screen_files(parts, files);
-  if (plot) draw_screen_plot(o, dir, title);
-  const double simulated_s = static_cast<double>(to_run.size()) * run.trials * files.trial_s;
-  std::cout << fmt::format("flysim screen: {} experiments ({} run now) x {} trials x {} ms in {:.3f} s wall ({:.1f} simulated s per wall s) on {}\n",
-                           mine, to_run.size(), run.trials, run.duration_ms, wall_s, wall_s > 0 ? simulated_s / wall_s : 0.0, engine_text);
-  if (!part.whole)
-    std::cout << fmt::format("  written     part {}/{} of {} experiments in {} (flysim screen merge joins the parts)\n", part.k, part.n,
-                             runs.size(), parts.folder());
-  else
-    std::cout << fmt::format("  written     {}/rates.csv, {}/readouts.csv{}{}\n", dir, dir, keep_spikes ? ", " + dir + "/spikes.csv" : "",
-                             plot ? ", " + dir + "/screen.png" : "");
+  const ScreenWork work = screen_work(part, parts, runs.size(), request.keep_spikes);
+  const TrialBatches plan = run.trial_batches(shape, net->neuron_count());
+  const ScreenRunTime time = run_experiments(run, request, shape, plan, net, runs, work, parts);
+  report_screen(o, request, parts, runs, readouts, shape, trial_s, work, time);
   return 0;
 }
 

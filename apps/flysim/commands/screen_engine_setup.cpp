@@ -7,8 +7,8 @@
 
 namespace flysim::app {
 
-ScreenEngines screen_engines(const Options& o, const std::vector<int>& devices, const TrialRunSetup& run, const TrialBatches& plan,
-                             const std::shared_ptr<const Network>& net, const ScreenRun& first) {
+ScreenEngines screen_engines(const Options& o, const std::vector<int>& devices, EngineKind kind, const EngineBuilder& builder,
+                             const TrialBatches& plan, const ScreenRun& first) {
   for (int d : devices) {
     const auto k = std::count(devices.begin(), devices.end(), d);
     if (k < 2) continue;
@@ -17,14 +17,10 @@ ScreenEngines screen_engines(const Options& o, const std::vector<int>& devices, 
       o.reject("engine.per-device", fmt::format("puts {} engines of {} trials on device {}: {}", k, plan.batch, d, beyond));
   }
   const auto stimulus = std::make_shared<const StimulusPlan>(first.plan);
-  const uint32_t threshold = poisson_threshold(first.rate_Hz, run.params.dt_ms);
   // Built side by side: a CUDA engine's buffers and warm-up take a while each.
   std::vector<std::future<std::unique_ptr<Engine>>> building;
-  for (int d : devices) {
-    TrialRunSetup on_device = run;
-    on_device.device = d;
-    building.push_back(std::async(std::launch::async, [=] { return make_trial_engine(on_device, plan, net, stimulus, threshold); }));
-  }
+  for (int d : devices)
+    building.push_back(std::async(std::launch::async, [&, d] { return builder.on_device(d).make(kind, 0, stimulus, first.rate_Hz); }));
   std::vector<std::unique_ptr<Engine>> engines;
   for (auto& engine : building) engines.push_back(engine.get());
   return ScreenEngines(std::move(engines));

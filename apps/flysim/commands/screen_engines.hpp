@@ -10,7 +10,9 @@
 #include <vector>
 
 #include "apps/flysim/commands/screen_experiments.hpp"
-#include "apps/flysim/commands/trial_runs.hpp"
+#include "apps/flysim/options/options.hpp"
+#include "apps/flysim/run/engine_builder.hpp"
+#include "kernels/trial_batches.hpp"
 #include "kernels/engine.hpp"
 
 namespace flysim::app {
@@ -39,7 +41,7 @@ class ScreenEngines {
 // The engines of `devices` (cuda_devices: engine.cuda-devices), each holding plan.batch
 // trials and `first`'s stimulus. A device listed k times must hold k batches: otherwise
 // an input_error names the option and what the batches need.
-ScreenEngines screen_engines(const Options& o, const std::vector<int>& devices, const TrialRunSetup& run, const TrialBatches& plan,
-                             const std::shared_ptr<const Network>& net, const ScreenRun& first);
+ScreenEngines screen_engines(const Options& o, const std::vector<int>& devices, EngineKind kind, const EngineBuilder& builder,
+                             const TrialBatches& plan, const ScreenRun& first);
 
 }  // namespace flysim::app

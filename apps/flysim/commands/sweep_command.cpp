@@ -5,23 +5,21 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include <algorithm>
 #include <chrono>
-#include <filesystem>
 #include <iostream>
 
 #include "apps/flysim/commands/commands.hpp"
-#include "apps/flysim/options/common_options.hpp"
-#include "apps/flysim/process/file_roles.hpp"
 #include "apps/flysim/commands/plot_script.hpp"
-#include "apps/flysim/options/readout_option.hpp"
-#include "apps/flysim/process/stop_signal.hpp"
-#include "apps/flysim/options/sweep_rates.hpp"
 #include "apps/flysim/commands/trial_runs.hpp"
-#include "kernels/trial_batches.hpp"
+#include "apps/flysim/options/common_options.hpp"
+#include "apps/flysim/options/readout_option.hpp"
+#include "apps/flysim/options/sweep_rates.hpp"
+#include "apps/flysim/process/file_roles.hpp"
+#include "apps/flysim/process/stop_signal.hpp"
+#include "apps/flysim/run/run_builder.hpp"
 #include "io/atomic_file.hpp"
-#include "model/errors.hpp"
 #include "io/sweep_table.hpp"
+#include "model/errors.hpp"
 
 namespace flysim::app {
 
@@ -43,6 +41,53 @@ std::vector<OptionSpec> sweep_options() {
   return specs;
 }
 
+// The sweep's own options, checked before the network loads.
+struct SweepRequest {
+  std::string dir;
+  std::vector<double> rates;
+  std::vector<int64_t> readout_roots;
+};
+
+SweepRequest check_sweep_options(const Options& o) {
+  refuse_clashing_files(o, {{"network.neurons", "network.connectivity", "stimulus.ids", "stimulus.kicks", "sweep.plot-script"},
+                            {},
+                            {"output.dir"},
+                            {{"output.dir", "trials.csv"}, {"output.dir", "sweep.csv"}, {"output.dir", "sweep.png"}, {"output.dir", "sweep.svg"}}});
+  if (o.given("stimulus.rate")) o.reject("stimulus.rate", "is set by sweep.rates in a sweep");
+  SweepRequest request;
+  request.dir = o.text("output.dir");
+  if (request.dir.empty()) o.reject("output.dir", "must name a folder for the sweep's files");
+  try {
+    request.rates = parse_sweep_rates(o.text("sweep.rates"));
+  } catch (const std::invalid_argument& e) {
+    o.reject("sweep.rates", e.what());
+  }
+  request.readout_roots = readout_ids(o, "sweep.readouts");
+  if (request.readout_roots.empty()) o.reject("sweep.readouts", "must name at least one root ID");
+  return request;
+}
+
+// Every rate's trials on one engine, their readouts' spikes into table.counts, progress
+// logged; the wall seconds it took.
+double run_rates(Engine& engine, const TrialBatches& plan, const std::vector<uint32_t>& readouts,
+                 const std::shared_ptr<const StimulusPlan>& stimulus, double dt_ms, SweepTable& table) {
+  const std::vector<double>& rates = table.stimulus_rates_Hz;
+  const int32_t trials = plan.trials;
+  const auto started = std::chrono::steady_clock::now();
+  const double total_trials = static_cast<double>(rates.size()) * static_cast<double>(trials);
+  for (std::size_t r = 0; r < rates.size(); ++r) {
+    engine.set_stimulus(stimulus, poisson_threshold(rates[r], dt_ms));
+    table.counts.push_back(count_spikes_per_trial(engine, plan, readouts, [&](int32_t done) {
+      throw_if_stopped("the sweep");
+      const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      const double fraction = (static_cast<double>(r) * static_cast<double>(trials) + done) / total_trials;
+      spdlog::info("rate {} Hz ({}/{}): {}/{} trials done, {:.1f} s elapsed, about {:.1f} s left", rates[r], r + 1,
+                   rates.size(), done, trials, elapsed, elapsed / fraction * (1 - fraction));
+    }));
+  }
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+}
+
 }  // namespace
 
 int sweep_command(const std::vector<std::string>& args) {
@@ -56,32 +101,18 @@ int sweep_command(const std::vector<std::string>& args) {
   catch_stop_signals();
   const Options o = Options::parse(specs, args);
   configure_logging(o);
-  refuse_clashing_files(o, {{"network.neurons", "network.connectivity", "stimulus.ids", "stimulus.kicks", "sweep.plot-script"},
-                            {},
-                            {"output.dir"},
-                            {{"output.dir", "trials.csv"}, {"output.dir", "sweep.csv"}, {"output.dir", "sweep.png"}, {"output.dir", "sweep.svg"}}});
-  if (o.given("stimulus.rate")) o.reject("stimulus.rate", "is set by sweep.rates in a sweep");
-  const std::string dir = o.text("output.dir");
-  if (dir.empty()) o.reject("output.dir", "must name a folder for the sweep's files");
-  std::vector<double> rates;
-  try {
-    rates = parse_sweep_rates(o.text("sweep.rates"));
-  } catch (const std::invalid_argument& e) {
-    o.reject("sweep.rates", e.what());
-  }
-  const std::vector<int64_t> readout_roots = readout_ids(o, "sweep.readouts");
-  if (readout_roots.empty()) o.reject("sweep.readouts", "must name at least one root ID");
-  const TrialRunSetup run = trial_run_setup(o);
-  const int32_t trials = run.trials;
-  const double duration_ms = run.duration_ms;
+  const SweepRequest request = check_sweep_options(o);
+  const std::string& dir = request.dir;
+  const RunBuilder run(o);
+  const TrialShape shape = run.trial_shape(Forever::refused);
   // Before the network loads: a missing plotter costs no waiting.
   bool plot = plot_wanted(o, "sweep");
-  const auto net = load_network_into(o, "output.dir");
+  const auto net = run.load_network_into("output.dir");
   SweepTable table;
-  table.stimulus_rates_Hz = rates;
-  table.trial_s = trial_seconds(run);
+  table.stimulus_rates_Hz = request.rates;
+  table.trial_s = trial_seconds(shape, run.params().dt_ms);
   // The default readout (MN9) is skipped on a network without it, as flysim run does.
-  table.readout_ids = readouts_in(o, readout_roots, *net, "sweep.readouts");
+  table.readout_ids = readouts_in(o, request.readout_roots, *net, "sweep.readouts");
   if (table.readout_ids.empty()) {
     spdlog::warn("the default readout (MN9, {}) is not in this network ({}): the sweep runs without readouts, its tables "
                  "hold their headers only and no plot is drawn; set sweep.readouts=ID,... to read neurons out",
@@ -89,38 +120,26 @@ int sweep_command(const std::vector<std::string>& args) {
     plot = false;
   }
   const std::vector<uint32_t> readouts = readout_indices(o, "sweep.readouts", *net, table.readout_ids);
-  const auto stimulus = std::make_shared<const StimulusPlan>(stimulus_plan(o, *net));
-  const TrialBatches plan = trial_batches(o, run, net->neuron_count());
-  std::unique_ptr<Engine> engine = make_trial_engine(run, plan, net, stimulus, poisson_threshold(rates.front(), run.params.dt_ms));
-  spdlog::info("sweep: {} rates x {} trials of {} ms on {}; readouts {}", rates.size(), trials, duration_ms,
+  const auto stimulus = std::make_shared<const StimulusPlan>(run.stimulus(*net));
+  const TrialBatches plan = run.trial_batches(shape, net->neuron_count());
+  const auto engine = run.engines(net, plan.batch).make(run.engine().kind, 0, stimulus, request.rates.front());
+  spdlog::info("sweep: {} rates x {} trials of {} ms on {}; readouts {}", request.rates.size(), shape.trials, shape.duration_ms,
                engine->describe(), o.text("sweep.readouts"));
-
-  const auto started = std::chrono::steady_clock::now();
-  const double total_trials = static_cast<double>(rates.size()) * static_cast<double>(trials);
-  for (std::size_t r = 0; r < rates.size(); ++r) {
-    engine->set_stimulus(stimulus, poisson_threshold(rates[r], run.params.dt_ms));
-    table.counts.push_back(count_spikes_per_trial(*engine, plan, readouts, [&](int32_t done) {
-      throw_if_stopped("the sweep");
-      const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-      const double fraction = (static_cast<double>(r) * static_cast<double>(trials) + done) / total_trials;
-      spdlog::info("rate {} Hz ({}/{}): {}/{} trials done, {:.1f} s elapsed, about {:.1f} s left", rates[r], r + 1,
-                   rates.size(), done, trials, elapsed, elapsed / fraction * (1 - fraction));
-    }));
-  }
-  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  const double wall_s = run_rates(*engine, plan, readouts, stimulus, run.params().dt_ms, table);
 
   const std::string sweep_path = dir + "/sweep.csv";
   write_atomically(dir + "/trials.csv", trials_csv(table));
   write_atomically(sweep_path, sweep_csv(table));
   if (plot)
     draw_plot(o, "sweep", {sweep_path, dir + "/sweep.png", dir + "/sweep.svg",
-                           fmt::format("flysim sweep: {} trials of {} ms per rate", trials, duration_ms)},
+                           fmt::format("flysim sweep: {} trials of {} ms per rate", shape.trials, shape.duration_ms)},
               "the CSV files");
+  const double total_trials = static_cast<double>(request.rates.size()) * shape.trials;
   std::cout << fmt::format(
       "flysim sweep: {} rates x {} trials x {} ms in {:.3f} s wall ({:.1f} simulated s per wall s) on {}\n"
       "  written     {}/sweep.csv, {}/trials.csv{}\n",
-      rates.size(), trials, duration_ms, wall_s, total_trials * table.trial_s / wall_s, engine->describe(), dir, dir,
-      plot ? fmt::format(", {}/sweep.png, {}/sweep.svg", dir, dir) : std::string());
+      request.rates.size(), shape.trials, shape.duration_ms, wall_s, total_trials * table.trial_s / wall_s, engine->describe(),
+      dir, dir, plot ? fmt::format(", {}/sweep.png, {}/sweep.svg", dir, dir) : std::string());
   return 0;
 }
 

@@ -1,4 +1,4 @@
-#include "apps/flysim/commands/run_summary.hpp"
+#include "apps/flysim/run/run_summary.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>

@@ -1,0 +1,48 @@
+#include "apps/flysim/run/replay_options.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <filesystem>
+
+namespace flysim::app {
+
+namespace {
+// What may differ between a live run and its replay: outputs, logs, the engine, the
+// cache, checkpoints and the pace.
+const std::vector<std::string> kReplayOverridable = {"replay", "output.", "log.", "engine.", "network.cache", "checkpoint.",
+                                                     "run.pace", "plasticity.shards", "plasticity.nodes", "plasticity.weights-out"};
+}  // namespace
+
+Options parse_run_options(const std::vector<OptionSpec>& specs, const std::vector<std::string>& args,
+                          std::optional<ReplayJournal>& replay) {
+  const Options first = Options::parse(specs, args);
+  if (first.text("replay").empty()) return first;
+  const std::string path = first.text("replay");
+  replay = read_replay_journal(path);
+  const auto& commands = replay->commands;
+  const bool stops = std::any_of(commands.begin(), commands.end(), [](const PlacedCommand& c) { return c.command.action == "stop"; });
+  if (!stops) spdlog::warn("{}: the journal has no stop: the replay runs to the end of the plan", path);
+  return Options::parse(specs, args, replay->contents.options, path, kReplayOverridable);
+}
+
+// Nothing that only decides where a run goes or where its outputs go is recorded.
+std::map<std::string, std::string> journaled_options(const Options& o, const std::vector<OptionSpec>& specs) {
+  const std::vector<std::string> prefixes = {"network.", "stimulus.", "model.", "run.duration-ms", "run.trials", "run.seed",
+                                             "restore", "plasticity.enabled", "plasticity.connections", "plasticity.pre-ids",
+                                             "plasticity.post-ids", "plasticity.a-", "plasticity.tau-", "plasticity.w-",
+                                             "plasticity.period-ms"};
+  std::map<std::string, std::string> recorded;
+  for (const OptionSpec& spec : specs)
+    for (const std::string& key : o.keys_of(spec))
+      for (const std::string& prefix : prefixes)
+        if (key.rfind(prefix, 0) == 0 && key != "network.cache" && key != "network.cache-dir" &&
+            (o.given(key) || key == "run.duration-ms"))
+          // Paths absolute: a replay may run from another folder.
+          recorded[key] = spec.type == OptionType::path && !o.text(key).empty()
+                              ? std::filesystem::absolute(o.text(key)).lexically_normal().string()
+                              : o.text(key);
+  return recorded;
+}
+
+}  // namespace flysim::app

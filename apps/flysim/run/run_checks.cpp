@@ -1,0 +1,48 @@
+#include "apps/flysim/run/run_checks.hpp"
+
+#include <charconv>
+#include <string>
+
+#include "apps/flysim/options/common_options.hpp"
+#include "apps/flysim/options/readout_option.hpp"
+
+namespace flysim::app {
+
+namespace {
+// run.pace: 'off' -> 0, 'realtime' -> 1, or a positive factor.
+double pace_factor(const Options& o) {
+  const std::string& text = o.text("run.pace");
+  if (text == "off") return 0.0;
+  if (text == "realtime") return 1.0;
+  double factor = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), factor);
+  if (ec != std::errc() || end != text.data() + text.size() || !(factor > 0) || factor > 1e6)
+    o.reject("run.pace", "must be off, realtime or simulated seconds per wall second (a number above 0)");
+  return factor;
+}
+}  // namespace
+
+bool checkpoints_asked(const Options& o) { return o.number("checkpoint.every-ms") != 0; }
+
+RunChecks check_run_options(const Options& o) {
+  RunChecks c;
+  require_writable(o, "output.spikes");
+  require_writable(o, "output.rates");
+  require_writable(o, "output.summary");
+  require_writable(o, "output.journal");
+  c.keep = o.integer("checkpoint.keep");
+  if (c.keep < 1) o.reject("checkpoint.keep", "must be at least 1");
+  c.checkpoint_every_ms = o.number("checkpoint.every-ms");
+  if (c.checkpoint_every_ms < 0) o.reject("checkpoint.every-ms", "must not be negative (0 turns checkpoints off)");
+  c.checkpointing = checkpoints_asked(o);
+  c.pace = pace_factor(o);
+  c.pace_text = o.text("run.pace");
+  c.fallback_every_ms = o.number("engine.fallback-every-ms");
+  if (c.fallback_every_ms < 0) o.reject("engine.fallback-every-ms", "must not be negative (0: no fallback)");
+  c.fault_after_epochs = o.integer("engine.fault-after-epochs");
+  if (c.fault_after_epochs < 0) o.reject("engine.fault-after-epochs", "must not be negative (0: never)");
+  c.readouts = readout_ids(o);
+  return c;
+}
+
+}  // namespace flysim::app

@@ -1,0 +1,60 @@
+#include "apps/flysim/run/trial_options.hpp"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <string>
+
+#include "apps/flysim/options/common_options.hpp"
+#include "model/snapshot.hpp"
+
+namespace flysim::app {
+
+EngineChoice engine_choice(const Options& o) {
+  EngineChoice c;
+  const int64_t threads = o.integer("engine.threads");
+  if (threads < 1 || threads > 1024) o.reject("engine.threads", "must be 1..1024");
+  c.threads = static_cast<unsigned>(threads);
+  c.kind = engine_kind(o);
+  c.device = cuda_device(o);
+  return c;
+}
+
+bool runs_forever(const Options& o) { return o.text("run.duration-ms") == "forever"; }
+
+namespace {
+// run.duration-ms in ms: 1..kMaxRunSteps steps of dt.
+double duration_ms(const Options& o, double dt_ms, Forever forever) {
+  const std::string& text = o.text("run.duration-ms");
+  double ms = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), ms);
+  if (ec != std::errc() || end != text.data() + text.size() || text.empty())
+    o.reject("run.duration-ms", forever == Forever::allowed ? "is neither a number of ms nor 'forever'" : "is not a number of ms");
+  const double max_ms = static_cast<double>(kMaxRunSteps) * dt_ms;
+  if (!(ms >= dt_ms) || ms > max_ms)
+    o.reject("run.duration-ms", fmt::format("must lie in {}..{} ms (1 to 2^29 steps of model.dt-ms={} ms)", dt_ms, max_ms, dt_ms));
+  return ms;
+}
+}  // namespace
+
+TrialShape trial_shape(const Options& o, double dt_ms, Forever forever) {
+  TrialShape shape;
+  const bool endless = forever == Forever::allowed && runs_forever(o);
+  const int64_t trials = o.integer("run.trials");
+  if (trials < 1 || trials > kMaxTrials) o.reject("run.trials", "must be 1.." + std::to_string(kMaxTrials));
+  if (endless && trials != 1) o.reject("run.trials", "must be 1 when run.duration-ms=forever");
+  shape.trials = static_cast<int32_t>(trials);
+  if (o.integer("run.seed") < 0) o.reject("run.seed", "must not be negative");
+  if (endless) {
+    shape.steps_per_trial = static_cast<int32_t>(kMaxRunSteps);
+    shape.duration_ms = static_cast<double>(kMaxRunSteps) * dt_ms;
+  } else {
+    shape.duration_ms = duration_ms(o, dt_ms, forever);
+    shape.steps_per_trial = duration_to_steps(shape.duration_ms, dt_ms);
+  }
+  return shape;
+}
+
+double trial_seconds(const TrialShape& shape, double dt_ms) { return shape.steps_per_trial * dt_ms * 1e-3; }
+
+}  // namespace flysim::app
