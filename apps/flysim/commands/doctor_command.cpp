@@ -69,6 +69,14 @@ int doctor_command(const std::vector<std::string>& args) {
                                probe.binary_runs_on_device ? "yes" : "no");
     else
       std::cout << "  device             none usable\n";
+    // The others a screen's engine.cuda-devices may name.
+    for (int d = 0; probe.device_present && d < probe.device_count; ++d) {
+      if (d == probe.device) continue;
+      const CudaProbe other = probe_cuda_backend(d);
+      std::cout << fmt::format("  device             {}: {} (sm_{}{}), {:.0f} MiB free{}\n", d, other.device_name, other.cc_major,
+                               other.cc_minor, static_cast<double>(other.free_memory_bytes) / (1 << 20),
+                               other.problem.empty() ? "" : "; unusable: " + other.problem);
+    }
   }
   std::cout << fmt::format("  cuda engine        {}\n", probe.problem.empty() ? "usable" : "unusable: " + probe.problem);
   // Read only: who else holds the GPU, and how much of its memory.
