@@ -171,11 +171,11 @@ void on_epoch(self_ptr self, std::vector<EpochSpikes>& batch) {
 void request_swap(self_ptr self, EngineKind kind, unsigned threads, uint64_t live_id) {
   auto& st = self->state;
   st.window.hold();
-  st.window.request();
+  const uint64_t generation = st.window.request();
   const RunPosition at = st.window.issued();
   self->request(st.engine.actor, caf::infinite, export_atom::value).then([=](std::vector<EngineState>& batch) {
     auto& st = self->state;
-    st.window.reply();
+    st.window.reply(generation);
     const auto swap_started = std::chrono::steady_clock::now();
     std::shared_ptr<Engine> engine;
     try {

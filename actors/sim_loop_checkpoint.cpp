@@ -51,10 +51,10 @@ void snapshot_part_done(self_ptr self, const std::shared_ptr<SnapshotParts>& par
 // file, written by the checkpointer.
 void request_checkpoint(self_ptr self, uint64_t live_id) {
   auto& st = self->state;
-  st.window.request();
+  const uint64_t generation = st.window.request();
   self->request(st.engine.actor, caf::infinite, export_atom::value).then([=](std::vector<EngineState>& batch) mutable {
     auto& st = self->state;
-    st.window.reply();
+    st.window.reply(generation);
     st.checkpoints.writing();
     const auto& shards = st.plan.plasticity.shards;
     auto parts = std::make_shared<SnapshotParts>();

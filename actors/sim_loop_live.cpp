@@ -135,9 +135,9 @@ void apply_stimulus(self_ptr self, const LiveCommand& command, StimulusChange ch
                   next.stimulus.kicks.size(), next.stimulus.silenced.size(), silence_mode_name(next.stimulus.silence_mode));
   st.plan.trial_plan = next;
   // Queued behind the epochs before `at`, ahead of every later one.
-  st.window.request();
+  const uint64_t generation = st.window.request();
   self->request(st.engine.actor, caf::infinite, stimulus_atom::value, next.stimulus, threshold).then([=](stimulus_atom) {
-    self->state.window.reply();
+    self->state.window.reply(generation);
     // The live page marks the stimulated neurons: the recorder's window learns the new set.
     if (command.replace_ids || !command.kicks.empty() || !command.group.empty())
       self->send(self->state.recorder, stimulus_atom::value, stimulated_neurons(next.stimulus));

@@ -40,9 +40,9 @@ bool apply_due_weights(self_ptr self) {
     WeightUpdate update = st.weights.take(at);
     spdlog::debug("plasticity: {} weight changes of the period from trial {} step {} applied at trial {} step {}",
                   update.changes.size(), update.trial, update.first, at.trial, at.step);
-    st.window.request();
+    const uint64_t generation = st.window.request();
     self->request(st.engine.actor, caf::infinite, weights_atom::value, std::move(update)).then([=](weights_atom) {
-      self->state.window.reply();
+      self->state.window.reply(generation);
       finish_if_done(self);
     }, on_error(self));
   }

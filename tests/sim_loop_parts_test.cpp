@@ -73,13 +73,24 @@ TEST(InFlightWindow, AGivenUpEngineLeavesNothingInFlightAndHoldsUntilTheNewOneRe
 TEST(InFlightWindow, ASwapHoldsTheWindowWhileItsRequestsAreCounted) {
   InFlightWindow w({0, 0}, 4, 180, 1);
   w.hold();
-  w.request();
+  const uint64_t export_request = w.request();
   EXPECT_FALSE(w.has_room());
   EXPECT_TRUE(w.held());
-  w.reply();
+  EXPECT_TRUE(w.reply(export_request));
   w.release();
   EXPECT_TRUE(w.has_room());
   EXPECT_EQ(w.in_flight(), 0);
+}
+
+TEST(InFlightWindow, AFailedEnginesLateAnswerToAnyRequestCountsNothing) {
+  InFlightWindow w({0, 0}, 4, 180, 1);
+  const uint64_t epoch = w.request_epoch(18);
+  const uint64_t stimulus = w.request();  // a stimulus update queued behind the epoch
+  EXPECT_EQ(w.in_flight(), 2);
+  w.give_up_engine();  // the epoch failed
+  EXPECT_FALSE(w.reply(stimulus));  // the failed engine still answers the update
+  EXPECT_FALSE(w.reply(epoch));
+  EXPECT_EQ(w.in_flight(), 0) << "a late answer must not leave the count below zero (the run would never finish)";
 }
 
 // ---- FallbackTracker

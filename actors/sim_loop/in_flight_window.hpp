@@ -35,12 +35,10 @@ class InFlightWindow {
   // The epoch of `steps` steps from issued goes out; issued moves past it, to the next
   // batch's start at a trial's end.
   uint64_t request_epoch(int32_t steps);
-  // A reply of the engine of `generation`: counted and true when that engine is current,
-  // false (dropped) when it is stale.
+  // A reply of the engine of `generation` (every request's, epochs, exports, weight and
+  // stimulus updates alike): counted and true when that engine is current, false
+  // (dropped) when it is stale: a failed engine that still answers counts nothing.
   bool reply(uint64_t generation);
-  // A reply that carries no generation (a swap's export, a checkpoint's, a weight or
-  // stimulus update).
-  void reply() { --in_flight_; }
   bool current(uint64_t generation) const { return generation == generation_; }
   // The epoch ending at `end` was answered.
   void complete(RunPosition end) { done_ = end; }
