@@ -77,7 +77,7 @@ struct WindowRates {
 WindowRates window_rates(const sim_loop_state& st);
 // A stimulus command: the new plan goes to the engine before the next epoch.
 // Applies `change`, the plan `command` makes (stimulus_change, checked by the caller).
-void apply_stimulus(self_ptr self, const LiveCommand& command, StimulusChange change, uint64_t live_id);
+void apply_stimulus(self_ptr self, const StimulusCommand& command, StimulusChange change, uint64_t live_id);
 
 // ---- sim_loop_realtime.cpp
 // Sets up the lag figures and their watch (at spawn).

@@ -195,16 +195,13 @@ std::vector<SwapRequest> swap_requests(const Options& o) {
 std::vector<PlacedCommand> scripted_swaps(const std::vector<SwapRequest>& requests, const ScheduleGeometry& g) {
   std::vector<PlacedCommand> swaps;
   for (const SwapRequest& r : requests) {
-    LiveCommand swap;
-    swap.action = "swap";
-    swap.engine = to_string(r.kind);
-    swaps.push_back({position_at_ms(r.ms, g, g.delay_steps), swap});
+    swaps.push_back({position_at_ms(r.ms, g, g.delay_steps), SwapCommand{to_string(r.kind), std::nullopt}});
   }
   std::stable_sort(swaps.begin(), swaps.end(), [](const PlacedCommand& a, const PlacedCommand& b) { return a.at < b.at; });
   for (const PlacedCommand& swap : swaps)
     if (!reached(swap.at, g))
       spdlog::warn("run.swap-at: the swap to {} at trial {} step {} lies outside what this run simulates; it will not happen",
-                   swap.command.engine, swap.at.trial, swap.at.step);
+                   std::get<SwapCommand>(swap.command).engine, swap.at.trial, swap.at.step);
   return swaps;
 }
 
@@ -288,7 +285,7 @@ Options parse_run_options(const std::vector<OptionSpec>& specs, const std::vecto
   const std::string path = first.text("replay");
   replay = read_replay_journal(path);
   const auto& commands = replay->commands;
-  const bool stops = std::any_of(commands.begin(), commands.end(), [](const PlacedCommand& c) { return c.command.action == "stop"; });
+  const bool stops = std::any_of(commands.begin(), commands.end(), [](const PlacedCommand& c) { return std::holds_alternative<StopCommand>(c.command); });
   if (!stops) spdlog::warn("{}: the journal has no stop: the replay runs to the end of the plan", path);
   return Options::parse(specs, args, replay->contents.options, path, kReplayOverridable);
 }
