@@ -14,7 +14,6 @@
 #include <utility>
 #include <vector>
 
-#include "messages/inspect_fields.hpp"
 #include "model/named_field.hpp"
 #include "model/stimulus.hpp"
 

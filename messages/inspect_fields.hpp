@@ -47,11 +47,6 @@ typename Inspector::result_type inspect(Inspector& f, OptionalMember<T>& x) {
   }
 }
 
-template <class T>
-inline constexpr bool is_std_optional_v = false;
-template <class T>
-inline constexpr bool is_std_optional_v<std::optional<T>> = true;
-
 // What CAF inspects for one entry of a field list.
 template <class Field>
 decltype(auto) inspected_member(Field&& field) {

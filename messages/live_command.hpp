@@ -39,7 +39,7 @@ decltype(auto) fields(T& x, F&& f) {
 struct SwapCommand {
   static constexpr const char* action = "swap";
   std::string engine;                // "cpu" or "cuda"
-  std::optional<int32_t> threads{};  // cpu: pool threads (none: engine.threads)
+  std::optional<int64_t> threads{};  // cpu: pool threads (none: engine.threads); any integer, the rules bound it
 };
 template <same_unqualified<SwapCommand> T, class F>
 decltype(auto) fields(T& x, F&& f) {

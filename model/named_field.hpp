@@ -2,6 +2,7 @@
 // A field of a type that also travels as JSON: its key beside the member, so that one
 // fields() list serves CAF, Cereal and JSON alike (model/FIELDS.md).
 #include <concepts>
+#include <optional>
 #include <type_traits>
 
 namespace flysim {
@@ -35,6 +36,12 @@ decltype(auto) field_value(Field&& field) {
   if constexpr (is_named_field_v<std::remove_cvref_t<Field>>) return (field.value);
   else return std::forward<Field>(field);
 }
+
+// A field a value may leave out (a command's "unchanged").
+template <class T>
+inline constexpr bool is_std_optional_v = false;
+template <class T>
+inline constexpr bool is_std_optional_v<std::optional<T>> = true;
 
 // T or const T: one fields() serves readers (const) and writers.
 template <class T, class U>

@@ -72,7 +72,7 @@ CtlRequest parse_ctl_args(const std::vector<std::string>& args) {
       const int64_t threads = parse_number<int64_t>(arg, value, "an integer");
       if (threads < 1 || threads > kMaxLiveThreads)
         throw input_error(fmt::format("command line: --threads={} must be 1..{}", threads, kMaxLiveThreads));
-      swap.threads = static_cast<int32_t>(threads);
+      swap.threads = threads;
     } else if (flag == "rate" && eq != std::string::npos) {
       stimulus.rate_Hz = parse_number<double>(arg, value, "a number");
       if (*stimulus.rate_Hz < 0) throw input_error(fmt::format("command line: --rate={} must not be negative", value));
