@@ -60,7 +60,7 @@ control_actor::behavior_type control_behavior(control_actor::stateful_pointer<co
       [=](status_atom) { return ask<ServiceStatus>(self, self->state.sim, status_atom::value); },
       [=](command_atom, LiveCommand& command) -> caf::result<LiveReply> {
         if (const std::string problem = command_problem(command); !problem.empty()) {
-          spdlog::debug("control: refused {}: {}", command.action, problem);
+          spdlog::debug("control: refused {}: {}", action_name(command), problem);
           return invalid_command(problem);
         }
         spdlog::info("control: {}", describe_command(command));

@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "actors/control_rules.hpp"
+#include "messages/control_rules.hpp"
 #include "messages/interfaces.hpp"
 
 namespace flysim {

@@ -133,7 +133,7 @@ Schedule::Action Schedule::next(RunPosition issued, double now_s) {
     placed_.pop_front();
     return a;
   }
-  if (!live_.empty() && (live_.front().command.action != "checkpoint" || at_checkpoint_boundary(issued))) {
+  if (!live_.empty() && (!std::holds_alternative<CheckpointCommand>(live_.front().command) || at_checkpoint_boundary(issued))) {
     a.kind = Action::Kind::command;
     a.command = std::move(live_.front().command);
     a.live_id = live_.front().id;

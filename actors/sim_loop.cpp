@@ -317,9 +317,7 @@ sim_loop_actor::behavior_type sim_loop_behavior(sim_loop_actor::stateful_pointer
       },
       [=](stop_atom) {
         // A stop signal: journaled and applied like a live stop, with nobody to answer.
-        LiveCommand stop;
-        stop.action = "stop";
-        receive_live(self, std::move(stop), self->state.live.unanswered());
+        receive_live(self, StopCommand{}, self->state.live.unanswered());
       },
       [=](status_atom) { return service_status(self); },
       [=](command_atom, LiveCommand& command) -> caf::typed_response_promise<LiveReply> {

@@ -25,7 +25,7 @@ EngineKind engine_kind_named(const std::string& name) { return name == "cuda" ? 
 
 void receive_live(self_ptr self, LiveCommand command, uint64_t id) {
   auto& st = self->state;
-  if (st.finishing || (st.schedule->stopped() && command.action != "stop")) {
+  if (st.finishing || (st.schedule->stopped() && !std::holds_alternative<StopCommand>(command))) {
     answer_live(self, id, {false, "the run is " + std::string(st.finishing ? "finishing" : "stopping"),
                            st.window.done().trial, st.window.done().step, ""});
     return;
@@ -39,14 +39,51 @@ void receive_live(self_ptr self, LiveCommand command, uint64_t id) {
 
 void answer_live(self_ptr self, uint64_t id, LiveReply reply) { self->state.live.answer(id, std::move(reply)); }
 
+namespace {
+// What each command does at st.issued, once it is journaled: one handler per command type.
+struct CommandEffect {
+  self_ptr self;
+  RunPosition at;
+  uint64_t live_id;
+  std::optional<StimulusChange>& change;  // a stimulus command's, checked before it was journaled
+
+  void operator()(const SwapCommand& c) const {
+    request_swap(self, engine_kind_named(c.engine), static_cast<unsigned>(c.threads.value_or(0)), live_id);
+  }
+  void operator()(const CheckpointCommand&) const {
+    if (!self->state.checkpointer) {
+      answer_live(self, live_id, {false, "checkpoints are off: start the run with checkpoint.dir set", at.trial, at.step, ""});
+      return;
+    }
+    request_checkpoint(self, live_id);
+  }
+  void operator()(const StimulusCommand& c) const { apply_stimulus(self, c, std::move(*change), live_id); }
+  void operator()(const PauseCommand&) const {
+    self->state.schedule->pause();
+    self->send(self->state.recorder, flush_atom::value);
+    answer_live(self, live_id, {true, "paused at " + where(at), at.trial, at.step, ""});
+  }
+  void operator()(const ResumeCommand&) const {
+    self->state.schedule->resume(self->state.window.done(), elapsed_s(self->state));
+    answer_live(self, live_id, {true, "resumed at " + where(at), at.trial, at.step, ""});
+  }
+  void operator()(const StopCommand&) const {
+    self->state.schedule->stop();
+    spdlog::warn("stopping at {}: finishing the epochs in flight, then writing what was recorded", where(at));
+    answer_live(self, live_id, {true, "stopping at " + where(at), at.trial, at.step, ""});
+    finish_if_done(self);
+  }
+};
+}  // namespace
+
 void apply_command(self_ptr self, const LiveCommand& command, uint64_t live_id) {
   auto& st = self->state;
   const RunPosition at = st.window.issued();
   // A stimulus change is checked before it is journaled: a refused one is not in the journal.
   std::optional<StimulusChange> change;
-  if (command.action == "stimulus") {
+  if (const auto* stimulus = std::get_if<StimulusCommand>(&command)) {
     try {
-      change = stimulus_change(st.plan.trial_plan, command, at, *st.plan.network, st.plan.dt_ms);
+      change = stimulus_change(st.plan.trial_plan, *stimulus, at, *st.plan.network, st.plan.dt_ms);
     } catch (const std::exception& e) {
       answer_live(self, live_id, {false, std::string("stimulus not changed: ") + e.what(), at.trial, at.step, ""});
       return;
@@ -61,33 +98,10 @@ void apply_command(self_ptr self, const LiveCommand& command, uint64_t live_id) 
       return;
     }
   }
-  spdlog::info("{}: {} {}", where(at), command.action, command.action == "swap" ? command.engine : "");
+  const auto* swap = std::get_if<SwapCommand>(&command);
+  spdlog::info("{}: {} {}", where(at), action_name(command), swap ? swap->engine : "");
   st.fallback.after_command();
-  if (command.action == "swap") {
-    request_swap(self, engine_kind_named(command.engine), static_cast<unsigned>(command.threads), live_id);
-  } else if (command.action == "checkpoint") {
-    if (!st.checkpointer) {
-      answer_live(self, live_id, {false, "checkpoints are off: start the run with checkpoint.dir set", at.trial, at.step, ""});
-      return;
-    }
-    request_checkpoint(self, live_id);
-  } else if (command.action == "pause") {
-    st.schedule->pause();
-    self->send(st.recorder, flush_atom::value);
-    answer_live(self, live_id, {true, "paused at " + where(at), at.trial, at.step, ""});
-  } else if (command.action == "resume") {
-    st.schedule->resume(st.window.done(), elapsed_s(st));
-    answer_live(self, live_id, {true, "resumed at " + where(at), at.trial, at.step, ""});
-  } else if (command.action == "stop") {
-    st.schedule->stop();
-    spdlog::warn("stopping at {}: finishing the epochs in flight, then writing what was recorded", where(at));
-    answer_live(self, live_id, {true, "stopping at " + where(at), at.trial, at.step, ""});
-    finish_if_done(self);
-  } else if (command.action == "stimulus") {
-    apply_stimulus(self, command, std::move(*change), live_id);
-  } else {
-    answer_live(self, live_id, {false, "unknown action '" + command.action + "'", at.trial, at.step, ""});
-  }
+  std::visit(CommandEffect{self, at, live_id, change}, command);
 }
 
 ServiceStatus service_status(self_ptr self) {
@@ -124,7 +138,7 @@ ServiceStatus service_status(self_ptr self) {
 
 namespace flysim::sim_loop_ops {
 
-void apply_stimulus(self_ptr self, const LiveCommand& command, StimulusChange change, uint64_t live_id) {
+void apply_stimulus(self_ptr self, const StimulusCommand& command, StimulusChange change, uint64_t live_id) {
   auto& st = self->state;
   const RunPosition at = st.window.issued();
   const TrialPlan next = std::move(change.plan);
@@ -139,7 +153,7 @@ void apply_stimulus(self_ptr self, const LiveCommand& command, StimulusChange ch
   self->request(st.engine.actor, caf::infinite, stimulus_atom::value, next.stimulus, threshold).then([=](stimulus_atom) {
     self->state.window.reply(generation);
     // The live page marks the stimulated neurons: the recorder's window learns the new set.
-    if (command.replace_ids || !command.kicks.empty() || !command.group.empty())
+    if (command.poisson_ids || command.kicks || command.group)
       self->send(self->state.recorder, stimulus_atom::value, stimulated_neurons(next.stimulus));
     spdlog::info("{}", summary);
     answer_live(self, live_id, {true, summary, at.trial, at.step, ""});

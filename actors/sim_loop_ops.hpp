@@ -65,7 +65,7 @@ void answer_live(self_ptr self, uint64_t id, LiveReply reply);
 ServiceStatus service_status(self_ptr self);
 // A stimulus command: the new plan goes to the engine before the next epoch.
 // Applies `change`, the plan `command` makes (stimulus_change, checked by the caller).
-void apply_stimulus(self_ptr self, const LiveCommand& command, StimulusChange change, uint64_t live_id);
+void apply_stimulus(self_ptr self, const StimulusCommand& command, StimulusChange change, uint64_t live_id);
 
 // ---- sim_loop_realtime.cpp
 // Sets up the lag figures, their watch and the status samples (at spawn).

@@ -19,24 +19,25 @@ std::vector<uint32_t> indices_of(const std::vector<int64_t>& ids, const Network&
 
 // The named group's rate and neurons from `c`: a new group needs both; an empty neuron
 // list removes the group.
-void change_group(StimulusPlan& plan, const LiveCommand& c, const Network& net, double dt_ms) {
-  auto it = std::find_if(plan.groups.begin(), plan.groups.end(), [&](const PoissonGroup& g) { return g.name == c.group; });
+void change_group(StimulusPlan& plan, const StimulusCommand& c, const Network& net, double dt_ms) {
+  const std::string& name = *c.group;
+  auto it = std::find_if(plan.groups.begin(), plan.groups.end(), [&](const PoissonGroup& g) { return g.name == name; });
   if (it == plan.groups.end()) {
-    if (c.rate_Hz < 0 || !c.replace_ids)
-      throw input_error("group '" + c.group + "' is new: give its rate_hz and poisson_ids");
-    plan.groups.push_back({c.group, {}, 0.0, 0u});
+    if (!c.rate_Hz || !c.poisson_ids) throw input_error("group '" + name + "' is new: give its rate_hz and poisson_ids");
+    plan.groups.push_back({name, {}, 0.0, 0u});
     it = plan.groups.end() - 1;
   }
-  if (c.rate_Hz >= 0) {
-    it->rate_Hz = c.rate_Hz;
-    it->threshold = poisson_threshold(c.rate_Hz, dt_ms);
+  if (c.rate_Hz) {
+    it->rate_Hz = *c.rate_Hz;
+    it->threshold = poisson_threshold(*c.rate_Hz, dt_ms);
   }
-  if (c.replace_ids) it->neurons = indices_of(c.poisson_ids, net, "poisson_ids");
+  if (c.poisson_ids) it->neurons = indices_of(*c.poisson_ids, net, "poisson_ids");
   if (it->neurons.empty()) plan.groups.erase(it);
 }
 }  // namespace
 
-StimulusChange stimulus_change(const TrialPlan& current, const LiveCommand& c, RunPosition at, const Network& net, double dt_ms) {
+StimulusChange stimulus_change(const TrialPlan& current, const StimulusCommand& c, RunPosition at, const Network& net,
+                               double dt_ms) {
   TrialPlan next = current;
   const auto index = index_of_ids(net.root_ids, "network");
   const auto neuron = [&](int64_t id) {
@@ -44,19 +45,15 @@ StimulusChange stimulus_change(const TrialPlan& current, const LiveCommand& c, R
     if (it == index.end()) throw input_error("neuron ID " + std::to_string(id) + " is not in the network");
     return it->second;
   };
-  if (!c.group.empty()) {
+  if (c.group) {
     change_group(next.stimulus, c, net, dt_ms);
   } else {
-    if (c.rate_Hz >= 0) next.stimulus_rate_Hz = c.rate_Hz;
-    if (c.replace_ids) next.stimulus.poisson_neurons = indices_of(c.poisson_ids, net, "poisson_ids");
+    if (c.rate_Hz) next.stimulus_rate_Hz = *c.rate_Hz;
+    if (c.poisson_ids) next.stimulus.poisson_neurons = indices_of(*c.poisson_ids, net, "poisson_ids");
   }
-  if (c.replace_silenced) next.stimulus.silenced = indices_of(c.silenced_ids, net, "silence_ids");
-  if (!c.silence_mode.empty()) {
-    const auto mode = parse_silence_mode(c.silence_mode);
-    if (!mode) throw input_error("silence_mode must be outgoing or both, got '" + c.silence_mode + "'");
-    next.stimulus.silence_mode = *mode;
-  }
-  for (const LiveKick& k : c.kicks) {
+  if (c.silence_ids) next.stimulus.silenced = indices_of(*c.silence_ids, net, "silence_ids");
+  if (c.silence_mode) next.stimulus.silence_mode = *c.silence_mode;
+  for (const LiveKick& k : c.kicks ? *c.kicks : std::vector<LiveKick>{}) {
     const int64_t step = int64_t{at.step} + duration_to_steps(k.after_ms, dt_ms);
     if (step >= current.steps_per_trial)
       throw input_error(fmt::format("a kick {} ms after step {} falls after the end of the trial", k.after_ms, at.step));

@@ -4,7 +4,7 @@
 #include <cstdint>
 
 #include "actors/schedule.hpp"
-#include "messages/control.hpp"
+#include "messages/live_command.hpp"
 #include "model/network.hpp"
 #include "model/snapshot.hpp"
 
@@ -18,6 +18,7 @@ struct StimulusChange {
 // The plan after the stimulus command `c` applied at `at` on `net`; throws input_error
 // naming what is wrong (an unknown neuron, a kick past the end of the trial, a rate
 // above 1/dt).
-StimulusChange stimulus_change(const TrialPlan& current, const LiveCommand& c, RunPosition at, const Network& net, double dt_ms);
+StimulusChange stimulus_change(const TrialPlan& current, const StimulusCommand& c, RunPosition at, const Network& net,
+                               double dt_ms);
 
 }  // namespace flysim

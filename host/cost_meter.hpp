@@ -13,6 +13,7 @@
 
 #include "host/thread_role.hpp"
 #include "host/thread_times.hpp"
+#include "model/named_field.hpp"
 
 namespace flysim {
 
@@ -23,6 +24,12 @@ struct RoleCost {
   double busiest_thread_cores = 0.0;  // the busiest of its threads over the window
   double cpu_s = 0.0;                 // since the first reading (a client differences two reports)
 };
+// Its one field list, with the JSON keys (model/FIELDS.md).
+template <same_unqualified<RoleCost> T, class F>
+decltype(auto) fields(T& x, F&& f) {
+  return f(named("role", x.role), named("threads", x.threads), named("cores", x.cores),
+           named("busiest_thread_cores", x.busiest_thread_cores), named("cpu_s", x.cpu_s));
+}
 
 // One thread, as pidstat -t shows it.
 struct ThreadCost {
@@ -31,6 +38,10 @@ struct ThreadCost {
   double cores = 0.0;  // over the window
   double cpu_s = 0.0;  // since the thread started (the kernel's counter)
 };
+template <same_unqualified<ThreadCost> T, class F>
+decltype(auto) fields(T& x, F&& f) {
+  return f(named("tid", x.tid), named("name", x.name), named("cores", x.cores), named("cpu_s", x.cpu_s));
+}
 
 struct CostReport {
   double at_s = 0.0;           // when the last reading was taken, s after the first
@@ -43,6 +54,12 @@ struct CostReport {
   std::vector<RoleCost> roles;  // one per role, in kThreadRoles order
   std::vector<ThreadCost> threads;  // alive at the last reading, by tid
 };
+template <same_unqualified<CostReport> T, class F>
+decltype(auto) fields(T& x, F&& f) {
+  return f(named("at_s", x.at_s), named("window_s", x.window_s), named("process_cores", x.process_cores),
+           named("process_cpu_s", x.process_cpu_s), named("exited_cores", x.exited_cores), named("roles", x.roles),
+           named("threads", x.threads));
+}
 
 // The reading a report stands for at its end: the process's CPU time since the first
 // reading and each thread's since it started, in ticks. Two reports of a service taken

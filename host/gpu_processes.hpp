@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "model/named_field.hpp"
+
 namespace flysim {
 
 struct GpuProcess {
@@ -17,6 +19,11 @@ struct GpuProcess {
   std::string name;        // the process's name, "" when NVML cannot say
   double used_MiB = -1.0;  // its GPU memory; negative when the driver does not say
 };
+// Its one field list, with the JSON keys (model/FIELDS.md).
+template <same_unqualified<GpuProcess> T, class F>
+decltype(auto) fields(T& x, F&& f) {
+  return f(named("gpu", x.gpu), named("pid", x.pid), named("name", x.name), named("used_mib", x.used_MiB));
+}
 
 struct GpuDevice {
   uint32_t index = 0;

@@ -1,33 +1,35 @@
 #include "messages/control_json.hpp"
 
-#include <nlohmann/json.hpp>
+#include <fmt/format.h>
+
+#include "messages/control_rules.hpp"
 
 namespace flysim {
 
 namespace {
-using ordered_json = nlohmann::ordered_json;
+using field_json::ordered_json;
 
-// Paths and messages may hold any bytes; the JSON written must still be valid UTF-8.
-std::string dump(const ordered_json& j) { return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
-
-ordered_json body_of(const LiveCommand& c) {
-  ordered_json j = ordered_json::object();
-  if (c.action == "swap") {
-    j["engine"] = c.engine;
-    if (c.threads > 0) j["threads"] = c.threads;
-  }
-  if (!c.group.empty()) j["group"] = c.group;
-  if (c.rate_Hz >= 0) j["rate_hz"] = c.rate_Hz;
-  if (c.replace_ids) j["poisson_ids"] = c.poisson_ids;
-  for (const LiveKick& k : c.kicks) j["kicks"].push_back({{"neuron_id", k.neuron_id}, {"after_ms", k.after_ms}});
-  if (c.replace_silenced) j["silence_ids"] = c.silenced_ids;
-  if (!c.silence_mode.empty()) j["silence_mode"] = c.silence_mode;
-  return j;
+ordered_json body_of(const LiveCommand& command) {
+  return std::visit([](const auto& c) { return field_json::object_json(c); }, command);
 }
 }  // namespace
 
-std::string command_body_json(const LiveCommand& c) { return dump(body_of(c)); }
+std::string command_body_json(const LiveCommand& command) { return field_json::dump(body_of(command)); }
 
-std::string to_json(const LiveCommand& c) { return dump(ordered_json{{"action", c.action}, {"body", body_of(c)}}); }
+std::string to_json(const LiveCommand& command) {
+  return field_json::dump(ordered_json{{"action", action_name(command)}, {"body", body_of(command)}});
+}
+
+LiveCommand command_from_json(const std::string& action, const std::string& body) {
+  const field_json::json j = field_json::parse_object(body);
+  std::optional<LiveCommand> command = live_command_named(action);
+  if (!command) {
+    field_json::refuse_unknown_fields(j, "POST /" + action, {});
+    throw bad_request(fmt::format("action \"{}\" is not one of {}", action, fmt::join(kLiveActions, ", ")));
+  }
+  std::visit([&](auto& c) { field_json::read_object(j, c, "POST /" + action); }, *command);
+  if (const std::string problem = command_problem(*command); !problem.empty()) throw bad_request(problem);
+  return std::move(*command);
+}
 
 }  // namespace flysim

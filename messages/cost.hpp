@@ -1,11 +1,13 @@
 #pragma once
 // inspect() for what status and the summary report about real-time operation: lag
-// figures, host cores per role, processes on the GPU (the types live in model/).
+// figures, host cores per role, processes on the GPU (the types, and the field lists
+// of all but the lag figures, live in host/).
 #include <caf/all.hpp>
 
 #include "host/cost_meter.hpp"
 #include "host/gpu_processes.hpp"
 #include "host/lag_window.hpp"
+#include "messages/inspect_fields.hpp"
 
 namespace flysim {
 
@@ -15,20 +17,19 @@ typename Inspector::result_type inspect(Inspector& f, LagFigures& x) {
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, RoleCost& x) {
-  return f(caf::meta::type_name("flysim.role_cost"), x.role, x.threads, x.cores, x.busiest_thread_cores, x.cpu_s);
+  return inspect_fields(f, "flysim.role_cost", x);
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, ThreadCost& x) {
-  return f(caf::meta::type_name("flysim.thread_cost"), x.tid, x.name, x.cores, x.cpu_s);
+  return inspect_fields(f, "flysim.thread_cost", x);
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, CostReport& x) {
-  return f(caf::meta::type_name("flysim.cost_report"), x.at_s, x.window_s, x.process_cores, x.process_cpu_s, x.exited_cores,
-           x.roles, x.threads);
+  return inspect_fields(f, "flysim.cost_report", x);
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, GpuProcess& x) {
-  return f(caf::meta::type_name("flysim.gpu_process"), x.gpu, x.pid, x.name, x.used_MiB);
+  return inspect_fields(f, "flysim.gpu_process", x);
 }
 
 }  // namespace flysim

@@ -9,6 +9,7 @@
 
 #include "model/snapshot.hpp"
 #include "messages/cost.hpp"
+#include "messages/inspect_fields.hpp"
 #include "model/engine_state.hpp"
 #include "model/responder.hpp"
 #include "model/shard_setup.hpp"
@@ -106,11 +107,7 @@ struct RunSummary {
 };
 
 // The types of model/ carry one field list (fields()), shared with the checkpoint
-// format: a field added there travels in messages and checkpoints alike.
-template <class Inspector, class T>
-typename Inspector::result_type inspect_fields(Inspector& f, const char* type_name, T& x) {
-  return fields(x, [&](auto&... member) { return f(caf::meta::type_name(type_name), member...); });
-}
+// format: a field added there travels in messages and checkpoints alike (inspect_fields).
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, Spike& x) {

@@ -2,11 +2,10 @@
 // (token file, bind address), and flysim ctl's arguments.
 #include <gtest/gtest.h>
 
-#include "actors/control_rules.hpp"
+#include "messages/control_rules.hpp"
 #include "apps/flysim/service/control_json.hpp"
 #include "apps/flysim/options/control_options.hpp"
 #include "apps/flysim/options/ctl_args.hpp"
-#include "messages/control_json.hpp"
 #include "cli_support.hpp"
 #include "messages/control_json.hpp"
 #include "io/json_depth.hpp"
@@ -17,35 +16,20 @@
 namespace flysim::test {
 namespace {
 
-void expect_same_command(const LiveCommand& a, const LiveCommand& b) {
-  EXPECT_EQ(a.action, b.action);
-  EXPECT_EQ(a.engine, b.engine);
-  EXPECT_EQ(a.threads, b.threads);
-  EXPECT_EQ(a.rate_Hz, b.rate_Hz);
-  EXPECT_EQ(a.replace_ids, b.replace_ids);
-  EXPECT_EQ(a.poisson_ids, b.poisson_ids);
-  ASSERT_EQ(a.kicks.size(), b.kicks.size());
-  for (std::size_t k = 0; k < a.kicks.size(); ++k) {
-    EXPECT_EQ(a.kicks[k].neuron_id, b.kicks[k].neuron_id);
-    EXPECT_EQ(a.kicks[k].after_ms, b.kicks[k].after_ms);
-  }
-}
-
 TEST(ControlJson, EveryCommandRoundTripsThroughItsBody) {
-  std::vector<LiveCommand> commands(8);
-  commands[0].action = "swap", commands[0].engine = "cpu", commands[0].threads = 3;
-  commands[1].action = "swap", commands[1].engine = "cuda";
-  commands[2].action = "checkpoint";
-  commands[3].action = "stimulus", commands[3].rate_Hz = 0.0;
-  commands[4].action = "stimulus", commands[4].replace_ids = true, commands[4].poisson_ids = {720575940660219265, -3};
-  commands[5].action = "stimulus", commands[5].rate_Hz = 212.5, commands[5].kicks = {{7, 0.0}, {720575940660219265, 12.25}};
-  commands[6].action = "pause";
-  commands[7].action = "stop";
+  const std::vector<LiveCommand> commands = {SwapCommand{"cpu", 3},
+                                             SwapCommand{"cuda", std::nullopt},
+                                             CheckpointCommand{},
+                                             StimulusCommand{.rate_Hz = 0.0},
+                                             StimulusCommand{.poisson_ids = std::vector<int64_t>{720575940660219265, -3}},
+                                             StimulusCommand{.rate_Hz = 212.5, .kicks = std::vector<LiveKick>{{7, 0.0}, {720575940660219265, 12.25}}},
+                                             PauseCommand{},
+                                             StopCommand{}};
   for (const LiveCommand& c : commands) {
     SCOPED_TRACE(command_body_json(c));
-    expect_same_command(app::command_from_json(c.action, command_body_json(c)), c);
+    EXPECT_EQ(command_body_json(command_from_json(action_name(c), command_body_json(c))), command_body_json(c));
     const std::string entry = R"({"seq":1,"trial":0,"step":18,"command":)" + to_json(c) + "}";
-    expect_same_command(app::journal_entry_from_json(entry).command, c);
+    EXPECT_EQ(to_json(app::journal_entry_from_json(entry).command), to_json(c));
   }
   EXPECT_EQ(command_body_json(commands[0]), R"({"engine":"cpu","threads":3})");
   EXPECT_EQ(command_body_json(commands[2]), "{}");
@@ -86,14 +70,14 @@ TEST(ControlJson, NestingIsCountedOutsideStringsAndRefusedBeyondTheLimit) {
   EXPECT_EQ(json_depth_problem(nested(kMaxJsonDepth + 1)), "arrays and objects nest deeper than 64 levels (at byte 65)");
   EXPECT_EQ(json_depth_problem(R"({"a":")" + std::string(1000, '[') + R"(\"[", "b":{}})"), "") << "brackets in strings";
   EXPECT_NE(json_depth_problem(R"({"a":"\\")" + std::string(100, '{')), "") << "an escaped backslash ends no string";
-  EXPECT_THROW(app::command_from_json("stimulus", R"({"poisson_ids":)" + nested(100000) + "}"), app::bad_request);
+  EXPECT_THROW(command_from_json("stimulus", R"({"poisson_ids":)" + nested(100000) + "}"), bad_request);
 }
 
 TEST(ControlJson, AJournalLineNestedTooDeeplyIsRefused) {
   try {
     app::journal_entry_from_json(std::string(100000, '{'));
     FAIL() << "accepted";
-  } catch (const app::bad_request& e) {
+  } catch (const bad_request& e) {
     EXPECT_NE(std::string(e.what()).find("arrays and objects nest deeper than 64 levels (at byte 65)"), std::string::npos) << e.what();
   }
 }
@@ -104,20 +88,20 @@ TEST(ControlJson, BytesThatAreNotUtf8StillGiveValidJson) {
 }
 
 TEST(ControlRules, MessagesNameTheField) {
-  LiveCommand c;
-  c.action = "jump";
-  EXPECT_EQ(command_problem(c), "action \"jump\" is not one of swap, checkpoint, stimulus, pause, resume, stop");
-  c.action = "pause", c.engine = "cpu";
-  EXPECT_EQ(command_problem(c), "engine and threads belong to swap, not to pause");
-  c = {}, c.action = "checkpoint", c.rate_Hz = 5;
-  EXPECT_EQ(command_problem(c), "rate_hz, poisson_ids, kicks, silence_ids and silence_mode belong to stimulus, not to checkpoint");
-  c = {}, c.action = "stimulus", c.rate_Hz = std::numeric_limits<double>::infinity();
-  EXPECT_EQ(command_problem(c), "rate_hz must be a finite number >= 0");
-  c = {}, c.action = "swap", c.engine = "cpu", c.threads = 4;
-  EXPECT_EQ(command_problem(c), "");
-  EXPECT_EQ(describe_command(c), "swap to cpu, 4 threads");
-  c = {}, c.action = "stimulus", c.rate_Hz = 200, c.kicks = {{1, 2}};
-  EXPECT_EQ(describe_command(c), "stimulus: rate 200 Hz, 1 kick");
+  EXPECT_EQ(command_problem(StimulusCommand{.rate_Hz = std::numeric_limits<double>::infinity()}), "rate_hz must be a finite number >= 0");
+  EXPECT_EQ(command_problem(StimulusCommand{.rate_Hz = -5}), "rate_hz must be a finite number >= 0, got -5");
+  EXPECT_EQ(command_problem(SwapCommand{"cpu", 0}), "threads must be 1..1024, got 0");
+  const LiveCommand swap = SwapCommand{"cpu", 4};
+  EXPECT_EQ(command_problem(swap), "");
+  EXPECT_EQ(describe_command(swap), "swap to cpu, 4 threads");
+  EXPECT_EQ(describe_command(StimulusCommand{.rate_Hz = 200, .kicks = std::vector<LiveKick>{{1, 2}}}), "stimulus: rate 200 Hz, 1 kick");
+  EXPECT_EQ(describe_command(PauseCommand{}), "pause");
+  try {
+    command_from_json("jump", "{}");
+    FAIL() << "accepted";
+  } catch (const bad_request& e) {
+    EXPECT_STREQ(e.what(), "action \"jump\" is not one of swap, checkpoint, stimulus, pause, resume, stop");
+  }
 }
 
 class ControlFiles : public ::testing::Test {
@@ -164,20 +148,20 @@ TEST_F(ControlFiles, ServerConfigChecksPortAndRefusesAnOpenAddressWithoutAToken)
 TEST_F(ControlFiles, CtlArgumentsBecomeTheCommand) {
   auto r = app::parse_ctl_args({"swap", "cpu", "--threads=2", "--control.port=9000", "--json"});
   EXPECT_EQ(r.action, "swap");
-  EXPECT_EQ(r.command.engine, "cpu");
-  EXPECT_EQ(r.command.threads, 2);
+  EXPECT_EQ(std::get<SwapCommand>(r.command).engine, "cpu");
+  EXPECT_EQ(std::get<SwapCommand>(r.command).threads, 2);
   EXPECT_TRUE(r.json);
   EXPECT_EQ(r.option_args, std::vector<std::string>{"--control.port=9000"});
   r = app::parse_ctl_args({"stimulus", "--rate=200", "--kick=720575940660219265@5", "--kick=7@0.5",
                            "--ids=" + write("ids.txt", "# sugar\n11\n12\n")});
-  EXPECT_EQ(r.command.rate_Hz, 200);
-  EXPECT_TRUE(r.command.replace_ids);
-  EXPECT_EQ(r.command.poisson_ids, (std::vector<int64_t>{11, 12}));
-  ASSERT_EQ(r.command.kicks.size(), 2u);
-  EXPECT_EQ(r.command.kicks[0].neuron_id, 720575940660219265);
-  EXPECT_EQ(r.command.kicks[1].after_ms, 0.5);
+  const auto& stimulus = std::get<StimulusCommand>(r.command);
+  EXPECT_EQ(stimulus.rate_Hz, 200);
+  EXPECT_EQ(stimulus.poisson_ids, (std::vector<int64_t>{11, 12}));
+  ASSERT_EQ(stimulus.kicks->size(), 2u);
+  EXPECT_EQ((*stimulus.kicks)[0].neuron_id, 720575940660219265);
+  EXPECT_EQ((*stimulus.kicks)[1].after_ms, 0.5);
   EXPECT_EQ(app::parse_ctl_args({"status"}).action, "status");
-  EXPECT_EQ(app::parse_ctl_args({"stop"}).command.action, "stop");
+  EXPECT_TRUE(std::holds_alternative<StopCommand>(app::parse_ctl_args({"stop"}).command));
 }
 
 TEST_F(ControlFiles, CtlBadUsageIsAnInputErrorNamingTheWord) {

@@ -100,23 +100,23 @@ TEST_F(ControlServerTest, EachEndpointDeliversItsCommand) {
   ok_body(post("/stop", " "));
   const auto got = log_->received();
   ASSERT_EQ(got.size(), 8u);
-  EXPECT_EQ(got[0].action, "swap");
-  EXPECT_EQ(got[0].engine, "cpu");
-  EXPECT_EQ(got[0].threads, 2);
-  EXPECT_EQ(got[1].action, "checkpoint");
-  EXPECT_EQ(got[2].action, "stimulus");
-  EXPECT_EQ(got[2].rate_Hz, 200.0);
-  EXPECT_FALSE(got[2].replace_ids);
-  EXPECT_TRUE(got[2].kicks.empty());
-  EXPECT_TRUE(got[3].replace_ids);
-  EXPECT_EQ(got[3].poisson_ids, (std::vector<int64_t>{720575940660219265, 7}));
-  EXPECT_LT(got[3].rate_Hz, 0) << "a rate left out stays unchanged";
-  ASSERT_EQ(got[4].kicks.size(), 2u);
-  EXPECT_EQ(got[4].kicks[1].neuron_id, 8);
-  EXPECT_EQ(got[4].kicks[1].after_ms, 0.5);
-  EXPECT_EQ(got[5].action, "pause");
-  EXPECT_EQ(got[6].action, "resume");
-  EXPECT_EQ(got[7].action, "stop");
+  EXPECT_EQ(std::get<SwapCommand>(got[0]).engine, "cpu");
+  EXPECT_EQ(std::get<SwapCommand>(got[0]).threads, 2);
+  EXPECT_TRUE(std::holds_alternative<CheckpointCommand>(got[1]));
+  const auto& rate = std::get<StimulusCommand>(got[2]);
+  EXPECT_EQ(rate.rate_Hz, 200.0);
+  EXPECT_FALSE(rate.poisson_ids);
+  EXPECT_FALSE(rate.kicks);
+  const auto& ids = std::get<StimulusCommand>(got[3]);
+  EXPECT_EQ(ids.poisson_ids, (std::vector<int64_t>{720575940660219265, 7}));
+  EXPECT_FALSE(ids.rate_Hz) << "a rate left out stays unchanged";
+  const auto& kicks = std::get<StimulusCommand>(got[4]).kicks;
+  ASSERT_EQ(kicks->size(), 2u);
+  EXPECT_EQ((*kicks)[1].neuron_id, 8);
+  EXPECT_EQ((*kicks)[1].after_ms, 0.5);
+  EXPECT_TRUE(std::holds_alternative<PauseCommand>(got[5]));
+  EXPECT_TRUE(std::holds_alternative<ResumeCommand>(got[6]));
+  EXPECT_TRUE(std::holds_alternative<StopCommand>(got[7]));
 }
 
 // What `curl -X POST localhost:7460/stop` sends: no Content-Length, no body. Sent on a
@@ -157,7 +157,7 @@ TEST_F(ControlServerTest, APostWithoutALengthIsAnsweredAtOnce) {
   EXPECT_EQ(answer.rfind("HTTP/1.1 200", 0), 0u) << answer;
   EXPECT_LT(seconds, 2.0) << "answered only when the server gave up reading a body";
   ASSERT_EQ(log_->received().size(), 1u);
-  EXPECT_EQ(log_->received()[0].action, "stop");
+  EXPECT_TRUE(std::holds_alternative<StopCommand>(log_->received()[0]));
 }
 
 // Each idle connection holds a worker until its first-byte deadline; 16 of them leave
@@ -255,7 +255,7 @@ TEST_F(ControlServerTest, ReplySaysWhereTheCommandTookEffect) {
   EXPECT_EQ(reply, json::parse(R"({"ok":true,"message":"applied checkpoint","trial":1,"step":360,
                                    "file":"ckpt/flysim-trial0001-step000000360.ckpt"})"));
   EXPECT_EQ(ok_body(post("/swap", R"({"engine":"cpu"})"))["ok"], true);
-  EXPECT_EQ(log_->received().back().threads, 0) << "no thread count: the service's engine.threads";
+  EXPECT_FALSE(std::get<SwapCommand>(log_->received().back()).threads) << "no thread count: the service's engine.threads";
 }
 
 TEST_F(ControlServerTest, RefusalBySimulationIs409WithTheReply) {
@@ -438,9 +438,7 @@ TEST_F(ControlServerTest, ACommandWaitingWhenTheSimulationEndsFailsAtOnce) {
 TEST_F(ControlServerTest, ControlActorRefusesAnInvalidCommandFromAnySender) {
   start();
   caf::scoped_actor self{*system_};
-  LiveCommand bad;
-  bad.action = "swap";
-  bad.engine = "tpu";
+  const LiveCommand bad = SwapCommand{"tpu", std::nullopt};
   self->request(control_, std::chrono::seconds(5), command_atom::value, bad)
       .receive([](const LiveReply&) { FAIL() << "an invalid command was answered by the simulation"; },
                [](const caf::error& err) {

@@ -61,10 +61,10 @@ live_actor::behavior_type fake_sim_behavior(live_actor::stateful_pointer<fake_si
           self->state.held.push_back(self->make_response_promise<LiveReply>());
           return self->state.held.back();
         }
-        if (command.action == "swap" && command.engine == "cuda")
+        if (const auto* swap = std::get_if<SwapCommand>(&command); swap && swap->engine == "cuda")
           return LiveReply{false, "cuda cannot run here: no CUDA device", 0, 0, ""};
-        return LiveReply{true, "applied " + command.action, 1, 360,
-                         command.action == "checkpoint" ? "ckpt/flysim-trial0001-step000000360.ckpt" : ""};
+        return LiveReply{true, std::string("applied ") + action_name(command), 1, 360,
+                         std::holds_alternative<CheckpointCommand>(command) ? "ckpt/flysim-trial0001-step000000360.ckpt" : ""};
       },
   };
 }

@@ -76,11 +76,12 @@ TEST_F(CtlCli, CommandsPrintWhereTheyTookEffect) {
   for (const char* action : {"pause", "resume", "stop"}) EXPECT_EQ(ctl(action).code, 0) << action;
   const auto got = log_->received();
   ASSERT_EQ(got.size(), 6u);
-  EXPECT_EQ(got[0].threads, 2);
-  EXPECT_EQ(got[2].rate_Hz, 200);
-  EXPECT_EQ(got[2].poisson_ids, (std::vector<int64_t>{11, 12}));
-  EXPECT_EQ(got[2].kicks.size(), 1u);
-  EXPECT_EQ(got[5].action, "stop");
+  EXPECT_EQ(std::get<SwapCommand>(got[0]).threads, 2);
+  const auto& stimulus = std::get<StimulusCommand>(got[2]);
+  EXPECT_EQ(stimulus.rate_Hz, 200);
+  EXPECT_EQ(stimulus.poisson_ids, (std::vector<int64_t>{11, 12}));
+  EXPECT_EQ(stimulus.kicks->size(), 1u);
+  EXPECT_TRUE(std::holds_alternative<StopCommand>(got[5]));
 }
 
 TEST_F(CtlCli, ARefusedCommandIsExitOneWithTheReason) {

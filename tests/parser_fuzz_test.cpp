@@ -295,8 +295,8 @@ TEST_F(ParserFuzz, ControlApiBodies) {
     const std::string action = text.substr(0, cut), body = cut == std::string::npos ? "" : text.substr(cut + 1);
     if (action != "swap" && action != "stimulus" && action != "checkpoint") return;
     try {
-      app::command_from_json(action, body);
-    } catch (const app::bad_request& e) {
+      command_from_json(action, body);
+    } catch (const bad_request& e) {
       throw input_error(e.what());
     }
   }, 11);

@@ -148,7 +148,7 @@ TEST(ActorRunBuilder, CheckpointsAndSwapsFallOnDelayCells) {
   EXPECT_EQ(plan.batch, 1);  // scripted positions keep one trial at a time
   ASSERT_EQ(plan.commands.size(), 1u);
   EXPECT_EQ(plan.commands[0].at, (RunPosition{0, 54}));  // the first delay-cell boundary at or after 50 steps
-  EXPECT_EQ(plan.commands[0].command.engine, "cpu");
+  EXPECT_EQ(std::get<SwapCommand>(plan.commands[0].command).engine, "cpu");
   ASSERT_FALSE(plan.checkpoints.empty());
   EXPECT_EQ(plan.checkpoints[0], (RunPosition{0, 90}));
   ASSERT_TRUE(parts.checkpointer.has_value());

@@ -17,11 +17,7 @@ ScheduleGeometry geometry(int32_t trials = 2, int32_t steps = 100, int32_t delay
   return g;
 }
 
-LiveCommand command(const std::string& action) {
-  LiveCommand c;
-  c.action = action;
-  return c;
-}
+LiveCommand command(const std::string& action) { return *live_command_named(action); }
 
 // Drives a schedule as the sim loop does (unpaced, clock at 0): every action in order,
 // with the position it came at; live commands are handed in when `issued` reaches them,
@@ -41,11 +37,11 @@ Trace drive(Schedule& s, const std::vector<std::pair<RunPosition, LiveCommand>>&
     const Schedule::Action a = s.next(issued, 0.0);
     t.actions.push_back({a.kind, a.at});
     if (a.kind == Kind::command) {
-      t.commands.push_back(a.command.action + "@" + std::to_string(a.at.trial) + ":" + std::to_string(a.at.step));
+      t.commands.push_back(action_name(a.command) + std::string("@") + std::to_string(a.at.trial) + ":" + std::to_string(a.at.step));
       if (a.live_id != 0) t.journal.push_back({a.at, a.command});
-      if (a.command.action == "stop") s.stop();
-      if (a.command.action == "pause") s.pause();
-      if (a.command.action == "resume") s.resume(issued, 0.0);
+      if (std::holds_alternative<StopCommand>(a.command)) s.stop();
+      if (std::holds_alternative<PauseCommand>(a.command)) s.pause();
+      if (std::holds_alternative<ResumeCommand>(a.command)) s.resume(issued, 0.0);
     }
     if (a.kind == Kind::epoch) {
       issued.step += a.steps;

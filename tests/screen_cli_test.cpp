@@ -212,6 +212,22 @@ TEST(ScreenCli, RatesAreTheMeanAndSampleSdOverTrials) {
   EXPECT_GT(varied, 0u);
 }
 
+TEST(ScreenCli, OneTrialLeavesTheSpreadEmptyAsPandasNaN) {
+  ScratchDir d("screen-one-trial");
+  const std::string dir = d.path("out");
+  const CliResult r = screen(d, "screen", " --screen.baseline=true --run.trials=1 --run.duration-ms=200 --output.dir=" + dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::istringstream rates(slurp(dir + "/rates.csv"));
+  std::string line;
+  std::getline(rates, line);
+  std::size_t rows = 0;
+  while (std::getline(rates, line)) {
+    ++rows;
+    EXPECT_EQ(line.back(), ',') << "sd_hz of one trial must be empty: " << line;
+  }
+  EXPECT_GT(rows, 10u);
+}
+
 TEST(ScreenCli, BatchesOfOneAndOfThreeGiveTheSameFiles) {
   ScratchDir d("screen-batch");
   const Screen s = make_screen(d);

@@ -186,12 +186,7 @@ std::string undisturbed_spikes(const ScratchDir& dir) {
   return slurp(dir.path("undisturbed.csv"));
 }
 
-LiveCommand swap_to_cpu() {
-  LiveCommand c;
-  c.action = "swap";
-  c.engine = "cpu";
-  return c;
-}
+LiveCommand swap_to_cpu() { return SwapCommand{"cpu", std::nullopt}; }
 
 TEST(SimLoopActor, ASwapAtABoundaryFinishesTheEpochsBeforeItOnTheOldEngineAndGoesOnOnTheNew) {
   ScratchDir dir("flysim-simloop-swap");

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <unordered_set>
 
-#include "actors/control_rules.hpp"
+#include "messages/control_rules.hpp"
 #include "model/errors.hpp"
 #include "io/input_file.hpp"
 #include "io/stimulus_files.hpp"
@@ -58,7 +58,8 @@ CtlRequest parse_ctl_args(const std::vector<std::string>& args) {
   CtlRequest r;
   std::vector<std::string> words;
   std::vector<std::string> stimulus_flags;  // for the message when they come with another action
-  bool threads_given = false;
+  SwapCommand swap;
+  StimulusCommand stimulus;
   for (const std::string& arg : args) {
     const auto eq = arg.find('=');
     const std::string flag = arg.rfind("--", 0) == 0 ? arg.substr(2, eq == std::string::npos ? std::string::npos : eq - 2) : "";
@@ -71,30 +72,28 @@ CtlRequest parse_ctl_args(const std::vector<std::string>& args) {
       const int64_t threads = parse_number<int64_t>(arg, value, "an integer");
       if (threads < 1 || threads > kMaxLiveThreads)
         throw input_error(fmt::format("command line: --threads={} must be 1..{}", threads, kMaxLiveThreads));
-      r.command.threads = static_cast<int32_t>(threads);
-      threads_given = true;
+      swap.threads = threads;
     } else if (flag == "rate" && eq != std::string::npos) {
-      r.command.rate_Hz = parse_number<double>(arg, value, "a number");
-      if (r.command.rate_Hz < 0) throw input_error(fmt::format("command line: --rate={} must not be negative", value));
+      stimulus.rate_Hz = parse_number<double>(arg, value, "a number");
+      if (*stimulus.rate_Hz < 0) throw input_error(fmt::format("command line: --rate={} must not be negative", value));
       stimulus_flags.push_back("--rate");
     } else if (flag == "ids" && eq != std::string::npos) {
-      r.command.poisson_ids = read_poisson_ids(value);
-      r.command.replace_ids = true;
+      stimulus.poisson_ids = read_poisson_ids(value);
       stimulus_flags.push_back("--ids");
     } else if (flag == "group" && eq != std::string::npos) {
       if (value.empty()) throw input_error("command line: --group needs a group name (--group=NAME)");
-      r.command.group = value;
+      stimulus.group = value;
       stimulus_flags.push_back("--group");
     } else if (flag == "silence" && eq != std::string::npos) {
-      r.command.silenced_ids = value.empty() ? std::vector<int64_t>{} : read_poisson_ids(value);
-      r.command.replace_silenced = true;
+      stimulus.silence_ids = value.empty() ? std::vector<int64_t>{} : read_poisson_ids(value);
       stimulus_flags.push_back("--silence");
     } else if (flag == "silence-mode" && eq != std::string::npos) {
-      if (!parse_silence_mode(value)) throw input_error("command line: --silence-mode=" + printable(value) + " must be outgoing or both");
-      r.command.silence_mode = value;
+      stimulus.silence_mode = parse_silence_mode(value);
+      if (!stimulus.silence_mode) throw input_error("command line: --silence-mode=" + printable(value) + " must be outgoing or both");
       stimulus_flags.push_back("--silence-mode");
     } else if (flag == "kick" && eq != std::string::npos) {
-      r.command.kicks.push_back(parse_kick(arg, value));
+      if (!stimulus.kicks) stimulus.kicks.emplace();
+      stimulus.kicks->push_back(parse_kick(arg, value));
       stimulus_flags.push_back("--kick");
     } else {
       r.option_args.push_back(arg);
@@ -104,20 +103,21 @@ CtlRequest parse_ctl_args(const std::vector<std::string>& args) {
     throw input_error(words.empty() ? "command line: flysim ctl needs a request: status, swap, checkpoint, stimulus, pause, resume or stop"
                                     : fmt::format("command line: '{}' is not a request of flysim ctl (status, swap, checkpoint, "
                                                   "stimulus, pause, resume, stop)", printable(words[0])));
-  r.action = r.command.action = words[0];
+  r.action = words[0];
   const std::size_t expected_words = r.action == "swap" ? 2 : 1;
   if (r.action == "swap" && words.size() < 2) throw input_error("command line: flysim ctl swap needs the engine: cpu or cuda");
   if (words.size() > expected_words)
     throw input_error(fmt::format("command line: unexpected '{}' after flysim ctl {}", printable(words[expected_words]),
                                   fmt::join(words.begin(), words.begin() + expected_words, " ")));
-  if (r.action == "swap") r.command.engine = words[1];
-  if (threads_given && !(r.action == "swap" && r.command.engine == "cpu"))
+  if (r.action == "swap") swap.engine = words[1];
+  if (swap.threads && !(r.action == "swap" && swap.engine == "cpu"))
     throw input_error("command line: --threads belongs to flysim ctl swap cpu");
   if (!stimulus_flags.empty() && r.action != "stimulus")
     throw input_error(fmt::format("command line: {} belongs to flysim ctl stimulus", stimulus_flags.front()));
   if (r.action == "stimulus" && stimulus_flags.empty())
     throw input_error("command line: flysim ctl stimulus needs --rate=HZ, --ids=FILE, --kick=ID@MS, --silence=FILE or --silence-mode=MODE");
   if (r.action == "status") return r;
+  r.command = r.action == "swap" ? LiveCommand(swap) : r.action == "stimulus" ? LiveCommand(stimulus) : *live_command_named(r.action);
   if (const std::string problem = command_problem(r.command); !problem.empty())
     throw input_error("command line: flysim ctl " + r.action + ": " + problem);
   return r;

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "messages/control.hpp"
+#include "messages/live_command.hpp"
 
 namespace flysim::app {
 

@@ -21,7 +21,8 @@ Options parse_run_options(const std::vector<OptionSpec>& specs, const std::vecto
   const std::string path = first.text("replay");
   replay = read_replay_journal(path);
   const auto& commands = replay->commands;
-  const bool stops = std::any_of(commands.begin(), commands.end(), [](const PlacedCommand& c) { return c.command.action == "stop"; });
+  const bool stops = std::any_of(commands.begin(), commands.end(),
+                                 [](const PlacedCommand& c) { return std::holds_alternative<StopCommand>(c.command); });
   if (!stops) spdlog::warn("{}: the journal has no stop: the replay runs to the end of the plan", path);
   return Options::parse(specs, args, replay->contents.options, path, kReplayOverridable);
 }

@@ -7,7 +7,7 @@
 
 #include "apps/flysim/options/common_options.hpp"
 #include "apps/flysim/service/cost_table.hpp"
-#include "apps/flysim/service/status_parts_json.hpp"
+#include "messages/field_json.hpp"
 #include "kernels/version.hpp"
 #include "io/atomic_file.hpp"
 
@@ -156,7 +156,7 @@ std::string summary_json(const RunSummary& s, const SummaryContext& c) {
   j["checkpoints_written"] = s.checkpoints_written;
   j["paced"] = c.paced;
   j["lag"] = {{"now_ms", s.lag.now_ms}, {"p99_ms", s.lag.p99_ms}, {"max_ms", s.lag.max_ms}, {"max_lag_ms", s.max_lag_ms}};
-  j["cost"] = s.cost;
+  j["cost"] = field_json::object_json(s.cost);
   j["wall_s"] = s.wall_s;
   j["wall_s_per_simulated_s"] = speed.wall_per_simulated_s;
   j["faster_than_real_time"] = speed.faster_than_real_time;

@@ -35,17 +35,13 @@ std::vector<SwapRequest> swap_requests(const Options& o, int cuda_device) {
 
 std::vector<PlacedCommand> scripted_swaps(const std::vector<SwapRequest>& requests, const ScheduleGeometry& g) {
   std::vector<PlacedCommand> swaps;
-  for (const SwapRequest& r : requests) {
-    LiveCommand swap;
-    swap.action = "swap";
-    swap.engine = to_string(r.kind);
-    swaps.push_back({position_at_ms(r.ms, g, g.delay_steps), swap});
-  }
+  for (const SwapRequest& r : requests)
+    swaps.push_back({position_at_ms(r.ms, g, g.delay_steps), SwapCommand{to_string(r.kind), std::nullopt}});
   std::stable_sort(swaps.begin(), swaps.end(), [](const PlacedCommand& a, const PlacedCommand& b) { return a.at < b.at; });
   for (const PlacedCommand& swap : swaps)
     if (!reached(swap.at, g))
       spdlog::warn("run.swap-at: the swap to {} at trial {} step {} lies outside what this run simulates; it will not happen",
-                   swap.command.engine, swap.at.trial, swap.at.step);
+                   std::get<SwapCommand>(swap.command).engine, swap.at.trial, swap.at.step);
   return swaps;
 }
 

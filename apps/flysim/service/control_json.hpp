@@ -1,24 +1,14 @@
 #pragma once
-// The control API's JSON: request bodies into live commands, refused with a
-// message that names the field; status, replies and errors out. Both sides use it:
-// the server (control_server.cpp) and the client (`flysim ctl`).
-#include <stdexcept>
+// The control API's JSON beyond the commands (messages/control_json.hpp): journal
+// entries in, status, replies and errors out, and the other way for the client. Both
+// sides use it: the server (control_server.cpp) and the client (`flysim ctl`).
 #include <string>
 
 #include "messages/control.hpp"
+#include "messages/control_json.hpp"
 
 namespace flysim::app {
 
-// A request the control API refuses (HTTP 400). The message names the field.
-class bad_request : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-// The body of `POST /<action>` as a command, checked as command_problem() checks it,
-// so that a bad request never leaves the HTTP layer. An empty body is `{}`. Unknown,
-// repeated, mistyped and missing fields are refused by name; bad JSON by position.
-LiveCommand command_from_json(const std::string& action, const std::string& body);
 // A journal entry after the header (io/journal.hpp): its number, the boundary where
 // its command applied, and the command (messages/control_json.hpp to_json), checked
 // exactly as command_from_json checks a request. Unknown, repeated, mistyped and
@@ -31,7 +21,8 @@ struct JournaledCommand {
 };
 JournaledCommand journal_entry_from_json(const std::string& line);
 
-// ServiceStatus and LiveReply as JSON objects, one field per member, in snake_case.
+// ServiceStatus and LiveReply as JSON objects, one field per member, named as their
+// field lists name them.
 std::string status_to_json(const ServiceStatus& status);
 std::string reply_to_json(const LiveReply& reply);
 // {"error": message}: the body of every answer that is neither a status nor a reply.

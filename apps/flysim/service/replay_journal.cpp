@@ -44,13 +44,14 @@ void check_replay(const ReplayJournal& journal, const Network& net, const TrialP
   for (std::size_t k = 0; k < journal.commands.size(); ++k) {
     const PlacedCommand& c = journal.commands[k];
     const auto fail = [&](const std::string& what) { return input_error_at(journal.path, journal.lines[k], what); };
-    const int32_t granularity = c.command.action == "checkpoint" ? g.checkpoint_granularity : g.delay_steps;
+    const int32_t granularity = std::holds_alternative<CheckpointCommand>(c.command) ? g.checkpoint_granularity : g.delay_steps;
     if (c.at.trial >= g.trials || c.at.step >= g.steps_per_trial || c.at.step % granularity != 0)
       throw fail(fmt::format("trial {} step {} is no boundary where a {} applies in this run ({} trials of {} steps, every {} steps)",
-                             c.at.trial, c.at.step, c.command.action, g.trials, g.steps_per_trial, granularity));
-    if (c.command.action != "stimulus") continue;
+                             c.at.trial, c.at.step, action_name(c.command), g.trials, g.steps_per_trial, granularity));
+    const auto* stimulus = std::get_if<StimulusCommand>(&c.command);
+    if (!stimulus) continue;
     try {
-      now = stimulus_change(now, c.command, c.at, net, g.dt_ms).plan;
+      now = stimulus_change(now, *stimulus, c.at, net, g.dt_ms).plan;
     } catch (const input_error& e) {
       throw fail(std::string("stimulus: ") + e.what());
     }

@@ -2,15 +2,11 @@
 // What a live command must be before the simulation sees it, judged without the
 // simulation (whether a neuron exists or CUDA can run is the sim loop's to say).
 #include <string>
-#include <vector>
 
-#include "messages/control.hpp"
+#include "messages/live_command.hpp"
 #include "model/lif_params.hpp"
 
 namespace flysim {
-
-// The actions of a live command, in the order the API documents them.
-inline const std::vector<std::string> kLiveActions = {"swap", "checkpoint", "stimulus", "pause", "resume", "stop"};
 
 // The most CPU pool threads a swap may ask for (engine.threads has the same limit).
 inline constexpr int32_t kMaxLiveThreads = 1024;
@@ -19,9 +15,9 @@ inline constexpr int32_t kMaxLiveThreads = 1024;
 // the longest dt).
 inline constexpr double kMaxKickAfterMs = static_cast<double>(kMaxRunSteps) * kMaxDtMs;
 
-// What is wrong with a command: the action and engine names, the thread count, the rate,
-// the kicks and IDs, fields that belong to another action. Empty when nothing is.
-// Fields are named as the control API spells them ("threads must be 1..1024, got 0").
+// What is wrong with a command: the engine name, the thread count, the rate, the kicks
+// and IDs. Empty when nothing is. Fields are named as the control API spells them
+// ("threads must be 1..1024, got 0").
 std::string command_problem(const LiveCommand& command);
 
 // One line for logs: "swap to cpu, 2 threads", "stimulus: rate 200 Hz, 3 kicks".
