@@ -7,7 +7,7 @@
 #include "apps/flysim/options/control_options.hpp"
 #include "apps/flysim/options/ctl_args.hpp"
 #include "messages/control_json.hpp"
-#include "cli_support.hpp"
+#include "scratch_dir.hpp"
 #include "messages/control_json.hpp"
 #include "io/json_depth.hpp"
 #include "control_support.hpp"
