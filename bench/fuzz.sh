@@ -7,7 +7,7 @@ set -euo pipefail
 build=${1:-build}
 cases=${2:-50000}
 seeds=${3:-3}
-tests="$build/tests/flysim_tests"
+tests="$build/tests/fuzz/flysim_fuzz_tests"
 [[ -x $tests ]] || { echo "fuzz: $tests not found; build first (make build)" >&2; exit 2; }
 filter='ParserFuzz*:CheckpointFuzz*:ShardWireFuzz*'
 for seed in $(seq 1 "$seeds"); do

@@ -7,7 +7,7 @@
 
 #include "actors/checkpointer.hpp"
 #include "checkpoint_support.hpp"
-#include "cli_support.hpp"
+#include "scratch_dir.hpp"
 #include "messages/messages.hpp"
 
 namespace flysim::test {

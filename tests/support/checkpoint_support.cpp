@@ -10,7 +10,7 @@
 #include <random>
 #include <thread>
 
-#include "cli_support.hpp"
+#include "scratch_dir.hpp"
 #include "model/lif_constants.hpp"
 
 namespace flysim::test {

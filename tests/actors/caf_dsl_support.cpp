@@ -28,7 +28,7 @@ constexpr int kConsoleVerbosity = 4;
 
 bool run_caf_test(const std::function<void()>& body) {
   // test_coordinator_fixture parses the engine's arguments into its configuration.
-  static char program[] = "flysim_tests";
+  static char program[] = "flysim_actor_tests";
   static char* argv[] = {program, nullptr};
   caf::test::engine::args(1, argv);
   caf::test::engine::max_runtime(kMaxRuntimeS);

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "cli_support.hpp"
+#include "scratch_dir.hpp"
 #include "io/csv_reader.hpp"
 
 namespace flysim::test {

@@ -21,7 +21,7 @@
 #include "checkpoint/snapshot_check.hpp"
 #include "model/errors.hpp"
 #include "checkpoint_support.hpp"
-#include "cli_support.hpp"
+#include "scratch_dir.hpp"
 #include "model/lif_constants.hpp"
 
 namespace flysim::test {

@@ -6,7 +6,7 @@
 #include "apps/flysim/service/control_json.hpp"
 #include "apps/flysim/options/control_options.hpp"
 #include "apps/flysim/options/ctl_args.hpp"
-#include "cli_support.hpp"
+#include "scratch_dir.hpp"
 #include "messages/control_json.hpp"
 #include "io/json_depth.hpp"
 #include "control_support.hpp"

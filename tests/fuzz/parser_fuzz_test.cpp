@@ -22,7 +22,7 @@
 #include "apps/flysim/options/options.hpp"
 #include "apps/flysim/service/control_json.hpp"
 #include "apps/flysim/service/replay_journal.hpp"
-#include "cli_support.hpp"
+#include "scratch_dir.hpp"
 #include "io/edge_list.hpp"
 #include "model/errors.hpp"
 #include "io/flywire_csv.hpp"

@@ -4,7 +4,7 @@
 
 #include <filesystem>
 
-#include "cli_support.hpp"
+#include "scratch_dir.hpp"
 #include "io/output_writers.hpp"
 #include "test_support.hpp"
 

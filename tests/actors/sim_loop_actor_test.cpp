@@ -13,7 +13,7 @@
 #include "actors/engine_actor.hpp"
 #include "actors/recorder.hpp"
 #include "actors/sim_loop.hpp"
-#include "cli_support.hpp"
+#include "scratch_dir.hpp"
 #include "kernels/fault_injecting_engine.hpp"
 #include "test_support.hpp"
 

@@ -11,7 +11,7 @@
 #include "apps/flysim/run/run_builder.hpp"
 #include "model/errors.hpp"
 #include "model/snapshot.hpp"
-#include "cli_support.hpp"
+#include "scratch_dir.hpp"
 #include "test_support.hpp"
 
 namespace flysim::test {

@@ -23,7 +23,7 @@
 #include "checkpoint/checkpoint_file.hpp"
 #include "checkpoint/snapshot_check.hpp"
 #include "checkpoint_support.hpp"
-#include "cli_support.hpp"
+#include "scratch_dir.hpp"
 #include "model/errors.hpp"
 
 namespace flysim::test {
