@@ -234,7 +234,8 @@ int screen_command(const std::vector<std::string>& args) {
                           part.whole ? whole_manifest : part_manifest(whole_manifest, part, {trial_s, request.keep_spikes, title}),
                           o.boolean("screen.resume"), "screen.resume");
   const ScreenWork work = screen_work(part, parts, runs.size(), request.keep_spikes);
-  const TrialBatches plan = run.trial_batches(shape, net->neuron_count());
+  TrialBatches plan = run.trial_batches(shape, net->neuron_count());
+  plan.batch = batch_beside_engines(o, request.devices, plan);
   const ScreenRunTime time = run_experiments(run, request, shape, plan, net, runs, work, parts);
   report_screen(o, request, parts, runs, readouts, shape, trial_s, work, time);
   return 0;

@@ -7,6 +7,17 @@
 
 namespace flysim::app {
 
+int32_t batch_beside_engines(const Options& o, const std::vector<int>& devices, const TrialBatches& plan) {
+  if (o.text("run.batch") != "auto") return plan.batch;
+  int32_t batch = plan.batch;
+  for (int d : devices) {
+    const auto k = static_cast<int32_t>(std::count(devices.begin(), devices.end(), d));
+    if (k > 1)
+      batch = std::min(batch, std::max(1, batch_that_fits({EngineKind::cuda, d, 0}, plan.neurons, plan.delay_steps) / k));
+  }
+  return batch;
+}
+
 ScreenEngines screen_engines(const Options& o, const std::vector<int>& devices, EngineKind kind, const EngineBuilder& builder,
                              const TrialBatches& plan, const ScreenRun& first) {
   for (int d : devices) {
