@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Batched trials on the GPU machine. Build here first:
 #   make build JOBS=2 CUDA_ARCHS=90-real
-#   copy build/flysim and build/tests/flysim_tests with their shared libraries into .device/
+#   copy build/flysim and build/tests/gpu/flysim_gpu_tests with their shared libraries into .device/
 #   (.device/run NAME ARGS runs one of them)
 # then, on the GPU machine, from the checkout with .device carried:
 #   bash bench/gpu_batch_round.sh            (BENCH=0 skips the benchmark)
@@ -18,7 +18,7 @@ write_device_wrapper "$here" "$work/flysim"
 flysim() { "$work/flysim" "$@"; }
 status=0
 
-echo "== CUDA tests"; "$here/.device/run" flysim_tests --gtest_filter='CudaEngine.*:CudaBatch.*' --gtest_brief=1 || status=1
+echo "== CUDA tests"; "$here/.device/run" flysim_gpu_tests --gtest_brief=1 || status=1
 
 echo "== batches through the app (FlyWire-scale synthetic network, default stimulus, 10 trials x 500 ms)"
 common=(--run.duration-ms=500 --run.trials=10 --log.level=warn)

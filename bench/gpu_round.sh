@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One round on the GPU machine (docs/GPU-RESULTS.md). Build here first:
 #   cmake -S . -B build-cuda -DFLYSIM_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90-real && cmake --build build-cuda -j2
-#   copy build-cuda/flysim and build-cuda/tests/flysim_tests with their shared libraries into .device/
+#   copy build-cuda/flysim and build-cuda/tests/gpu/flysim_gpu_tests with their shared libraries into .device/
 #   (.device/run NAME ARGS runs one of them)
 # then, on the GPU machine, from the checkout with .device carried: bash bench/gpu_round.sh
 # It runs the CUDA tests, checks that runs which swap engines or restore checkpoints
@@ -16,7 +16,7 @@ status=0
 source "$here/bench/bench_lib.sh"  # check, write_dense_ids, summary_file, summary_field, summary_show
 
 echo "== doctor"; flysim doctor --engine.kind=cuda || status=1
-echo "== CUDA tests"; "$here/.device/run" flysim_tests --gtest_filter='CudaEngine.*:CudaBatch.*' --gtest_brief=1 || status=1
+echo "== CUDA tests"; "$here/.device/run" flysim_gpu_tests --gtest_brief=1 || status=1
 
 echo "== engine identity through the app (FlyWire-scale synthetic network, default stimulus, 2 trials x 500 ms)"
 common=(--run.duration-ms=500 --run.trials=2 --log.level=warn)
