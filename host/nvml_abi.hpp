@@ -1,7 +1,7 @@
 #pragma once
 // The few NVML types and codes flysim uses, as the driver's nvml.h declares them (a
 // stable C ABI): gpu_processes.cpp calls the library through them, and the tests' stand-in
-// library (tests/fake_nvml.cpp) implements them, so both agree on the layout.
+// library (tests/support/fake_nvml.cpp) implements them, so both agree on the layout.
 namespace flysim::nvml {
 
 using Return = int;

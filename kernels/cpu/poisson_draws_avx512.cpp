@@ -11,7 +11,7 @@ namespace flysim::kernels {
 namespace {
 
 // Random123 has no multi-lane Philox for the CPU, so its rounds are restated here, on
-// eight counters at once (tests/poisson_draws_test.cpp holds the bits to the library's):
+// eight counters at once (tests/unit/poisson_draws_test.cpp holds the bits to the library's):
 // each 64-bit lane holds one 32-bit word of one counter, so _mm512_mul_epu32 gives the
 // 64-bit product whose halves are Random123's mulhilo32, with the library's constants.
 struct Counters {

@@ -1,7 +1,7 @@
 // The CPU engine's pool of listed neurons (kernels/cpu/cpu_trial.hpp): entries join,
 // move and leave, the pool is swept in two passes and spread over the workers with one
 // hand-off per epoch. None of that may change a bit: the spikes and the exported state
-// are held to those of the plainest engine (tests/plain_engine.hpp: every neuron every
+// are held to those of the plainest engine (tests/support/plain_engine.hpp: every neuron every
 // epoch, the same per-neuron arithmetic the CUDA engine also runs), as hashes, at epoch
 // boundaries inside and between delay cells, for 1, 2, 3 and 5 threads, straight and
 // through export/import.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Brian2 fixtures of tests/reference_silence_test.cpp, made by bench/brian2_run.py
+# The Brian2 fixtures of tests/cli/reference_silence_test.cpp, made by bench/brian2_run.py
 # (Brian2 2.5.1 C++ standalone, Debian's python3-brian) on this folder's network:
 #   silenced.txt                           the 20 neurons silenced: of brian_kicks.csv's
 #                                          busiest, the 15 not kicked and the 5 kicked
