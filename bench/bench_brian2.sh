@@ -2,12 +2,13 @@
 # flysim against the reference simulator, side by side on one network and one input:
 # Brian2 2.5.1 C++ standalone (Debian's python3-brian, one thread) and flysim's CPU
 # engine (one thread, and two) on the synthetic FlyWire-scale network, written out as
-# FlyWire CSV, driven by timed kicks to the 21 sugar GRNs (a Poisson draw at
-# STIMULUS_RATE Hz made once, here, so both get exactly the same input). Prints each
+# FlyWire CSV, driven by timed kicks to the 21 sugar GRNs, or to the root IDs of KICK_IDS
+# (a Poisson draw at STIMULUS_RATE Hz made once, here, so both get exactly the same input). Prints each
 # one's loop time per simulated second, the ratio, and how many spikes are identical
 # (same neuron, same step). A measurement, not a test.
 #   bench/bench_brian2.sh BUILD/flysim
 #   REPEAT=5 BRIAN_REPEAT=3 bench/bench_brian2.sh ...   (medians; default REPEAT=3, BRIAN_REPEAT=1)
+#   KICK_IDS=FILE                                        (root IDs to kick; default the sugar GRNs)
 #   DURATION_MS=1000 STIMULUS_RATE=150 WORK=DIR          (WORK keeps the 15-million-row CSV
 #                                                         and Brian2's build between runs)
 #   SILENCE=IDS SILENCE_MODE=outgoing|both               (both silence these root IDs: the
@@ -20,6 +21,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 source "$here/bench/bench_lib.sh"
 duration_ms=${DURATION_MS:-1000}
 rate=${STIMULUS_RATE:-150}
+kick_ids=${KICK_IDS:-$here/data/sugar_grn_783.txt}
 python=/usr/bin/python3  # Debian's, where python3-brian installs brian2
 work=${WORK:-${HOME:-/tmp}/.cache/flysim/brian2-bench}
 mkdir -p "$work"
@@ -40,7 +42,7 @@ if [[ ! -s $work/connectivity.csv ]]; then
   "$flysim" generate --output.neurons="$work/neurons.csv" --output.connectivity="$work/connectivity.csv" --log.level=warn > /dev/null
 fi
 # The input: each sugar GRN kicked at each step with probability rate*dt (seed 1).
-"$python" - "$here/data/sugar_grn_783.txt" "$work/kicks.csv" "$duration_ms" "$rate" <<'EOF'
+"$python" - "$kick_ids" "$work/kicks.csv" "$duration_ms" "$rate" <<'EOF'
 import sys
 import numpy as np
 ids_file, out, duration_ms, rate = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
@@ -55,7 +57,7 @@ with open(out, "w") as f:
             if draws[step, k]:
                 f.write(f"{step},{ids[k]}\n")
 EOF
-echo "# input: $(($(wc -l < "$work/kicks.csv") - 1)) kicks to 21 sugar GRNs over $duration_ms ms (${rate} Hz draws)"
+echo "# input: $(($(wc -l < "$work/kicks.csv") - 1)) kicks to the $(grep -c '^[0-9]' "$kick_ids") neurons of $(basename "$kick_ids") over $duration_ms ms (${rate} Hz draws)"
 [[ -n ${SILENCE:-} ]] && echo "# silenced ($silence_mode): $(grep -c '[0-9]' "$silence") neurons of $SILENCE"
 
 # flysim on the same CSV network (the first load parses it and caches it).

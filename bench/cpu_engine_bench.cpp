@@ -5,7 +5,7 @@
 // and of the final exported state, so two builds can be compared for speed and bits in
 // one go (bench/cpu_engine_compare.sh). A measurement tool, not a test.
 //   flysim_cpu_bench [--threads=N] [--batch=B] [--repeat=R] [--steps=S] [--dense]
-//                    [--rate=HZ] [--ids=FILE] [--data=DIR]
+//                    [--rate=HZ] [--ids=FILE] [--kicks=FILE] [--data=DIR]
 #include <xxhash.h>
 
 #include <algorithm>
@@ -33,14 +33,16 @@ struct Args {
   bool dense = false;
   double rate = -1;  // default: 150 Hz, or 50 Hz for the dense scenario
   std::string ids;
+  std::string kicks;
   std::string data = FLYSIM_BENCH_DATA_DIR;
 };
 
 constexpr char kUsage[] =
     "usage: flysim_cpu_bench [--threads=N] [--batch=B] [--repeat=R] [--steps=S] [--dense] [--rate=HZ]\n"
-    "                        [--ids=FILE] [--data=DIR]\n"
+    "                        [--ids=FILE] [--kicks=FILE] [--data=DIR]\n"
     "The CPU engine alone on the synthetic FlyWire-scale network (flysim's cache): the canonical\n"
     "experiment (21 sugar GRNs, --rate default 150 Hz) or --dense (every 10th neuron, 50 Hz),\n"
+    "or --kicks (a step,neuron_id CSV of timed kicks, no Poisson input),\n"
     "--steps steps (default 10000 = 1 s), --repeat times; prints the median engine seconds per\n"
     "simulated second and hashes of the spikes and final state (two builds must agree).\n";
 
@@ -58,6 +60,7 @@ Args parse(int argc, char** argv) {
     else if (const char* v = value("--steps=")) a.steps = std::atoi(v);
     else if (const char* v = value("--rate=")) a.rate = std::atof(v);
     else if (const char* v = value("--ids=")) a.ids = v;
+    else if (const char* v = value("--kicks=")) a.kicks = v;
     else if (const char* v = value("--data=")) a.data = v;
     else if (arg == "--dense") a.dense = true;
     else if (arg == "--help" || arg == "-h") {
@@ -109,7 +112,9 @@ int main(int argc, char** argv) {
 
   StimulusPlan plan;
   plan.seed = 1;
-  if (args.dense) {
+  if (!args.kicks.empty()) {
+    plan.kicks = load_kicks(args.kicks, *net);
+  } else if (args.dense) {
     for (uint32_t i = 0; i < net->neuron_count(); i += 10) plan.poisson_neurons.push_back(i);
   } else {
     plan.poisson_neurons = load_id_list_as_indices(args.ids.empty() ? source.sugar_ids : args.ids, *net);
@@ -152,7 +157,7 @@ int main(int argc, char** argv) {
   };
   const double sim_s = args.steps * params.dt_ms / 1000.0 * args.batch;
   std::printf("network %016llx  %s  threads %u  batch %d  steps %d\n",
-              static_cast<unsigned long long>(net->content_hash()), args.dense ? "dense" : "default", args.threads,
+              static_cast<unsigned long long>(net->content_hash()), !args.kicks.empty() ? "kicks" : args.dense ? "dense" : "default", args.threads,
               args.batch, args.steps);
   std::printf("spikes %zu  spike_hash %016llx  state_hash %016llx\n", spike_count,
               static_cast<unsigned long long>(spike_hash), static_cast<unsigned long long>(state_hash));

@@ -2,8 +2,9 @@
 // The first pass of a CPU epoch (kernels/README.md, "The CPU pool"): every listed entry
 // whose epoch cannot spike (EpochPath unchanged or quiet) is settled here, the quiet ones
 // decayed in place; the stepwise ones are listed for the second pass. Most of the pool
-// takes this pass every epoch, so it runs eight entries at a time in vector registers,
-// with the lane arithmetic of kernels/lif.hpp (the same templates, so the same bits).
+// takes this pass every epoch, so it runs eight entries at a time in vector registers
+// (AVX-512), or four (AVX2), with the lane arithmetic of kernels/lif.hpp (the same
+// templates, so the same bits).
 #include <cstdint>
 #include <vector>
 
@@ -31,5 +32,15 @@ uint32_t sort_pool_paths(const LifConstants& c, EpochSpan span, const PoolArrays
 // bit for bit (tests hold them to it).
 uint32_t sort_pool_paths_one_by_one(const LifConstants& c, EpochSpan span, const PoolArrays& pool, uint32_t begin,
                                     uint32_t end, uint32_t* stepwise, std::vector<uint32_t>& leaving);
+
+// A vector pass over whole blocks (path_pass_avx512.hpp, path_pass_avx2.hpp).
+using PathBlocks = uint32_t (*)(const LifConstants&, EpochSpan, const PoolArrays&, uint32_t begin, uint32_t blocks,
+                                uint32_t* stepwise, uint32_t* leaving, uint32_t& leaving_count);
+
+// sort_pool_paths with `blocks_of` over the whole blocks of `lanes` entries and the rest one
+// by one; only where the CPU has blocks_of's instructions (sort_pool_paths picks the widest).
+uint32_t sort_pool_paths_in_blocks(PathBlocks blocks_of, uint32_t lanes, const LifConstants& c, EpochSpan span,
+                                   const PoolArrays& pool, uint32_t begin, uint32_t end, uint32_t* stepwise,
+                                   std::vector<uint32_t>& leaving);
 
 }  // namespace flysim::kernels

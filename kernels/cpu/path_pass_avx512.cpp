@@ -4,6 +4,8 @@
 
 #include <cstring>
 
+#include "kernels/cpu/path_lanes.hpp"
+
 // kernels/lif.hpp's templates take __m512d and Int32Lanes as their Real and Int: GCC
 // defines them as vector types, so +, -, *, comparisons (lane masks) and ?: work lane by
 // lane with the scalar text's rounding (-ffp-contract=off: no FMA here either). They
@@ -20,6 +22,11 @@ using Int32Lanes = int32_t __attribute__((vector_size(kAvx512Lanes * sizeof(int3
 
 __mmask8 mask_of(__m512i lanes) { return _mm512_movepi64_mask(lanes); }
 __mmask8 mask_of(__m256i lanes) { return _mm256_movepi32_mask(lanes); }
+// A comparison's lanes as mask bits: of doubles (64 bytes) or of int32 lanes (32).
+const auto lane_mask = [](auto lanes) {
+  if constexpr (sizeof(lanes) == sizeof(__m512i)) return mask_of(__m512i(lanes));
+  else return mask_of(__m256i(lanes));
+};
 
 // Eight entries from e: choose_path lane by lane. A lane with input (or a Poisson drive)
 // is stepwise; else unchanged when at rest or refractory throughout; else quiet when
@@ -37,10 +44,7 @@ void sort_block(const LifConstants& c, EpochSpan span, const PoolArrays& pool, u
   Int32Lanes last_spike;
   std::memcpy(&last_spike, pool.last_spike + e, sizeof last_spike);
   const __m512d v = _mm512_loadu_pd(pool.v + e), g = _mm512_loadu_pd(pool.g + e);
-  const __mmask8 unchanged = no_input & (mask_of(__m512i(at_rest(c, v, g))) |
-                                         mask_of(__m256i(refractory_throughout(span, last_spike, c.ref_steps))));
-  const __mmask8 quiet = no_input & ~unchanged & mask_of(__m256i(refractory_over(span, last_spike, c.ref_steps))) &
-                         mask_of(__m512i(provably_below_threshold(c, v, g)));
+  const auto [unchanged, quiet] = lane_paths(c, span, v, g, last_spike, no_input, lane_mask);
   __m512d v_quiet = v, g_quiet = g;
   advance_quiet(c, span, v_quiet, g_quiet);
   _mm512_mask_storeu_pd(pool.v + e, quiet, v_quiet);

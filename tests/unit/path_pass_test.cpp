@@ -4,9 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <bit>
+#include <functional>
 #include <random>
 
 #include "kernels/cpu/path_pass.hpp"
+#include "kernels/cpu/path_pass_avx2.hpp"
+#include "kernels/cpu/path_pass_avx512.hpp"
 #include "model/lif_params.hpp"
 
 namespace flysim::test {
@@ -66,7 +69,11 @@ std::vector<uint64_t> bits_of(const std::vector<double>& values) {
   return bits;
 }
 
-TEST(PathPass, VectorPassEqualsChoosePathEntryByEntry) {
+using Pass = std::function<uint32_t(const LifConstants&, kernels::EpochSpan, const kernels::PoolArrays&, uint32_t,
+                                    uint32_t, uint32_t*, std::vector<uint32_t>&)>;
+
+// `pass` against sort_pool_paths_one_by_one on mixed pools, spans and ranges.
+void expect_equals_one_by_one(const Pass& pass) {
   const LifConstants c = derive_constants({});
   int cases = 0;
   for (const kernels::EpochSpan span : {kernels::EpochSpan{0, 18}, kernels::EpochSpan{1800, 18},
@@ -77,8 +84,7 @@ TEST(PathPass, VectorPassEqualsChoosePathEntryByEntry) {
       Pool scalar_pool = vector_pool;
       std::vector<uint32_t> vector_stepwise(end - begin), scalar_stepwise(end - begin);
       std::vector<uint32_t> vector_leaving, scalar_leaving;
-      const uint32_t vector_count = kernels::sort_pool_paths(c, span, vector_pool.arrays(), begin, end,
-                                                             vector_stepwise.data(), vector_leaving);
+      const uint32_t vector_count = pass(c, span, vector_pool.arrays(), begin, end, vector_stepwise.data(), vector_leaving);
       const uint32_t scalar_count = kernels::sort_pool_paths_one_by_one(c, span, scalar_pool.arrays(), begin, end,
                                                                         scalar_stepwise.data(), scalar_leaving);
       ASSERT_EQ(vector_count, scalar_count) << "span " << span.first << "+" << span.steps << " entries " << begin;
@@ -100,6 +106,27 @@ TEST(PathPass, VectorPassEqualsChoosePathEntryByEntry) {
     }
   }
   EXPECT_EQ(cases, 8);
+}
+
+// Blocks of `lanes` entries by `blocks`, the rest one by one.
+Pass in_blocks(kernels::PathBlocks blocks, uint32_t lanes) {
+  return [=](const LifConstants& c, kernels::EpochSpan span, const kernels::PoolArrays& pool, uint32_t begin,
+             uint32_t end, uint32_t* stepwise, std::vector<uint32_t>& leaving) {
+    return kernels::sort_pool_paths_in_blocks(blocks, lanes, c, span, pool, begin, end, stepwise, leaving);
+  };
+}
+
+// What the engine runs: the widest lanes this CPU has.
+TEST(PathPass, VectorPassEqualsChoosePathEntryByEntry) { expect_equals_one_by_one(kernels::sort_pool_paths); }
+
+TEST(PathPass, Avx2LanesEqualChoosePathEntryByEntry) {
+  if (!kernels::cpu_has_avx2()) GTEST_SKIP() << "this CPU has no AVX2";
+  expect_equals_one_by_one(in_blocks(kernels::sort_blocks_avx2, kernels::kAvx2Lanes));
+}
+
+TEST(PathPass, Avx512LanesEqualChoosePathEntryByEntry) {
+  if (!kernels::cpu_has_avx512()) GTEST_SKIP() << "this CPU has no AVX-512";
+  expect_equals_one_by_one(in_blocks(kernels::sort_blocks_avx512, kernels::kAvx512Lanes));
 }
 
 }  // namespace
