@@ -1,6 +1,6 @@
 #pragma once
 // The CPU pool's Poisson draws: kernels::poisson_steps (Random123's Philox4x32-10, one
-// draw per step), eight steps at a time in AVX-512 where the CPU has it. A dense
+// draw per step), eight steps at a time in AVX-512 where the CPU has it, four in AVX2. A dense
 // stimulus draws for every stimulated neuron at every step (in the dense benchmark about
 // 139 million draws per simulated second), which one at a time cost about an eighth of
 // the run.
@@ -16,5 +16,7 @@ uint32_t poisson_draws(uint32_t threshold, RngKey key, uint32_t neuron, EpochSpa
 // The AVX-512 lanes (poisson_draws_avx512.cpp, the file built for AVX-512): call only
 // where cpu_has_avx512().
 uint32_t poisson_draws_avx512(uint32_t threshold, RngKey key, uint32_t neuron, EpochSpan e);
+// The AVX2 lanes (poisson_draws_avx2.cpp, built for AVX2): call only where cpu_has_avx2().
+uint32_t poisson_draws_avx2(uint32_t threshold, RngKey key, uint32_t neuron, EpochSpan e);
 
 }  // namespace flysim::kernels

@@ -29,6 +29,9 @@ TEST(PoissonDraws, EqualRandom123StepByStep) {
       if (kernels::cpu_has_avx512()) {
         ASSERT_EQ(kernels::poisson_draws_avx512(threshold, key, neuron, span), expected);
       }
+      if (kernels::cpu_has_avx2()) {
+        ASSERT_EQ(kernels::poisson_draws_avx2(threshold, key, neuron, span), expected);
+      }
       with_events += expected != 0u && expected != static_cast<uint32_t>((uint64_t{1} << steps) - 1);
     }
   }
