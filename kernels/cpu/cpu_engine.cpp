@@ -58,11 +58,9 @@ void CpuEngine::for_each_trial(const std::function<void(std::size_t, const RunWo
     return;
   }
   const RunWorkers alone = [](const std::function<void(unsigned, unsigned)>& job) { job(0, 1); };
-  // Trials differ in cost (activity): workers take the next one as they finish.
-  std::atomic<std::size_t> next{0};
-  pool_.run([&](unsigned, unsigned) {
-    for (std::size_t k = next++; k < batch_size_; k = next++) work(k, alone);
-  });
+  // Trials differ in cost (activity): workers take the next one as they finish, and a
+  // helper the system has not run yet (another process on its core) is not waited for.
+  pool_.run_items(batch_size_, [&](std::size_t k) { work(k, alone); });
 }
 
 BatchSpikes CpuEngine::advance_batch(kernels::EpochSpan span) {

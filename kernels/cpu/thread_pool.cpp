@@ -30,7 +30,7 @@ ThreadPool::ThreadPool(unsigned threads) {
 
 ThreadPool::~ThreadPool() {
   stopping_.store(true, std::memory_order_release);
-  generation_.fetch_add(1, std::memory_order_acq_rel);
+  generation_.fetch_add(2, std::memory_order_acq_rel);
   generation_.notify_all();
   for (auto& t : helpers_) t.join();
 }
@@ -44,7 +44,7 @@ void ThreadPool::run(const std::function<void(unsigned, unsigned)>& job) {
   failure_ = nullptr;
   job_ = &job;
   running_.store(static_cast<unsigned>(helpers_.size()), std::memory_order_release);
-  generation_.fetch_add(1, std::memory_order_acq_rel);
+  generation_.store((generation_.load(std::memory_order_relaxed) | 1u) + 1, std::memory_order_release);
   generation_.notify_all();
   try {
     job(0, size());
@@ -55,6 +55,45 @@ void ThreadPool::run(const std::function<void(unsigned, unsigned)>& job) {
   spin_then_wait(running_, left, [&] { return running_.load(std::memory_order_acquire) == 0; });
   job_ = nullptr;
   if (failure_) std::rethrow_exception(failure_);
+}
+
+void ThreadPool::run_items(std::size_t count, const std::function<void(std::size_t)>& item) {
+  if (count == 0) return;
+  if (helpers_.empty() || count == 1) {
+    for (std::size_t k = 0; k < count; ++k) item(k);
+    return;
+  }
+  if (count > 0xffffffffu) throw std::invalid_argument("run_items: more than 2^32 - 1 items");
+  failure_ = nullptr;
+  item_ = &item;
+  items_left_.store(static_cast<uint32_t>(count), std::memory_order_relaxed);
+  ticket_.store(uint64_t{count} << 32, std::memory_order_release);
+  generation_.store((generation_.load(std::memory_order_relaxed) + 2) | 1u, std::memory_order_release);
+  generation_.notify_all();
+  take_items();
+  uint32_t left = items_left_.load(std::memory_order_acquire);
+  spin_then_wait(items_left_, left, [&] { return items_left_.load(std::memory_order_acquire) == 0; });
+  item_ = nullptr;
+  if (failure_) std::rethrow_exception(failure_);
+}
+
+void ThreadPool::take_items() {
+  uint64_t ticket = ticket_.load(std::memory_order_acquire);
+  for (;;) {
+    const uint64_t next = ticket & 0xffffffffu;
+    if (next >= ticket >> 32) return;
+    // On failure `ticket` is reloaded: another worker took it, or a new job began.
+    if (!ticket_.compare_exchange_weak(ticket, ticket + 1, std::memory_order_acq_rel, std::memory_order_acquire))
+      continue;
+    // Taken: the job cannot end (nor item_ change) before this item is done.
+    try {
+      (*item_)(static_cast<std::size_t>(next));
+    } catch (...) {
+      record_failure();
+    }
+    if (items_left_.fetch_sub(1, std::memory_order_acq_rel) == 1) items_left_.notify_one();
+    ticket = ticket_.load(std::memory_order_acquire);
+  }
 }
 
 void SpinBarrier::arrive_and_wait(unsigned parties) {
@@ -77,6 +116,10 @@ void ThreadPool::work(unsigned worker) {
     spin_then_wait(generation_, seen, [&] { return generation_.load(std::memory_order_acquire) != seen; });
     seen = generation_.load(std::memory_order_acquire);
     if (stopping_.load(std::memory_order_acquire)) return;
+    if (seen & 1u) {
+      take_items();
+      continue;
+    }
     try {
       (*job_)(worker, size());
     } catch (...) {

@@ -29,13 +29,27 @@ class ThreadPool {
   // Runs job(worker, size()) once for every worker (0 on the calling thread) and
   // returns when all are done. An exception thrown by a job is rethrown here.
   void run(const std::function<void(unsigned, unsigned)>& job);
+  // Runs item(k) once for every k in [0, count), on whichever workers take them first
+  // (the calling thread among them), and returns when all are done: a helper that the
+  // system has not run by the time the items are taken takes none, and the caller does
+  // not wait for it. The first exception thrown by an item is rethrown here.
+  void run_items(std::size_t count, const std::function<void(std::size_t)>& item);
 
  private:
   void work(unsigned worker);
   void record_failure();
+  // Takes items of the current run_items until none is left.
+  void take_items();
   std::vector<std::thread> helpers_;
   const std::function<void(unsigned, unsigned)>* job_ = nullptr;
-  std::atomic<uint64_t> generation_{0};  // bumped per job; helpers wait on it
+  // Bumped by 2 per job; bit 0 set for run_items. Helpers wait on it. A helper reads job_
+  // only for a run job, whose caller waits for every helper before it publishes another.
+  std::atomic<uint64_t> generation_{0};
+  // run_items: (count << 32) | next item, taken by compare-and-swap, so that a helper
+  // that wakes late takes only items of the job that is current; item_ is that job's.
+  std::atomic<uint64_t> ticket_{0};
+  std::atomic<uint32_t> items_left_{0};
+  const std::function<void(std::size_t)>* item_ = nullptr;
   std::atomic<unsigned> running_{0};     // helpers still busy with the current job
   std::atomic<bool> stopping_{false};
   std::mutex failure_mutex_;

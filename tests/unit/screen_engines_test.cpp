@@ -29,7 +29,7 @@ TrialBatches plan_of(const EngineSetup& setup) {
 }
 
 // Experiment i: the net2000 stimulus at 60 + 15 i Hz (dt 0.1 ms, the model's).
-uint32_t threshold_of(std::size_t i, const EngineSetup& setup) { return poisson_threshold(60.0 + 15.0 * i, 0.1); }
+uint32_t threshold_of(std::size_t i) { return poisson_threshold(60.0 + 15.0 * i, 0.1); }
 
 struct Result {
   ExperimentCounts counts;
@@ -49,7 +49,7 @@ std::map<std::size_t, Result> screen_on(std::size_t engine_count, const std::fun
   std::map<std::size_t, Result> results;
   screen.run(to_run, [&](Engine& engine, std::size_t i) {
     if (before) before(i);
-    engine.set_stimulus(setup.stimulus, threshold_of(i, setup));
+    engine.set_stimulus(setup.stimulus, threshold_of(i));
     Result r;
     r.counts = app::run_screen_experiment(engine, plan, *setup.network, "e" + std::to_string(i), 0.1, &r.lines,
                                           [&](int32_t) {

@@ -69,5 +69,43 @@ TEST(ThreadPool, AJobsExceptionReachesTheCallerAndThePoolGoesOn) {
   EXPECT_EQ(calls, 3);
 }
 
+// Items taken by whichever worker comes first, jobs of every size in a row, between
+// run jobs: each item runs exactly once per job, and a helper that wakes after a job's
+// items are gone takes nothing of it (nor anything twice of the next).
+TEST(ThreadPool, RunItemsRunsEveryItemOnceJobAfterJob) {
+  for (const unsigned threads : {1u, 2u, 5u}) {
+    ThreadPool pool(threads);
+    std::vector<std::atomic<int>> calls(64);
+    int expected_each = 0;
+    std::atomic<int> run_calls{0};
+    for (int job = 0; job < 3000; ++job) {
+      const std::size_t count = static_cast<std::size_t>(job % 7);  // 0..6 items
+      for (auto& c : calls) c.store(0, std::memory_order_relaxed);
+      pool.run_items(count, [&](std::size_t k) { calls[k].fetch_add(1, std::memory_order_relaxed); });
+      for (std::size_t k = 0; k < calls.size(); ++k)
+        ASSERT_EQ(calls[k].load(), k < count ? 1 : 0) << "job " << job << " item " << k << ", " << threads << " threads";
+      if (job % 5 == 0) {
+        pool.run([&](unsigned, unsigned) { ++run_calls; });
+        expected_each += 1;
+      }
+    }
+    EXPECT_EQ(run_calls, expected_each * static_cast<int>(threads)) << "a run job between item jobs reaches every worker once";
+  }
+}
+
+TEST(ThreadPool, RunItemsRethrowsAnItemsExceptionAndThePoolGoesOn) {
+  ThreadPool pool(3);
+  EXPECT_THROW(pool.run_items(10, [](std::size_t k) {
+                 if (k == 7) throw std::runtime_error("item 7 failed");
+               }),
+               std::runtime_error);
+  std::atomic<int> items{0};
+  pool.run_items(10, [&](std::size_t) { ++items; });
+  EXPECT_EQ(items, 10);
+  std::atomic<int> calls{0};
+  pool.run([&](unsigned, unsigned) { ++calls; });
+  EXPECT_EQ(calls, 3);
+}
+
 }  // namespace
 }  // namespace flysim::test
