@@ -41,7 +41,7 @@ if [[ ! -s $work/connectivity.csv ]]; then
   echo "# writing the synthetic FlyWire-scale network as CSV into $work (once)"
   "$flysim" generate --output.neurons="$work/neurons.csv" --output.connectivity="$work/connectivity.csv" --log.level=warn > /dev/null
 fi
-# The input: each sugar GRN kicked at each step with probability rate*dt (seed 1).
+# The input: each neuron of KICK_IDS kicked at each step with probability rate*dt (seed 1).
 "$python" - "$kick_ids" "$work/kicks.csv" "$duration_ms" "$rate" <<'EOF'
 import sys
 import numpy as np

@@ -6,7 +6,7 @@
 #    CPU pool (one thread, two) on the synthetic FlyWire-scale network, spikes compared
 #    (bench/bench_brian2.sh with these kicks).
 # 2. GPU, where the CUDA engine runs: the same neurons Poisson-driven at 50 Hz, one trial
-#    and 30 in one batch, and the dense kicks of 1, each per simulated second.
+#    and 30 in one batch, and part 1's kicks, each per simulated second.
 #   bench/bench_dense.sh BUILD/flysim
 #   REPEAT=5 BRIAN_REPEAT=3 bench/bench_dense.sh ...   (medians; defaults 3 and 1)
 #   CPU=0 or GPU=0 leaves a part out; WORK=DIR keeps the network CSV and Brian2's build.

@@ -156,9 +156,9 @@ int main(int argc, char** argv) {
     return x[x.size() / 2];
   };
   const double sim_s = args.steps * params.dt_ms / 1000.0 * args.batch;
+  const char* scenario = !args.kicks.empty() ? "kicks" : args.dense ? "dense" : "default";
   std::printf("network %016llx  %s  threads %u  batch %d  steps %d\n",
-              static_cast<unsigned long long>(net->content_hash()), !args.kicks.empty() ? "kicks" : args.dense ? "dense" : "default", args.threads,
-              args.batch, args.steps);
+              static_cast<unsigned long long>(net->content_hash()), scenario, args.threads, args.batch, args.steps);
   std::printf("spikes %zu  spike_hash %016llx  state_hash %016llx\n", spike_count,
               static_cast<unsigned long long>(spike_hash), static_cast<unsigned long long>(state_hash));
   std::printf("engine_s_per_sim_s median %.4f  fastest %.4f  cpu_s_per_sim_s median %.4f  (runs:",

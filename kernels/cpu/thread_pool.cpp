@@ -30,8 +30,7 @@ ThreadPool::ThreadPool(unsigned threads) {
 
 ThreadPool::~ThreadPool() {
   stopping_.store(true, std::memory_order_release);
-  generation_.fetch_add(2, std::memory_order_acq_rel);
-  generation_.notify_all();
+  publish(false);
   for (auto& t : helpers_) t.join();
 }
 
@@ -40,12 +39,18 @@ void ThreadPool::record_failure() {
   if (!failure_) failure_ = std::current_exception();
 }
 
+void ThreadPool::publish(bool items) {
+  // Only the pool's owner (the caller of run and run_items) writes generation_.
+  const uint64_t jobs = generation_.load(std::memory_order_relaxed) >> 1;
+  generation_.store(((jobs + 1) << 1) | (items ? 1u : 0u), std::memory_order_release);
+  generation_.notify_all();
+}
+
 void ThreadPool::run(const std::function<void(unsigned, unsigned)>& job) {
   failure_ = nullptr;
   job_ = &job;
   running_.store(static_cast<unsigned>(helpers_.size()), std::memory_order_release);
-  generation_.store((generation_.load(std::memory_order_relaxed) | 1u) + 1, std::memory_order_release);
-  generation_.notify_all();
+  publish(false);
   try {
     job(0, size());
   } catch (...) {
@@ -68,8 +73,7 @@ void ThreadPool::run_items(std::size_t count, const std::function<void(std::size
   item_ = &item;
   items_left_.store(static_cast<uint32_t>(count), std::memory_order_relaxed);
   ticket_.store(uint64_t{count} << 32, std::memory_order_release);
-  generation_.store((generation_.load(std::memory_order_relaxed) + 2) | 1u, std::memory_order_release);
-  generation_.notify_all();
+  publish(true);
   take_items();
   uint32_t left = items_left_.load(std::memory_order_acquire);
   spin_then_wait(items_left_, left, [&] { return items_left_.load(std::memory_order_acquire) == 0; });

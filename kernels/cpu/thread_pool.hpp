@@ -40,10 +40,13 @@ class ThreadPool {
   void record_failure();
   // Takes items of the current run_items until none is left.
   void take_items();
+  // Wakes the helpers for the next job (a run_items job when `items`).
+  void publish(bool items);
   std::vector<std::thread> helpers_;
   const std::function<void(unsigned, unsigned)>* job_ = nullptr;
-  // Bumped by 2 per job; bit 0 set for run_items. Helpers wait on it. A helper reads job_
-  // only for a run job, whose caller waits for every helper before it publishes another.
+  // Jobs published so far times 2, plus 1 when the last is a run_items job. Helpers wait on
+  // it. A helper reads job_ only for a run job, whose caller waits for every helper before
+  // it publishes another.
   std::atomic<uint64_t> generation_{0};
   // run_items: (count << 32) | next item, taken by compare-and-swap, so that a helper
   // that wakes late takes only items of the job that is current; item_ is that job's.
