@@ -28,10 +28,9 @@ const auto lane_mask = [](auto lanes) {
   else return mask_of(__m256i(lanes));
 };
 
-// Eight entries from e: choose_path lane by lane. A lane with input (or a Poisson drive)
-// is stepwise; else unchanged when at rest or refractory throughout; else quiet when
-// past its refractory period and provably below threshold; else stepwise. The quiet
-// decay is computed in every lane and stored in the quiet ones. The stepwise and the
+// Eight entries from e: choose_path lane by lane (lane_paths; a lane with input or a
+// Poisson drive is stepwise). The quiet decay is computed in every lane and stored in
+// the quiet ones. The stepwise and the
 // leaving lanes' entries are appended at *stepwise and *leaving, which advance past them;
 // each list needs room for kAvx512Lanes entries from where it stands.
 void sort_block(const LifConstants& c, EpochSpan span, const PoolArrays& pool, uint32_t e, uint32_t*& stepwise,
