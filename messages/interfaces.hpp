@@ -5,6 +5,7 @@
 #include "messages/activity.hpp"
 #include "messages/control.hpp"
 #include "messages/messages.hpp"
+#include "messages/screen_work.hpp"
 
 namespace flysim {
 
@@ -39,6 +40,15 @@ using plasticity_shard_actor = caf::typed_actor<
 using shard_node_actor = caf::typed_actor<
     // Spawn a shard from its setup; the shard ends when the requester goes down.
     caf::replies_to<spawn_atom, ShardSetup>::with<plasticity_shard_actor>>;
+
+// A screen worker (flysim worker): opens a session for a coordinator's screen and
+// answers the sender with (hello_atom, ScreenWorkerReady); the session ends when the
+// sender goes down.
+using screen_worker_actor = caf::typed_actor<caf::reacts_to<hello_atom, ScreenWorkerSetup>>;
+
+// One engine of a worker's session: runs one experiment and answers the sender with
+// (work_atom, ScreenWorkResult).
+using screen_slot_actor = caf::typed_actor<caf::reacts_to<work_atom, ScreenWorkItem>>;
 
 // The live page's figures: an activity window's answers. The recorder has
 // these handlers; only flysim serve's recorder keeps a window (the others answer an error).

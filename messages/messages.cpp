@@ -45,6 +45,10 @@ void register_message_types(caf::actor_system_config& cfg) {
   cfg.add_message_type<GpuProcess>("flysim.gpu_process");
   cfg.add_message_type<std::vector<GpuProcess>>("flysim.gpu_processes");
   cfg.add_message_type<ServiceStatus>("flysim.service_status");
+  cfg.add_message_type<ScreenWorkerSetup>("flysim.screen_worker_setup");
+  cfg.add_message_type<ScreenWorkerReady>("flysim.screen_worker_ready");
+  cfg.add_message_type<ScreenWorkItem>("flysim.screen_work_item");
+  cfg.add_message_type<ScreenWorkResult>("flysim.screen_work_result");
   // A shard node replies with the handle of the shard it spawned.
   cfg.add_message_type<plasticity_shard_actor>("flysim.plasticity_shard_actor");
 }

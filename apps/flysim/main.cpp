@@ -33,6 +33,7 @@ constexpr const char* kUsage =
     "             mean rate, sd and sem per rate (CSV) and their plot\n"
     "  screen     many experiments (Poisson groups, silencing) in one process: rates,\n"
     "             readouts and spikes tables in the reference's schema, resumable, in parts\n"
+    "  worker     run the experiments of screens in other processes (screen.nodes)\n"
     "  help       this text\n"
     "\n"
     "`flysim <command> --help` lists a command's options. Options can also come from a\n"
@@ -42,6 +43,7 @@ constexpr const char* kUsage =
     "  flysim run --stimulus.rate=200 --run.trials=30 --output.rates=rates.csv\n"
     "  flysim sweep --sweep.rates=10:200:10 --run.trials=30 --output.dir=sweep\n"
     "  flysim screen --screen.silence-each=ids.txt --screen.baseline=true --output.dir=screen\n"
+    "  flysim worker --port=7100   (then: flysim screen ... --screen.nodes=127.0.0.1:7100,local)\n"
     "  flysim generate --output.neurons=n.csv --output.connectivity=c.csv\n"
     "  flysim run --checkpoint.every-ms=100 --checkpoint.dir=ckpt\n"
     "  flysim run --restore=ckpt/flysim-trial0000-step000005004.ckpt\n"
@@ -79,6 +81,7 @@ int main(int argc, char** argv) {
     if (command == "cost") return flysim::app::cost_command(args);
     if (command == "sweep") return flysim::app::sweep_command(args);
     if (command == "screen") return flysim::app::screen_command(args);
+    if (command == "worker") return flysim::app::worker_command(args);
     std::cerr << "flysim: unknown command '" << command << "'\n\n" << kUsage;
     return 2;
   } catch (const flysim::interrupted& e) {

@@ -33,7 +33,7 @@ void play_bad_peer(unsigned port, const std::string& report) {
   const app::CredentialFiles credentials = app::load_network_layer(cfg, app::user_token());
   caf::actor_system system{cfg};
   std::ofstream out(report);
-  auto node = app::reach_node(system, "127.0.0.1", static_cast<uint16_t>(port));
+  auto node = app::reach_node<shard_node_actor>(system, "127.0.0.1", static_cast<uint16_t>(port));
   if (!node) {
     out << "unreachable\n";
     return;

@@ -2,15 +2,10 @@
 // whether idle or serving shards, says plainly why it cannot listen, refuses IPv6 and
 // unauthenticated listening beyond loopback, and with a token only peers holding the
 // same token get through (TLS), so a stranger's bytes never reach CAF's message layer.
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
 #include <signal.h>
-#include <sys/socket.h>
-#include <sys/time.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -177,41 +172,6 @@ TEST_F(ShardNode, TokenAuthenticatesRunsAndRefusesOthers) {
   const CliResult again = flysim("again", run_args(port, "50", "--plasticity.token-file=" + good));
   EXPECT_EQ(again.code, 0) << again.err;
   EXPECT_EQ(terminate(node).first, 0) << slurp(path("node.err"));
-}
-
-// Sends `bytes` to 127.0.0.1:port and waits for the node to hang up: true once it has
-// closed the connection (it read the bytes and refused them), false when it still
-// holds it open after 30 s (a bound against hanging, not a measure of speed).
-bool poke(unsigned port, const std::string& bytes) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in where{};
-  where.sin_family = AF_INET;
-  where.sin_port = htons(static_cast<uint16_t>(port));
-  where.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&where), sizeof where) != 0) {
-    ::close(fd);
-    ADD_FAILURE() << "cannot connect to 127.0.0.1:" << port;
-    return false;
-  }
-  ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
-  timeval bound{30, 0};
-  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &bound, sizeof bound);
-  char answer[4096];
-  ssize_t n = 0;
-  while ((n = ::recv(fd, answer, sizeof answer, 0)) > 0) {
-  }
-  const bool closed = n == 0 || errno == ECONNRESET;
-  ::close(fd);
-  return closed;
-}
-
-// A BASP header (CAF 0.17: operation, 2 padding bytes, flags, payload length, operation
-// data, source and destination actor; big-endian) announcing `payload` bytes.
-std::string basp_header(uint32_t payload) {
-  std::string h(32, '\0');
-  h[0] = 1;  // client handshake
-  for (int i = 0; i < 4; ++i) h[4 + i] = static_cast<char>(payload >> (24 - 8 * i));
-  return h;
 }
 
 // With a token, a stranger's header that announces 3 GiB costs the node nothing: the

@@ -11,7 +11,7 @@ commands stay as written otherwise, so an option the README gets wrong still fai
   - `generate` without generate.* makes a 2,000-neuron network, not the 15.1M rows;
   - files the README only names (my_ids.txt, pre.txt, post.txt, the FlyWire export:
     all v783 neurons, 200,000 connections) are made first; the ```ini example is the experiment.ini it uses;
-  - `flysim shard` runs in the background until the next `shard` or the end, and
+  - `flysim shard` and `flysim worker` run in the background until the next of their kind or the end, and
     `flysim serve ... &` until `flysim ctl stop`;
   - commands that need a GPU must either succeed or, where none is usable, be refused
     with one 'flysim: error:' line (or `doctor`'s exit code 1);
@@ -93,7 +93,7 @@ def main():
                     "--output.connectivity=" + os.path.join(work, "Connectivity_783.csv")],
                    env=env, check=True, capture_output=True)
     gpu = gpu_usable(env)
-    failures, ran, shard, serve = [], 0, None, None
+    failures, ran, nodes, serve = [], 0, {}, None
     for block in blocks(text, "sh"):
         for command in commands(block):
             words = shlex.split(command)
@@ -128,16 +128,17 @@ def main():
                 if "control API" not in line:
                     failures.append((command, "no 'control API' line: " + line))
                 continue
-            if args[0] == "shard":
-                if shard:
-                    shard.send_signal(signal.SIGTERM)
-                    shard.wait(timeout=30)
-                shard = subprocess.Popen([BINARY] + args, cwd=work, env=cmd_env, stdout=subprocess.PIPE,
-                                         stderr=subprocess.PIPE, text=True)
-                line = shard.stdout.readline()
+            if args[0] in ("shard", "worker"):
+                if nodes.get(args[0]):
+                    nodes[args[0]].send_signal(signal.SIGTERM)
+                    nodes[args[0]].wait(timeout=30)
+                node = subprocess.Popen([BINARY] + args, cwd=work, env=cmd_env, stdout=subprocess.PIPE,
+                                        stderr=subprocess.PIPE, text=True)
+                line = node.stdout.readline()
+                nodes[args[0]] = node
                 if "serving" not in line:
-                    failures.append((command, "no 'serving' line: " + line + shard.stderr.read()))
-                    shard = None
+                    failures.append((command, "no 'serving' line: " + line + node.stderr.read()))
+                    nodes[args[0]] = None
                 continue
             started = time.time()
             result = subprocess.run([BINARY] + args, cwd=work, env=cmd_env, capture_output=True, text=True)
@@ -155,7 +156,7 @@ def main():
                   flush=True)
             if not ok:
                 failures.append((command, result.stderr.strip()[-2000:]))
-    for server in (shard, serve):
+    for server in list(nodes.values()) + [serve]:
         if server:
             server.send_signal(signal.SIGTERM)
             server.wait(timeout=30)

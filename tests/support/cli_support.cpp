@@ -1,10 +1,15 @@
 #include "cli_support.hpp"
 
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <thread>
 
@@ -85,9 +90,11 @@ std::string spikes_from(const std::string& csv, int trial, int step) {
   return out;
 }
 
-BackgroundFlysim::BackgroundFlysim(const std::string& args, const std::string& out_path, const std::string& err_path)
+BackgroundFlysim::BackgroundFlysim(const std::string& args, const std::string& out_path, const std::string& err_path,
+                                   const std::string& launcher)
     : out_path_(out_path), err_path_(err_path) {
-  const std::string cmd = "exec " + std::string(FLYSIM_BINARY) + " " + args + " > " + out_path + " 2> " + err_path;
+  const std::string cmd = "exec " + (launcher.empty() ? "" : launcher + " ") + std::string(FLYSIM_BINARY) + " " + args + " > " +
+                          out_path + " 2> " + err_path;
   pid_ = ::fork();
   if (pid_ == 0) {
     ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
@@ -159,6 +166,36 @@ long resident_kib(int pid, const std::string& field) {
   for (std::string line; std::getline(status, line);)
     if (line.rfind(field + ":", 0) == 0) return std::stol(line.substr(field.size() + 1));
   return -1;
+}
+
+bool poke(unsigned port, const std::string& bytes) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in where{};
+  where.sin_family = AF_INET;
+  where.sin_port = htons(static_cast<uint16_t>(port));
+  where.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&where), sizeof where) != 0) {
+    ::close(fd);
+    ADD_FAILURE() << "cannot connect to 127.0.0.1:" << port;
+    return false;
+  }
+  ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+  timeval bound{30, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &bound, sizeof bound);
+  char answer[4096];
+  ssize_t n = 0;
+  while ((n = ::recv(fd, answer, sizeof answer, 0)) > 0) {
+  }
+  const bool closed = n == 0 || errno == ECONNRESET;
+  ::close(fd);
+  return closed;
+}
+
+std::string basp_header(uint32_t payload) {
+  std::string h(32, '\0');
+  h[0] = 1;  // client handshake
+  for (int i = 0; i < 4; ++i) h[4 + i] = static_cast<char>(payload >> (24 - 8 * i));
+  return h;
 }
 
 }  // namespace flysim::test

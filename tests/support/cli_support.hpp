@@ -43,7 +43,9 @@ std::string spikes_from(const std::string& csv, int trial, int step);
 // such as `flysim shard`; killed with SIGKILL when destroyed if still running.
 class BackgroundFlysim {
  public:
-  BackgroundFlysim(const std::string& args, const std::string& out_path, const std::string& err_path);
+  // `launcher`, when given, runs the binary ("ip netns exec NS": in a network namespace).
+  BackgroundFlysim(const std::string& args, const std::string& out_path, const std::string& err_path,
+                   const std::string& launcher = "");
   ~BackgroundFlysim();
   BackgroundFlysim(const BackgroundFlysim&) = delete;
   BackgroundFlysim& operator=(const BackgroundFlysim&) = delete;
@@ -67,6 +69,15 @@ class BackgroundFlysim {
   int pid_ = -1;
   std::string out_path_, err_path_;
 };
+
+// Sends `bytes` to 127.0.0.1:port and waits for the peer to hang up: true once it has
+// closed the connection (it read the bytes and refused them), false when it still holds
+// it open after 30 s (a bound against hanging, not a measure of speed).
+bool poke(unsigned port, const std::string& bytes);
+
+// A BASP header (CAF 0.17: operation, 2 padding bytes, flags, payload length, operation
+// data, source and destination actor; big-endian) announcing `payload` bytes.
+std::string basp_header(uint32_t payload);
 
 // Resident memory of a process, in KiB, from /proc/PID/status: `field` VmRSS (all of it)
 // or RssAnon (heap and stacks, without the pages of mapped files); -1 when unreadable.

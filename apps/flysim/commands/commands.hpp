@@ -23,5 +23,7 @@ int cost_command(const std::vector<std::string>& args);
 int sweep_command(const std::vector<std::string>& args);
 // `screen`: many experiments (activation, silencing, rate grids) with the network loaded once.
 int screen_command(const std::vector<std::string>& args);
+// `worker`: run the experiments of screens in other processes (screen.nodes).
+int worker_command(const std::vector<std::string>& args);
 
 }  // namespace flysim::app

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <iostream>
 #include <mutex>
+#include <optional>
 
 #include "apps/flysim/commands/commands.hpp"
 #include "apps/flysim/options/common_options.hpp"
@@ -19,11 +20,14 @@
 #include "apps/flysim/commands/screen_merge.hpp"
 #include "apps/flysim/commands/screen_outputs.hpp"
 #include "apps/flysim/commands/screen_engines.hpp"
+#include "apps/flysim/commands/screen_nodes.hpp"
 #include "apps/flysim/commands/screen_part.hpp"
 #include "apps/flysim/options/cuda_devices_option.hpp"
 #include "apps/flysim/commands/screen_trials.hpp"
 #include "apps/flysim/process/stop_signal.hpp"
 #include "apps/flysim/commands/trial_runs.hpp"
+#include "apps/flysim/remote/node_list.hpp"
+#include "apps/flysim/run/replay_options.hpp"
 #include "apps/flysim/run/run_builder.hpp"
 #include "model/errors.hpp"
 
@@ -48,6 +52,7 @@ std::vector<OptionSpec> screen_options() {
   };
   own.insert(own.end(), more.begin(), more.end());
   for (const OptionSpec& spec : cuda_devices_specs()) own.push_back(spec);
+  for (const OptionSpec& spec : screen_node_options()) own.push_back(spec);
   for (const OptionSpec& spec : plot_options("screen", "plot_screen.py", "screen.png")) own.push_back(spec);
   return trial_run_options(own);
 }
@@ -56,7 +61,8 @@ std::vector<OptionSpec> screen_options() {
 // the network, the readouts and each experiment's plan.
 std::string manifest(const Options& o, const std::vector<OptionSpec>& specs, const Network& net,
                      const std::vector<int64_t>& readouts, const std::vector<ScreenRun>& runs) {
-  const std::vector<std::string> ignored = {"log.", "engine.", "run.batch", "output.dir", "screen.resume", "screen.part", "screen.plot", "screen.python"};
+  const std::vector<std::string> ignored = {"log.",        "engine.",      "run.batch",   "output.dir",   "screen.resume",
+                                            "screen.part", "screen.plot",  "screen.python", "screen.nodes", "screen.token-file"};
   std::string text = fmt::format("network = {} ({} neurons)\n", net.description, net.neuron_count());
   for (const OptionSpec& spec : specs)
     for (const std::string& key : o.keys_of(spec))
@@ -75,6 +81,7 @@ struct ScreenRequest {
   std::vector<ScreenExperiment> experiments;
   ScreenPart part;
   std::vector<int> devices;  // one per engine (engine.cuda-devices, engine.per-device)
+  std::vector<NodeAddress> nodes;  // screen.nodes; empty: this process only
   bool plot = false;  // whole screens only: a part draws nothing
   bool keep_spikes = false;
 };
@@ -98,6 +105,7 @@ void check_experiments(const Options& o, ScreenRequest& request) {
   request.experiments = screen_experiments(o);
   request.part = screen_part(o, "screen.part");
   request.devices = cuda_devices(o);
+  request.nodes = parse_node_list(o, "screen.nodes");
   // Before the network loads: a missing plotter costs no waiting.
   request.plot = request.part.whole && plot_wanted(o, "screen");
   request.keep_spikes = o.boolean("screen.spikes");
@@ -137,37 +145,66 @@ struct ScreenRunTime {
   double wall_s = 0;
 };
 
-// Runs the experiments still to run on the engines of `devices`, committing each.
-ScreenRunTime run_experiments(const RunBuilder& run, const ScreenRequest& request, const TrialShape& shape, const TrialBatches& plan,
-                              const std::shared_ptr<const Network>& net, const std::vector<ScreenRun>& runs, const ScreenWork& work,
-                              const ScreenParts& parts) {
+// True when this process's engines run experiments: no screen.nodes, or 'local' among them.
+bool runs_locally(const std::vector<NodeAddress>& nodes) {
+  return nodes.empty() || std::any_of(nodes.begin(), nodes.end(), [](const NodeAddress& n) { return n.host.empty(); });
+}
+
+// Runs the experiments still to run on this process's engines (engine.cuda-devices) and
+// the worker nodes' (screen.nodes), committing each.
+ScreenRunTime run_experiments(const RunBuilder& run, const std::vector<OptionSpec>& specs, const ScreenRequest& request,
+                              const TrialShape& shape, const TrialBatches& plan, const std::shared_ptr<const Network>& net,
+                              const std::vector<ScreenRun>& runs, const ScreenWork& work, const ScreenParts& parts) {
   const auto started = std::chrono::steady_clock::now();
   const auto wall_s = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(); };
   if (work.to_run.empty()) return {"no engine (every experiment was done)", wall_s()};
   const double dt_ms = run.params().dt_ms;
-  ScreenEngines engines = screen_engines(run.options(), request.devices, run.engine().kind, run.engines(net, plan.batch), plan,
-                                         runs[work.to_run.front()]);
-  std::string engine_text = engines.front().describe();
-  if (engines.size() > 1) engine_text = fmt::format("{} engines ({} first)", engines.size(), engine_text);
+  const auto stopped = [] { throw_if_stopped("the screen (finished experiments are kept: --screen.resume=true continues)"); };
+  std::optional<ScreenNodes> nodes;
+  if (!request.nodes.empty() && !(request.nodes.size() == 1 && runs_locally(request.nodes))) {
+    std::vector<std::string> options;
+    for (const auto& [key, value] : journaled_options(run.options(), specs)) options.insert(options.end(), {key, value});
+    nodes.emplace(run.options(), request.nodes, options, *net, stopped);
+  }
+  ScreenEngines engines = runs_locally(request.nodes) ? screen_engines(run.options(), request.devices, run.engine().kind,
+                                                                       run.engines(net, plan.batch), plan, runs[work.to_run.front()])
+                                                      : ScreenEngines({});
+  std::vector<std::string> places;
+  if (engines.size() > 0)
+    places.push_back(engines.size() > 1 ? fmt::format("{} engines ({} first)", engines.size(), engines.front().describe())
+                                        : engines.front().describe());
+  if (nodes) places.push_back("workers " + nodes->describe());
+  const std::string engine_text = fmt::format("{}", fmt::join(places, " and "));
   spdlog::info("screen: {} experiments x {} trials of {} ms on {}", work.to_run.size(), shape.trials, shape.duration_ms, engine_text);
   const bool keep_spikes = request.keep_spikes;
   std::mutex progress_lock;
   std::size_t finished = 0;
-  engines.run(work.to_run, [&](Engine& engine, std::size_t i) {
-    engine.set_stimulus(std::make_shared<const StimulusPlan>(runs[i].plan), poisson_threshold(runs[i].rate_Hz, dt_ms));
-    std::string spike_lines;
-    const ExperimentCounts counts =
-        run_screen_experiment(engine, plan, *net, runs[i].name, dt_ms, keep_spikes ? &spike_lines : nullptr, [&](int32_t) {
-          throw_if_stopped("the screen (finished experiments are kept: --screen.resume=true continues)");
-          if (engines.stopping()) throw std::runtime_error("another engine of the screen stopped");
-        });
-    parts.commit(i, counts, keep_spikes ? &spike_lines : nullptr);
+  const auto commit = [&](std::size_t i, const ExperimentCounts& counts, const std::string* spike_lines) {
+    parts.commit(i, counts, spike_lines);
     const std::lock_guard<std::mutex> lock(progress_lock);
     const std::size_t n = ++finished;
     const double elapsed = wall_s();
     spdlog::info("experiment {} done ({}/{}): {:.1f} s elapsed, about {:.1f} s left", runs[i].name, work.mine - work.to_run.size() + n,
                  work.mine, elapsed, elapsed / static_cast<double>(n) * static_cast<double>(work.to_run.size() - n));
+  };
+  std::vector<ScreenSlot> remote;
+  if (nodes) remote = nodes->slots(runs, shape.trials, keep_spikes, commit, [&] {
+    stopped();
+    if (engines.stopping()) throw std::runtime_error("another engine of the screen stopped");
   });
+  engines.run(
+      work.to_run,
+      [&](Engine& engine, std::size_t i) {
+        engine.set_stimulus(std::make_shared<const StimulusPlan>(runs[i].plan), poisson_threshold(runs[i].rate_Hz, dt_ms));
+        std::string spike_lines;
+        const ExperimentCounts counts =
+            run_screen_experiment(engine, plan, *net, runs[i].name, dt_ms, keep_spikes ? &spike_lines : nullptr, [&](int32_t) {
+              stopped();
+              if (engines.stopping()) throw std::runtime_error("another engine of the screen stopped");
+            });
+        commit(i, counts, keep_spikes ? &spike_lines : nullptr);
+      },
+      std::move(remote));
   return {engine_text, wall_s()};
 }
 
@@ -236,7 +273,7 @@ int screen_command(const std::vector<std::string>& args) {
   const ScreenWork work = screen_work(part, parts, runs.size(), request.keep_spikes);
   TrialBatches plan = run.trial_batches(shape, net->neuron_count());
   plan.batch = batch_beside_engines(o, request.devices, plan);
-  const ScreenRunTime time = run_experiments(run, request, shape, plan, net, runs, work, parts);
+  const ScreenRunTime time = run_experiments(run, specs, request, shape, plan, net, runs, work, parts);
   report_screen(o, request, parts, runs, readouts, shape, trial_s, work, time);
   return 0;
 }

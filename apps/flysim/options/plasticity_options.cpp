@@ -4,9 +4,9 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 
+#include "apps/flysim/remote/node_list.hpp"
 #include "apps/flysim/remote/token_certificate.hpp"
 #include "apps/flysim/remote/user_token.hpp"
 #include "io/stimulus_files.hpp"
@@ -51,33 +51,6 @@ std::vector<OptionSpec> plasticity_options() {
   };
 }
 
-namespace {
-std::vector<ShardPlace> parse_nodes(const Options& o) {
-  std::vector<ShardPlace> nodes;
-  const std::string text = o.text("plasticity.nodes");
-  for (std::size_t pos = 0; pos < text.size();) {
-    const std::size_t comma = std::min(text.find(',', pos), text.size());
-    const std::string item = text.substr(pos, comma - pos);
-    pos = comma + 1;
-    if (item == "local") {
-      nodes.push_back({});
-      continue;
-    }
-    if (item.find('[') != std::string::npos || std::count(item.begin(), item.end(), ':') > 1)
-      o.reject("plasticity.nodes", "has '" + item + "': IPv6 addresses are not supported; give the node's IPv4 address or "
-                                   "host name, e.g. 127.0.0.1:7000");
-    const std::size_t colon = item.rfind(':');
-    unsigned port = 0;
-    const char* digits = item.data() + (colon == std::string::npos ? item.size() : colon + 1);
-    const auto [end, ec] = std::from_chars(digits, item.data() + item.size(), port);
-    if (colon == std::string::npos || colon == 0 || ec != std::errc() || end != item.data() + item.size() || port < 1 ||
-        port > 65535)
-      o.reject("plasticity.nodes", "has '" + item + "'; expected HOST:PORT (port 1..65535) or 'local', separated by commas");
-    nodes.push_back({item.substr(0, colon), static_cast<uint16_t>(port)});
-  }
-  return nodes;
-}
-}  // namespace
 
 PlasticityRequest plasticity_request(const Options& o, double dt_ms, int32_t delay_steps) {
   PlasticityRequest r;
@@ -114,7 +87,7 @@ PlasticityRequest plasticity_request(const Options& o, double dt_ms, int32_t del
     o.reject("plasticity.period-ms", "gives " + std::to_string(cells) + " delay cells of " + std::to_string(delay_steps) +
                                          " steps; allowed 1 cell .. 2^29 steps");
   r.params.period_steps = static_cast<int32_t>(cells) * delay_steps;
-  const std::vector<ShardPlace> nodes = parse_nodes(o);
+  const std::vector<ShardPlace> nodes = parse_node_list(o, "plasticity.nodes");
   if (nodes.size() > r.shards)
     spdlog::warn("plasticity.nodes lists {} places for {} shard(s): the last {} get no shard", nodes.size(), r.shards,
                  nodes.size() - r.shards);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "apps/flysim/options/options.hpp"
+#include "apps/flysim/remote/node_list.hpp"
 #include "model/network.hpp"
 #include "model/plasticity.hpp"
 #include "model/stdp_rule.hpp"
@@ -15,11 +16,7 @@ namespace flysim::app {
 std::vector<OptionSpec> plasticity_options();
 
 // Where a shard runs: in this process, or on a `flysim shard` node.
-struct ShardPlace {
-  std::string host;  // empty: in this process
-  uint16_t port = 0;
-  std::string name() const { return host.empty() ? "local" : host + ":" + std::to_string(port); }
-};
+using ShardPlace = NodeAddress;
 
 struct PlasticityRequest {
   bool enabled = false;

@@ -1,11 +1,5 @@
 #include "apps/flysim/remote/network_layer.hpp"
 
-#include <caf/io/all.hpp>
-// Not caf/openssl/all.hpp: 0.17.6's openssl/unpublish.hpp names unpublish_atom_v, which
-// only 0.18 has, and does not compile.
-#include <caf/openssl/manager.hpp>
-#include <caf/openssl/publish.hpp>
-#include <caf/openssl/remote_actor.hpp>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -49,22 +43,14 @@ CredentialFiles load_network_layer(caf::actor_system_config& cfg, const std::str
 
 bool authenticates_peers(caf::actor_system& system) { return system.has_openssl_manager(); }
 
-caf::expected<uint16_t> publish_node(caf::actor_system& system, const shard_node_actor& node, uint16_t port,
-                                     const std::string& address) {
-  if (authenticates_peers(system)) return caf::openssl::publish(node, port, address.c_str(), true);
-  return system.middleman().publish(node, port, address.c_str(), true);
-}
-
-caf::expected<shard_node_actor> reach_node(caf::actor_system& system, const std::string& host, uint16_t port) {
-  if (authenticates_peers(system)) return caf::openssl::remote_actor<shard_node_actor>(system, host, port);
-  return system.middleman().remote_actor<shard_node_actor>(host, port);
-}
-
-void unpublish_node(caf::actor_system& system, const shard_node_actor& node, uint16_t port) {
-  if (authenticates_peers(system))
-    caf::make_function_view(system.openssl_manager().actor_handle())(caf::unpublish_atom::value, node.address(), port);
-  else
-    system.middleman().unpublish(node, port);
+std::string why_unreachable(caf::actor_system& system, const caf::error& err, const std::string& serve_command,
+                            const std::string& token_option) {
+  if (err == caf::sec::disconnect_during_handshake)
+    return "the node broke off the handshake: its --token-file and this side's " + token_option +
+           " differ, or only one side has a token";
+  return system.render(err) + " (is `" + serve_command + "` running there" +
+         (authenticates_peers(system) ? ", with --token-file holding the same token as " + token_option + "?)"
+                                      : ", without --token-file?)");
 }
 
 }  // namespace flysim::app

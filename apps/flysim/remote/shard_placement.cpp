@@ -12,18 +12,6 @@
 
 namespace flysim::app {
 
-namespace {
-// In words: a handshake that the other side broke off is, in practice, a token mismatch.
-std::string why_unreachable(caf::actor_system& system, const caf::error& err, const ShardPlace& place) {
-  if (err == caf::sec::disconnect_during_handshake)
-    return "the node broke off the handshake: its --token-file and this run's plasticity.token-file differ, or only "
-           "one side has a token";
-  return system.render(err) + " (is `flysim shard --port=" + std::to_string(place.port) + "` running there" +
-         (authenticates_peers(system) ? ", with --token-file holding the same token as plasticity.token-file?)"
-                                      : ", without --token-file?)");
-}
-}  // namespace
-
 std::vector<plasticity_shard_actor> spawn_shards(caf::actor_system& system, caf::scoped_actor& owner,
                                                  std::vector<ShardSetup> setups, const std::vector<ShardPlace>& places) {
   std::vector<plasticity_shard_actor> shards;
@@ -38,10 +26,10 @@ std::vector<plasticity_shard_actor> spawn_shards(caf::actor_system& system, caf:
     }
     auto node = nodes.find(place.name());
     if (node == nodes.end()) {
-      auto reached = reach_node(system, place.host, place.port);
+      auto reached = reach_node<shard_node_actor>(system, place.host, place.port);
       if (!reached)
         throw input_error("plasticity.nodes: cannot reach the shard node " + place.name() + ": " +
-                          why_unreachable(system, reached.error(), place));
+                          why_unreachable(system, reached.error(), "flysim shard --port=" + std::to_string(place.port), "plasticity.token-file"));
       node = nodes.emplace(place.name(), *reached).first;
     }
     std::string problem;
