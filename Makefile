@@ -19,7 +19,7 @@ ifneq ($(NVCC),)
 endif
 CMAKE_ARGS ?=
 
-.PHONY: setup configure build python run test bench bench-checkpoint bench-plasticity bench-service watch bench-page bench-brian2 bench-dense bench-compare bench-cpu-engine bench-cuda-floor fuzz clean test-sanitize test-asan test-tsan
+.PHONY: setup configure build python run test bench bench-checkpoint bench-plasticity bench-service watch bench-page bench-brian2 bench-dense bench-workers bench-compare bench-cpu-engine bench-cuda-floor fuzz clean test-sanitize test-asan test-tsan
 
 setup:
 	bash scripts/setup.sh
@@ -68,6 +68,10 @@ bench-brian2: build
 # Where most of the brain fires: dense kicks against Brian2 (CPU), dense Poisson and kicks on a GPU.
 bench-dense: build
 	bash bench/bench_dense.sh $(BUILD)/flysim
+
+# A screen on this process and on 1, 2, 3 local `flysim worker` processes, files compared.
+bench-workers: build
+	bash bench/bench_workers.sh $(BUILD)/flysim
 
 # Two builds interleaved, run by run; their spike files must match: OLD=PATH/TO/flysim.
 bench-compare: build
