@@ -25,15 +25,14 @@ std::shared_ptr<const Network> load_network(const std::string& neurons, const st
 }
 
 std::vector<uint32_t> NetworkSession::indices_of(const std::vector<int64_t>& ids) const {
-  const auto index = index_of_ids(network_->root_ids, "network");
   std::vector<uint32_t> out;
   out.reserve(ids.size());
   for (std::size_t k = 0; k < ids.size(); ++k) {
-    const auto it = index.find(ids[k]);
-    if (it == index.end())
+    const uint32_t* found = ids_.find(ids[k]);
+    if (!found)
       throw input_error("root ID " + std::to_string(ids[k]) + " (item " + std::to_string(k) + ") is not in the network (" +
                         network_->description + ")");
-    out.push_back(it->second);
+    out.push_back(*found);
   }
   return out;
 }
@@ -47,7 +46,7 @@ StimulusPlan NetworkSession::stimulus_plan(const RunRequest& r) const {
     const GroupRequest& group = r.groups[g];
     const std::string where = "stimulus group '" + group.name + "'";
     std::vector<uint32_t> neurons =
-        root_ids_as_indices(group.ids, net, [&](std::size_t k) { return where + ", item " + std::to_string(k); });
+        root_ids_as_indices(group.ids, ids_, [&](std::size_t k) { return where + ", item " + std::to_string(k); });
     for (uint32_t i : neurons)
       if (const auto [it, fresh] = owner.emplace(i, group.name); !fresh)
         throw input_error("neuron ID " + std::to_string(net.root_ids[i]) + " is in stimulus groups '" + it->second +
@@ -77,7 +76,7 @@ StimulusPlan NetworkSession::stimulus_plan(const RunRequest& r) const {
     }
     plan.kicks = sorted_kicks(std::move(kicks), net, "kicks");
   }
-  plan.silenced = root_ids_as_indices(r.silenced, net, [](std::size_t k) { return "silence, item " + std::to_string(k); });
+  plan.silenced = root_ids_as_indices(r.silenced, ids_, [](std::size_t k) { return "silence, item " + std::to_string(k); });
   const auto mode = parse_silence_mode(r.silence_mode);
   if (!mode) throw input_error("silence_mode='" + r.silence_mode + "' must be 'outgoing' or 'both'");
   plan.silence_mode = *mode;

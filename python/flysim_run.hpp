@@ -70,7 +70,7 @@ struct RunSpikes {
 
 class NetworkSession {
  public:
-  explicit NetworkSession(std::shared_ptr<const Network> network) : network_(std::move(network)) {}
+  explicit NetworkSession(std::shared_ptr<const Network> network) : network_(std::move(network)), ids_(*network_) {}
   const Network& network() const { return *network_; }
   // Model indices of root IDs, in their order; an unknown ID is an input_error naming it.
   std::vector<uint32_t> indices_of(const std::vector<int64_t>& ids) const;
@@ -91,6 +91,7 @@ class NetworkSession {
     auto operator<=>(const EngineKey&) const = default;
   };
   std::shared_ptr<const Network> network_;
+  RootIdIndex ids_;  // built once: a FlyWire-scale index costs about 10 ms, more than a GPU trial
   std::map<EngineKey, std::unique_ptr<Engine>> engines_;
   std::mutex running_;
 };
