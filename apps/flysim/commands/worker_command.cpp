@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <iostream>
 #include <thread>
 
@@ -64,6 +65,15 @@ std::shared_ptr<WorkerSession> open_session(const std::vector<OptionSpec>& specs
   return std::make_shared<WorkerSession>(std::move(o), net, std::move(engines), plan, dt_ms, std::move(description));
 }
 
+// The options a worker takes on its own command line (its --help lists only these).
+std::vector<OptionSpec> own_options(const std::vector<OptionSpec>& specs) {
+  std::vector<OptionSpec> own;
+  for (const OptionSpec& spec : specs)
+    if (std::any_of(kWorkerOwn.begin(), kWorkerOwn.end(), [&](const std::string& p) { return spec.key.rfind(p, 0) == 0; }))
+      own.push_back(spec);
+  return own;
+}
+
 }  // namespace
 
 int worker_command(const std::vector<std::string>& args) {
@@ -76,7 +86,7 @@ int worker_command(const std::vector<std::string>& args) {
           "network.* options, or its cache) and refuses a different one by name. Its own options: where it listens, "
           "its engines (engine.*), its network files and cache (network.*), run.batch and logs. Runs until Ctrl-C "
           "or SIGTERM; a screen's session ends when its coordinator ends or its connection drops.",
-          specs))
+          own_options(specs)))
     return 0;
   // The worker's own options alone, checked now: one that would change a result is refused here.
   const Options own = Options::parse(specs, args, {}, kFromCoordinator, kWorkerOwn);
