@@ -7,7 +7,9 @@
 #include <atomic>
 #include <map>
 #include <mutex>
+#include <chrono>
 #include <stdexcept>
+#include <thread>
 
 #include "apps/flysim/commands/screen_slots.hpp"
 #include "model/errors.hpp"
@@ -30,20 +32,29 @@ struct Tally {
   }
 };
 
+// Waits (at most 10 s, a bound against hanging) until `done` is true.
+template <class Predicate>
+void wait_until(Predicate done) {
+  for (int k = 0; k < 10000 && !done(); ++k) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ASSERT_TRUE(done());
+}
+
 TEST(ScreenSlots, LostSlotsGiveTheirExperimentToAnother) {
   Tally tally;
-  std::atomic<int> taken{0};
+  std::atomic<int> taken{0}, lost{0};
   std::vector<app::ScreenSlot> slots;
-  // Two slots that are lost at their third experiment, one that never is.
+  // Two slots lost at their first experiment; one that holds its first until both are
+  // lost (whatever the threads' order), then runs everything else.
   for (int k = 0; k < 2; ++k)
-    slots.push_back({"lost", [&, calls = std::make_shared<int>(0)](std::size_t i) {
+    slots.push_back({"lost", [&](std::size_t) {
                        ++taken;
-                       if (++*calls == 3) return false;
-                       tally.add(i);
-                       return true;
+                       ++lost;
+                       return false;
                      }});
-  slots.push_back({"steady", [&](std::size_t i) {
+  slots.push_back({"steady", [&, first = std::make_shared<bool>(true)](std::size_t i) {
                      ++taken;
+                     if (*first) wait_until([&] { return lost == 2; });
+                     *first = false;
                      tally.add(i);
                      return true;
                    }});
@@ -76,20 +87,19 @@ TEST(ScreenSlots, EverySlotLostSaysHowManyAreLeft) {
 }
 
 TEST(ScreenSlots, TheFirstExceptionStopsTheOthersAndIsRethrown) {
-  std::atomic<int> after{0};
-  std::vector<app::ScreenSlot> slots;
-  slots.push_back({"failing", [](std::size_t i) -> bool {
-                     if (i >= 3) throw std::runtime_error("engine failed");
-                     return true;
-                   }});
+  std::atomic<int> ran{0};
   std::atomic<bool> stopping{false};
+  std::vector<app::ScreenSlot> slots;
+  slots.push_back({"failing", [](std::size_t) -> bool { throw std::runtime_error("engine failed"); }});
+  // Holds any experiment it took until the other slot has failed: then it takes no more.
   slots.push_back({"other", [&](std::size_t) {
-                     if (stopping) ++after;
+                     wait_until([&] { return stopping.load(); });
+                     ++ran;
                      return true;
                    }});
   EXPECT_THROW(app::run_on_slots(experiments(1000), slots, stopping), std::runtime_error);
   EXPECT_TRUE(stopping);
-  EXPECT_LE(after.load(), 1);  // at most the experiment it held when the other failed
+  EXPECT_LE(ran.load(), 1);  // of 1000: none after the failure (one, when it held one then)
 }
 
 }  // namespace
