@@ -150,6 +150,11 @@ bool runs_locally(const std::vector<NodeAddress>& nodes) {
   return nodes.empty() || std::any_of(nodes.begin(), nodes.end(), [](const NodeAddress& n) { return n.host.empty(); });
 }
 
+// True when screen.nodes names a worker.
+bool has_workers(const std::vector<NodeAddress>& nodes) {
+  return std::any_of(nodes.begin(), nodes.end(), [](const NodeAddress& n) { return !n.host.empty(); });
+}
+
 // Runs the experiments still to run on this process's engines (engine.cuda-devices) and
 // the worker nodes' (screen.nodes), committing each.
 ScreenRunTime run_experiments(const RunBuilder& run, const std::vector<OptionSpec>& specs, const ScreenRequest& request,
@@ -161,7 +166,7 @@ ScreenRunTime run_experiments(const RunBuilder& run, const std::vector<OptionSpe
   const double dt_ms = run.params().dt_ms;
   const auto stopped = [] { throw_if_stopped("the screen (finished experiments are kept: --screen.resume=true continues)"); };
   std::optional<ScreenNodes> nodes;
-  if (!request.nodes.empty() && !(request.nodes.size() == 1 && runs_locally(request.nodes))) {
+  if (has_workers(request.nodes)) {
     std::vector<std::string> options;
     for (const auto& [key, value] : journaled_options(run.options(), specs)) options.insert(options.end(), {key, value});
     nodes.emplace(run.options(), request.nodes, options, *net, stopped);
@@ -187,21 +192,19 @@ ScreenRunTime run_experiments(const RunBuilder& run, const std::vector<OptionSpe
     spdlog::info("experiment {} done ({}/{}): {:.1f} s elapsed, about {:.1f} s left", runs[i].name, work.mine - work.to_run.size() + n,
                  work.mine, elapsed, elapsed / static_cast<double>(n) * static_cast<double>(work.to_run.size() - n));
   };
-  std::vector<ScreenSlot> remote;
-  if (nodes) remote = nodes->slots(runs, shape.trials, keep_spikes, commit, [&] {
+  // Between batches, and while a worker's slot waits: a stop signal, or another slot's failure.
+  const auto go_on = [&] {
     stopped();
     if (engines.stopping()) throw std::runtime_error("another engine of the screen stopped");
-  });
+  };
+  std::vector<ScreenSlot> remote;
+  if (nodes) remote = nodes->slots(runs, shape.trials, keep_spikes, commit, go_on);
   engines.run(
       work.to_run,
       [&](Engine& engine, std::size_t i) {
-        engine.set_stimulus(std::make_shared<const StimulusPlan>(runs[i].plan), poisson_threshold(runs[i].rate_Hz, dt_ms));
         std::string spike_lines;
-        const ExperimentCounts counts =
-            run_screen_experiment(engine, plan, *net, runs[i].name, dt_ms, keep_spikes ? &spike_lines : nullptr, [&](int32_t) {
-              stopped();
-              if (engines.stopping()) throw std::runtime_error("another engine of the screen stopped");
-            });
+        const ExperimentCounts counts = run_screen_experiment(engine, runs[i].plan, runs[i].rate_Hz, plan, *net, runs[i].name, dt_ms,
+                                                              keep_spikes ? &spike_lines : nullptr, [&](int32_t) { go_on(); });
         commit(i, counts, keep_spikes ? &spike_lines : nullptr);
       },
       std::move(remote));

@@ -19,10 +19,10 @@
 namespace flysim::app {
 
 // Runs run_one(engine, to_run[n]) for every n on these engines and `more` slots
-// (run_on_slots). `run_one` is called
-// concurrently for different experiments on different engines. The first exception of
-// any slot stops the others at their next experiment or batch (their `run_one` sees
-// stopping() true) and is rethrown here once all have returned.
+// (run_on_slots). `run_one` is called concurrently for different experiments on
+// different engines. The first exception of any slot stops the others at their next
+// experiment or batch (their `run_one` sees stopping() true) and is rethrown here once
+// all have returned.
 class ScreenEngines {
  public:
   explicit ScreenEngines(std::vector<std::unique_ptr<Engine>> engines);

@@ -71,6 +71,23 @@ CredentialFiles setup_network_layer(caf::actor_system_config& cfg, const Options
   return load_network_layer(cfg, file.empty() ? user_token() : read_token_file(file, "screen.token-file"));
 }
 
+// What is wrong with a worker's answer to `run` (its error, counts that do not parse, or
+// counts of another experiment, trial count or network), or empty; `counts` gets them.
+std::string answer_problem(const ScreenWorkResult& answer, const ScreenRun& run, int32_t trials, const RootIdIndex& ids,
+                           const std::string& source, ExperimentCounts& counts) {
+  if (!answer.error.empty()) return answer.error;
+  try {
+    counts = parse_counts_part(source, answer.counts_text);
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  if (counts.name != run.name || counts.trials != trials)
+    return fmt::format("answered experiment '{}' of {} trials for '{}' of {}", counts.name, counts.trials, run.name, trials);
+  for (const auto& [id, n] : counts.spikes)
+    if (!ids.find(id)) return fmt::format("answered root ID {}, which is not in the network", id);
+  return "";
+}
+
 }  // namespace
 
 ScreenNodes::ScreenNodes(const Options& o, const std::vector<NodeAddress>& nodes, const std::vector<std::string>& options,
@@ -143,21 +160,9 @@ std::vector<ScreenSlot> ScreenNodes::slots(const std::vector<ScreenRun>& runs, i
                           result = std::move(r);
                           got = true;
                         });
-                        std::string problem = down ? "went down (" + system_->render(*down) + ")" : result.error;
                         ExperimentCounts counts;
-                        if (problem.empty()) {
-                          try {
-                            counts = parse_counts_part("the answer of " + s->name, result.counts_text);
-                            if (counts.name != run.name || counts.trials != trials)
-                              problem = fmt::format("answered experiment '{}' of {} trials for '{}' of {}", counts.name,
-                                                    counts.trials, run.name, trials);
-                            for (const auto& [id, n] : counts.spikes)
-                              if (problem.empty() && !ids_.find(id))
-                                problem = fmt::format("answered root ID {}, which is not in the network", id);
-                          } catch (const std::exception& e) {
-                            problem = e.what();
-                          }
-                        }
+                        const std::string problem = down ? "went down (" + system_->render(*down) + ")"
+                                                         : answer_problem(result, run, trials, ids_, "the answer of " + s->name, counts);
                         if (!problem.empty()) {
                           spdlog::warn("screen: {} {}: experiment {} goes to another engine; this one takes no more", s->name,
                                        problem, run.name);

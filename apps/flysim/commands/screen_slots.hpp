@@ -22,7 +22,7 @@ struct ScreenSlot {
 // Runs every experiment of `to_run` on `slots`, one thread per slot (the calling thread
 // when there is one). The first exception of any slot sets `stopping` (the others stop
 // at their next experiment or batch) and is rethrown once all have returned. When every
-// slot is lost with experiments left, a runtime_error says how many.
+// slot is lost with experiments left, an input_error says how many.
 void run_on_slots(const std::vector<std::size_t>& to_run, const std::vector<ScreenSlot>& slots, std::atomic<bool>& stopping);
 
 }  // namespace flysim::app

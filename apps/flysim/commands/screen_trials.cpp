@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "model/lif_params.hpp"
 #include "model/time_decimals.hpp"
 
 namespace flysim::app {
@@ -36,6 +37,13 @@ ExperimentCounts run_screen_experiment(Engine& engine, const TrialBatches& plan,
   for (std::size_t i = 0; i < by_index.size(); ++i)
     if (!by_index[i].empty()) counts.spikes[net.root_ids[i]] = std::move(by_index[i]);
   return counts;
+}
+
+ExperimentCounts run_screen_experiment(Engine& engine, StimulusPlan plan, double rate_Hz, const TrialBatches& batches,
+                                       const Network& net, const std::string& name, double dt_ms, std::string* spike_lines,
+                                       const std::function<void(int32_t)>& trials_done) {
+  engine.set_stimulus(std::make_shared<const StimulusPlan>(std::move(plan)), poisson_threshold(rate_Hz, dt_ms));
+  return run_screen_experiment(engine, batches, net, name, dt_ms, spike_lines, trials_done);
 }
 
 }  // namespace flysim::app

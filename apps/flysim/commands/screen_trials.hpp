@@ -15,4 +15,10 @@ namespace flysim::app {
 ExperimentCounts run_screen_experiment(Engine& engine, const TrialBatches& plan, const Network& net, const std::string& name,
                                        double dt_ms, std::string* spike_lines, const std::function<void(int32_t)>& trials_done);
 
+// The same after setting `engine`'s stimulus to `plan`, its default group at `rate_Hz`
+// (a plan the engine refuses throws its error).
+ExperimentCounts run_screen_experiment(Engine& engine, StimulusPlan plan, double rate_Hz, const TrialBatches& batches,
+                                       const Network& net, const std::string& name, double dt_ms, std::string* spike_lines,
+                                       const std::function<void(int32_t)>& trials_done);
+
 }  // namespace flysim::app

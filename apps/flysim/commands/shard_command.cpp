@@ -3,17 +3,11 @@
 #include <caf/io/all.hpp>
 #include <spdlog/spdlog.h>
 
-#include <iostream>
-#include <thread>
-
-#include "actors/caf_thread_roles.hpp"
 #include "actors/shard_node.hpp"
 #include "apps/flysim/commands/commands.hpp"
 #include "apps/flysim/options/common_options.hpp"
 #include "apps/flysim/remote/listen_options.hpp"
-#include "apps/flysim/remote/network_layer.hpp"
 #include "apps/flysim/remote/serve_node.hpp"
-#include "apps/flysim/process/shutdown_deadline.hpp"
 #include "apps/flysim/process/stop_signal.hpp"
 #include "model/errors.hpp"
 

@@ -4,19 +4,14 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <iostream>
-#include <thread>
 
-#include "actors/caf_thread_roles.hpp"
 #include "apps/flysim/commands/commands.hpp"
 #include "apps/flysim/commands/screen_engines.hpp"
 #include "apps/flysim/commands/trial_runs.hpp"
 #include "apps/flysim/options/common_options.hpp"
 #include "apps/flysim/options/cuda_devices_option.hpp"
-#include "apps/flysim/process/shutdown_deadline.hpp"
 #include "apps/flysim/process/stop_signal.hpp"
 #include "apps/flysim/remote/listen_options.hpp"
-#include "apps/flysim/remote/network_layer.hpp"
 #include "apps/flysim/remote/screen_worker.hpp"
 #include "apps/flysim/remote/serve_node.hpp"
 #include "apps/flysim/run/run_builder.hpp"
@@ -46,7 +41,7 @@ std::shared_ptr<WorkerSession> open_session(const std::vector<OptionSpec>& specs
                                             const ScreenWorkerSetup& setup) {
   std::map<std::string, std::string> adopted;
   for (std::size_t k = 0; k + 1 < setup.options.size(); k += 2) adopted[setup.options[k]] = setup.options[k + 1];
-  Options o = Options::parse(specs, args, adopted, kFromCoordinator, kWorkerOwn);
+  const Options o = Options::parse(specs, args, adopted, kFromCoordinator, kWorkerOwn);
   const RunBuilder run(o);
   const TrialShape shape = run.trial_shape(Forever::refused);
   const auto net = run.load_network();
@@ -62,7 +57,7 @@ std::shared_ptr<WorkerSession> open_session(const std::vector<OptionSpec>& specs
   std::string description = engines.size() > 1 ? fmt::format("{} engines ({} first)", engines.size(), engines.front().describe())
                                                 : engines.front().describe();
   const double dt_ms = run.params().dt_ms;
-  return std::make_shared<WorkerSession>(std::move(o), net, std::move(engines), plan, dt_ms, std::move(description));
+  return std::make_shared<WorkerSession>(net, std::move(engines), plan, dt_ms, std::move(description));
 }
 
 // The options a worker takes on its own command line (its --help lists only these).

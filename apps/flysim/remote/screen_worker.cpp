@@ -8,7 +8,6 @@
 
 #include "apps/flysim/commands/screen_trials.hpp"
 #include "io/screen_results.hpp"
-#include "model/lif_params.hpp"
 
 namespace flysim::app {
 
@@ -34,17 +33,10 @@ ScreenWorkResult run_item(WorkerSession& session, std::size_t k, const std::atom
   ScreenWorkResult result;
   result.index = item.index;
   try {
-    if (const std::string problem = groups_and_silence_problem(item.plan, session.net->neuron_count()); !problem.empty())
-      throw std::runtime_error("experiment " + item.name + " does not fit this worker's network: " + problem);
-    for (uint32_t i : item.plan.poisson_neurons)
-      if (i >= session.net->neuron_count())
-        throw std::runtime_error("experiment " + item.name + " drives neuron index " + std::to_string(i) + " of a network of " +
-                                 std::to_string(session.net->neuron_count()));
-    Engine& engine = session.engines.engine(k);
-    engine.set_stimulus(std::make_shared<const StimulusPlan>(std::move(item.plan)), poisson_threshold(item.rate_Hz, session.dt_ms));
+    // A plan that does not fit this worker's network is refused by the engine (check_stimulus).
     const ExperimentCounts counts = run_screen_experiment(
-        engine, session.plan, *session.net, item.name, session.dt_ms, item.keep_spikes ? &result.spike_lines : nullptr,
-        [&](int32_t) {
+        session.engines.engine(k), std::move(item.plan), item.rate_Hz, session.plan, *session.net, item.name, session.dt_ms,
+        item.keep_spikes ? &result.spike_lines : nullptr, [&](int32_t) {
           if (session.stopping || worker_stopping) throw std::runtime_error("the worker is stopping");
         });
     result.counts_text = counts_part_text(counts);

@@ -11,7 +11,6 @@
 #include <string>
 
 #include "apps/flysim/commands/screen_engines.hpp"
-#include "apps/flysim/options/options.hpp"
 #include "kernels/trial_batches.hpp"
 #include "messages/interfaces.hpp"
 #include "model/network.hpp"
@@ -21,11 +20,8 @@ namespace flysim::app {
 // What a worker holds for one coordinator: the network and engines built from the
 // coordinator's options with the worker's own engine options.
 struct WorkerSession {
-  WorkerSession(Options options, std::shared_ptr<const Network> net, ScreenEngines engines, TrialBatches plan, double dt_ms,
-                std::string description)
-      : options(std::move(options)), net(std::move(net)), engines(std::move(engines)), plan(plan), dt_ms(dt_ms),
-        description(std::move(description)) {}
-  Options options;
+  WorkerSession(std::shared_ptr<const Network> net, ScreenEngines engines, TrialBatches plan, double dt_ms, std::string description)
+      : net(std::move(net)), engines(std::move(engines)), plan(plan), dt_ms(dt_ms), description(std::move(description)) {}
   std::shared_ptr<const Network> net;
   ScreenEngines engines;
   TrialBatches plan;
