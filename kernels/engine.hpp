@@ -43,6 +43,11 @@ struct EngineSetup {
   // the dense scenario lists far more and gains from two (docs/BENCHMARKS.md). Results
   // are the same either way; tests set 0 so that small networks are spread too.
   std::size_t cpu_spread_from = 50'000;
+  // A CPU trial lists every neuron, each at the entry of its index, once this share of
+  // the neurons is listed, and goes back to listing the active ones when fewer than half
+  // that share stay active: the scatter then adds without an entry lookup and the sweep
+  // reads the delay ring in neuron order (the dense regime). Results are the same either way.
+  double cpu_list_all_from = 0.5;
 };
 
 // One epoch's spikes of every trial of a batch, in trial order, each sorted by (step,

@@ -26,6 +26,8 @@ class CpuEngine final : public Engine {
   int32_t cell_steps() const override { return setup_.constants.delay_steps; }
   void apply_weights(const std::vector<WeightChange>& changes) override;
   void set_stimulus(std::shared_ptr<const StimulusPlan> stimulus, uint32_t poisson_threshold) override;
+  // Whether trial k of the batch lists every neuron now (EngineSetup::cpu_list_all_from).
+  bool lists_every_neuron(std::size_t k) const { return trials_.at(k).lists_every_neuron(); }
 
  private:
   CpuShared shared() const;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 
 #include "kernels/cpu/path_pass.hpp"
 #include "kernels/cpu/poisson_draws.hpp"
@@ -9,10 +10,13 @@
 
 namespace flysim {
 
-CpuTrial::CpuTrial(std::size_t neurons, int32_t delay_steps, unsigned workers, std::size_t spread_from)
+CpuTrial::CpuTrial(std::size_t neurons, int32_t delay_steps, unsigned workers, std::size_t spread_from,
+                   double list_all_from)
     : n_(neurons),
       d_(static_cast<std::size_t>(delay_steps)),
       spread_from_(spread_from),
+      list_all_from_(static_cast<std::size_t>(std::ceil(std::clamp(list_all_from, 0.0, 2.0) * static_cast<double>(neurons)))),
+      list_active_below_(list_all_from_ / 2),
       entry_of_(neurons, kUnlisted),
       rest_last_spike_(neurons, kNeverSpiked),
       v_(neurons),
@@ -57,6 +61,7 @@ void CpuTrial::scatter_share(const CpuShared& shared, const std::vector<Spike>& 
   const int32_t* const weights = shared.weights;
   const uint32_t* const entry_of = entry_of_.data();
   const uint8_t* const silenced_in = shared.silenced_in;
+  uint32_t* const slots_of = synaptic_slots_.data();
   for (const Spike& s : spikes) {
     if (kernels::already_delivered(c, s, first_delivery)) continue;
     if (shared.silenced_out && shared.silenced_out[s.neuron]) continue;
@@ -69,6 +74,25 @@ void CpuTrial::scatter_share(const CpuShared& shared, const std::vector<Spike>& 
       begin = static_cast<uint64_t>(std::lower_bound(targets + begin, targets + end, first) - targets);
       end = static_cast<uint64_t>(std::lower_bound(targets + begin, targets + end, first + count) - targets);
     }
+    if (identity_) {
+      // Entry and neuron coincide: one prefetch of the slot and the flags, far ahead.
+      int64_t* const ring = ring_.data() + std::size_t(slot) * n_;
+      for (uint64_t e = begin; e < end; ++e) {
+        if (e + kScatterAhead < end) {
+          const uint32_t ahead = targets[e + kScatterAhead];
+          if (ahead - first < count) {
+            __builtin_prefetch(ring + ahead, 1);
+            __builtin_prefetch(slots_of + ahead, 1);
+          }
+        }
+        const uint32_t post = targets[e];
+        if (post - first >= count) continue;
+        if (silenced_in && silenced_in[post]) continue;
+        ring[post] += weights[e];
+        slots_of[post] |= flag;
+      }
+      continue;
+    }
     for (uint64_t e = begin; e < end; ++e) {
       // Two-stage prefetch: the entry of a target 16 connections ahead, the ring slot
       // and input flags of the one 8 ahead (whose entry is in cache by now). Only this
@@ -79,16 +103,16 @@ void CpuTrial::scatter_share(const CpuShared& shared, const std::vector<Spike>& 
       if (e + 8 < end) {
         const uint32_t ahead = entry_of[own(targets[e + 8])];
         if (ahead != kUnlisted) {
-          __builtin_prefetch(ring_row(ahead) + slot, 1);
-          __builtin_prefetch(synaptic_slots_.data() + ahead, 1);
+          __builtin_prefetch(&ring_slot(ahead, slot), 1);
+          __builtin_prefetch(slots_of + ahead, 1);
         }
       }
       const uint32_t post = targets[e];
       if (post - first >= count) continue;
       if (silenced_in && silenced_in[post]) continue;
       const uint32_t entry = enlist(shared, post);
-      ring_row(entry)[slot] += weights[e];
-      synaptic_slots_[entry] |= flag;
+      ring_slot(entry, slot) += weights[e];
+      slots_of[entry] |= flag;
     }
   }
 }
@@ -106,8 +130,8 @@ void CpuTrial::move_entry(uint32_t from, uint32_t to) {
   synaptic_slots_[from] = 0;
   for (uint32_t bits = slots; bits != 0; bits &= bits - 1) {
     const int32_t s = kernels::lowest_bit(bits);
-    ring_row(to)[s] = ring_row(from)[s];
-    ring_row(from)[s] = 0;
+    ring_slot(to, s) = ring_slot(from, s);
+    ring_slot(from, s) = 0;
   }
   entry_of_[index_[to]] = to;
 }
@@ -155,7 +179,7 @@ void CpuTrial::step_share(const CpuShared& shared, kernels::EpochSpan span, kern
     double ve = v[e], ge = g[e];
     int32_t last = last_spike[e];
     const uint32_t draws = in.poisson ? kernels::poisson_draws(thresholds[i], key, i, span) : 0u;
-    kernels::advance_neuron_drawn(c, span, in, draws, ring_row(e), 1, ve, ge, last,
+    kernels::advance_neuron_drawn(c, span, in, draws, ring_row(e), n_, ve, ge, last,
                                   [&](int32_t step) { out.push_back({step, i}); });
     v[e] = ve;
     g[e] = ge;
@@ -181,7 +205,7 @@ void CpuTrial::step_share(const CpuShared& shared, kernels::EpochSpan span, kern
       if (k + kPrefetchAhead < to) {
         const uint32_t ahead = list[k + kPrefetchAhead];
         for (uint32_t bits = synaptic_slots[ahead]; bits != 0; bits &= bits - 1)
-          __builtin_prefetch(ring_row(ahead) + kernels::lowest_bit(bits), 1);
+          __builtin_prefetch(&ring_slot(ahead, kernels::lowest_bit(bits)), 1);
       }
       step_entry(list[k]);
     }
@@ -199,6 +223,7 @@ std::vector<Spike> CpuTrial::advance(const CpuShared& shared, kernels::EpochSpan
   // share of the neurons, and once all have (the barrier) each sweeps its share of the
   // pool.
   const std::vector<Spike>* delivering = span.first % c.delay_steps == 0 ? &queue_.begin_cell() : nullptr;
+  if (!identity_ && size_ >= list_all_from_) list_every_neuron(shared);
   const kernels::RngKey key = kernels::rng_key(shared.stimulus.seed, trial_);
   unsigned epoch_workers = 1;  // what `run` gave this epoch (its worker 0 says; read after it returns)
   const auto epoch = [&](unsigned w, unsigned workers) {
@@ -218,11 +243,7 @@ std::vector<Spike> CpuTrial::advance(const CpuShared& shared, kernels::EpochSpan
     run(epoch);
   else
     epoch(0, 1);
-  std::vector<uint32_t>& leaving = worker_leaving_[0];
-  for (std::size_t w = 1; w < epoch_workers; ++w)
-    leaving.insert(leaving.end(), worker_leaving_[w].begin(), worker_leaving_[w].end());
-  std::sort(leaving.begin(), leaving.end());
-  remove_entries(leaving);
+  settle_leaving(epoch_workers);
 
   std::vector<Spike> spikes;
   for (std::size_t w = 0; w < epoch_workers; ++w)
@@ -265,12 +286,69 @@ void CpuTrial::enlist_driven(const CpuShared& shared) {
 void CpuTrial::clear_pool() {
   // Entries past size_ are clean already.
   for (std::size_t e = 0; e < size_; ++e) {
-    for (std::size_t slot = 0; slot < d_; ++slot) ring_row(static_cast<uint32_t>(e))[slot] = 0;
+    const uint32_t entry = static_cast<uint32_t>(e);
+    for (uint32_t bits = synaptic_slots_[e]; bits != 0; bits &= bits - 1) ring_slot(entry, kernels::lowest_bit(bits)) = 0;
     synaptic_slots_[e] = 0;
     kick_steps_[e] = 0;
     entry_of_[index_[e]] = kUnlisted;
   }
   size_ = 0;
+  identity_ = false;
+}
+
+void CpuTrial::list_every_neuron(const CpuShared& shared) {
+  // The listed entries aside (their ring units by slot), every entry at rest, then each
+  // listed neuron back at the entry of its index.
+  struct Listed {
+    uint32_t index;
+    double v, g;
+    int32_t last_spike;
+    uint32_t synaptic_slots, kick_steps;
+  };
+  std::vector<Listed> listed(size_);
+  std::vector<int64_t> units;
+  for (std::size_t e = 0; e < size_; ++e) {
+    const uint32_t entry = static_cast<uint32_t>(e);
+    listed[e] = {index_[e], v_[e], g_[e], last_spike_[e], synaptic_slots_[e], kick_steps_[e]};
+    for (uint32_t bits = synaptic_slots_[e]; bits != 0; bits &= bits - 1) {
+      int64_t& unit = ring_slot(entry, kernels::lowest_bit(bits));
+      units.push_back(unit);
+      unit = 0;
+    }
+  }
+  for (std::size_t i = 0; i < n_; ++i) {
+    v_[i] = shared.constants.v0;
+    g_[i] = 0.0;
+    last_spike_[i] = rest_last_spike_[i];
+    index_[i] = static_cast<uint32_t>(i);
+    poisson_[i] = shared.poisson[i];
+    synaptic_slots_[i] = 0;
+    kick_steps_[i] = 0;
+    entry_of_[i] = static_cast<uint32_t>(i);
+  }
+  std::size_t unit = 0;
+  for (const Listed& l : listed) {
+    v_[l.index] = l.v;
+    g_[l.index] = l.g;
+    last_spike_[l.index] = l.last_spike;
+    synaptic_slots_[l.index] = l.synaptic_slots;
+    kick_steps_[l.index] = l.kick_steps;
+    for (uint32_t bits = l.synaptic_slots; bits != 0; bits &= bits - 1)
+      ring_slot(l.index, kernels::lowest_bit(bits)) = units[unit++];
+  }
+  size_ = n_;
+  identity_ = true;
+}
+
+void CpuTrial::settle_leaving(unsigned workers) {
+  std::vector<uint32_t>& leaving = worker_leaving_[0];
+  std::size_t count = 0;
+  for (unsigned w = 0; w < workers; ++w) count += worker_leaving_[w].size();
+  if (identity_ && n_ - count >= list_active_below_) return;
+  identity_ = false;
+  for (unsigned w = 1; w < workers; ++w) leaving.insert(leaving.end(), worker_leaving_[w].begin(), worker_leaving_[w].end());
+  std::sort(leaving.begin(), leaving.end());
+  remove_entries(leaving);
 }
 
 void CpuTrial::start_at_rest(const CpuShared& shared, int32_t trial) {

@@ -37,10 +37,12 @@ using RunWorkers = std::function<void(const std::function<void(unsigned, unsigne
 class CpuTrial {
  public:
   // `workers`: the most workers a loop of this trial is spread over (the pool's size);
-  // `spread_from`: listed neurons from which an epoch is spread over them.
-  CpuTrial(std::size_t neurons, int32_t delay_steps, unsigned workers, std::size_t spread_from);
+  // `spread_from`: listed neurons from which an epoch is spread over them; `list_all_from`:
+  // the share of the neurons listed from which every neuron is (EngineSetup).
+  CpuTrial(std::size_t neurons, int32_t delay_steps, unsigned workers, std::size_t spread_from, double list_all_from);
 
   int32_t trial() const { return trial_; }
+  bool lists_every_neuron() const { return identity_; }
   int32_t next_step() const { return next_step_; }
   // The epoch of this trial through `span`: its spikes, sorted by (step, neuron).
   std::vector<Spike> advance(const CpuShared& shared, kernels::EpochSpan span, const RunWorkers& run);
@@ -56,7 +58,8 @@ class CpuTrial {
 
  private:
   static constexpr uint32_t kUnlisted = ~0u;
-  static constexpr uint32_t kPrefetchAhead = 4;  // stepwise entries
+  static constexpr uint32_t kPrefetchAhead = 4;   // stepwise entries
+  static constexpr uint32_t kScatterAhead = 32;   // connections, in the identity pool
 
   // Lists neuron i (at rest) at the end of the pool unless it is listed; its entry.
   uint32_t enlist(const CpuShared& shared, uint32_t i);
@@ -73,6 +76,14 @@ class CpuTrial {
   void step_share(const CpuShared& shared, kernels::EpochSpan span, kernels::RngKey key, unsigned w, unsigned workers);
   // Empties the pool, leaving every entry clean (no input flags, kicks or ring units).
   void clear_pool();
+  // Lists every neuron at the entry of its index (the identity pool): taken once most of
+  // the brain is listed, so that the scatter needs no entry lookup and the sweep reads the
+  // ring in neuron order.
+  void list_every_neuron(const CpuShared& shared);
+  // After an epoch whose first `workers` workers noted the entries that left: the identity
+  // pool is kept while list_active_below_ or more neurons stay active; otherwise (and
+  // always in the ordinary pool) those entries go.
+  void settle_leaving(unsigned workers);
   // Lists every Poisson-driven neuron not listed yet (a driven neuron is swept every
   // epoch, even at rest; where it lands in the pool changes no bit).
   void enlist_driven(const CpuShared& shared);
@@ -82,11 +93,16 @@ class CpuTrial {
   // Moves entry `from` (the last) to the free entry `to`.
   void move_entry(uint32_t from, uint32_t to);
   bool stays_active(const CpuShared& shared, uint32_t entry) const;
-  int64_t* ring_row(uint32_t entry) { return ring_.data() + std::size_t{entry} * d_; }
+  // Slot 0 of an entry's ring row; its slots lie n_ apart.
+  int64_t* ring_row(uint32_t entry) { return ring_.data() + entry; }
+  int64_t& ring_slot(uint32_t entry, int32_t slot) { return ring_[std::size_t(slot) * n_ + entry]; }
 
   std::size_t n_;
   std::size_t d_;
   std::size_t spread_from_;
+  // Listed neurons from which every neuron is listed, and active ones below which the
+  // identity pool goes back to the ordinary one.
+  std::size_t list_all_from_, list_active_below_;
   int32_t trial_ = 0;
   int32_t next_step_ = 0;
   // Per neuron: its pool entry (kUnlisted when not listed), and while not listed, its
@@ -100,14 +116,15 @@ class CpuTrial {
   // place. Each array holds n_ entries; entries at and past size_ keep synaptic_slots_,
   // kick_steps_ and their ring row zero.
   std::size_t size_ = 0;
+  bool identity_ = false;                 // every neuron listed, entry i holding neuron i
   HugeVector<double> v_, g_;              // mV
   HugeVector<int32_t> last_spike_;        // step
   HugeVector<uint32_t> index_;            // model index
   HugeVector<uint8_t> poisson_;           // Poisson-driven
   HugeVector<uint32_t> synaptic_slots_;   // ring slots holding input
   HugeVector<uint32_t> kick_steps_;       // kicks in the current epoch
-  // [entry][slot], fixed-point units: an entry's slots share two or three cache lines
-  // (the GPU keeps [slot][neuron], which coalesces; the layout is the engine's affair).
+  // [slot][entry], fixed-point units: one step's deliveries land in one slot's array,
+  // which in the identity pool the sweep reads in neuron order.
   HugeVector<int64_t> ring_;
   SpikeQueue queue_;
   SpinBarrier barrier_;

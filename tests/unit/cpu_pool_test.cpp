@@ -121,6 +121,74 @@ TEST(CpuPool, SpreadingOnlyLargePoolsChangesNoBit) {
   }
 }
 
+// From EngineSetup::cpu_list_all_from of the neurons listed, a trial lists every neuron at
+// the entry of its index, and goes back once fewer than half that share stay active. From
+// the first epoch on, never, and at shares the crowded pool crosses both ways: the same
+// bits, for 1 to 3 threads and through imports.
+TEST(CpuPool, ListingEveryNeuronChangesNoBit) {
+  EngineSetup setup = crowded_setup();
+  const std::vector<uint64_t> plain = plain_bits(setup);
+  for (const double share : {0.0, 0.15, 0.3, 2.0}) {
+    setup.cpu_list_all_from = share;
+    for (const unsigned threads : {1u, 2u, 3u})
+      EXPECT_EQ(pool_bits(setup, threads), plain) << "share " << share << ", " << threads << " threads";
+    EXPECT_EQ(pool_bits(setup, 3, 1), plain) << "share " << share << ", 3 threads imported into 1";
+  }
+}
+
+// Crowded, then without any input and every neuron silenced until the brain is at rest,
+// then crowded again (live stimulus changes): every share gives the spikes and state of the ordinary pool, and at
+// shares between the two regimes the trial lists every neuron, goes back, and lists
+// them all again.
+TEST(CpuPool, ListsEveryNeuronOnlyWhileCrowded) {
+  const EngineSetup crowded = crowded_setup();
+  auto quiet = std::make_shared<StimulusPlan>(*crowded.stimulus);
+  quiet->poisson_neurons.clear();
+  quiet->kicks.clear();
+  quiet->groups.clear();
+  for (uint32_t i = 0; i < crowded.network->neuron_count(); ++i) quiet->silenced.push_back(i);
+  const uint32_t threshold = crowded.constants.poisson_threshold;
+  struct Run {
+    std::vector<Spike> spikes;
+    EngineState state;
+    int entered = 0, left = 0;
+  };
+  const auto run = [&](double share, unsigned threads) {
+    EngineSetup setup = crowded;
+    setup.cpu_list_all_from = share;
+    CpuEngine engine(setup, threads);
+    Run r;
+    bool before = false;
+    for (int32_t step = 0; step < 9900;) {
+      if (step == 900) engine.set_stimulus(quiet, threshold);
+      if (step == 9000) engine.set_stimulus(crowded.stimulus, threshold);
+      const kernels::EpochSpan span = next_epoch(step, step < 900 ? 900 : step < 9000 ? 9000 : 9900, setup.constants.delay_steps);
+      const std::vector<Spike> part = engine.advance(span);
+      r.spikes.insert(r.spikes.end(), part.begin(), part.end());
+      step += span.steps;
+      const bool now = engine.lists_every_neuron(0);
+      r.entered += now && !before;
+      r.left += !now && before;
+      before = now;
+    }
+    r.state = engine.export_state();
+    return r;
+  };
+  const Run ordinary = run(2.0, 1);
+  EXPECT_EQ(ordinary.entered, 0);
+  for (const double share : {0.0, 0.3, 0.6}) {
+    for (const unsigned threads : {1u, 2u, 3u}) {
+      const Run r = run(share, threads);
+      EXPECT_EQ(r.spikes, ordinary.spikes) << "share " << share << ", " << threads << " threads";
+      EXPECT_EQ(r.state, ordinary.state) << "share " << share << ", " << threads << " threads";
+      if (share > 0.0) {
+        EXPECT_GE(r.entered, 2) << "share " << share;
+        EXPECT_GE(r.left, 1) << "share " << share;
+      }
+    }
+  }
+}
+
 // The scatter's workers find their targets by search in rows sorted by target, and filter
 // every connection in rows that are not: with each row reversed, the same bits.
 TEST(CpuPool, RowsOutOfTargetOrderGiveTheSameBits) {
