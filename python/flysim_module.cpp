@@ -29,6 +29,49 @@ EngineKind engine_kind(const std::string& name) {
   throw input_error("engine='" + name + "' must be 'cpu' or 'cuda'");
 }
 
+// run's arguments as __init__.py passes them, one tuple per run.
+using Groups = std::vector<std::tuple<std::string, std::vector<int64_t>, double>>;
+using RunArgs = std::tuple<Groups, std::string, std::vector<std::pair<int32_t, int64_t>>, std::vector<int64_t>, std::string,
+                           double, int32_t, uint64_t, std::string, unsigned, int32_t, LifParams>;
+
+// Ctrl-C (or another signal handler's exception) ends a run at an epoch boundary.
+void check_python_signals() {
+  py::gil_scoped_acquire locked;
+  if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+}
+
+python::RunRequest request_of(const RunArgs& args) {
+  const auto& [groups, kicks_file, kicks, silenced, silence_mode, duration_ms, trials, seed, engine, threads, batch, params] = args;
+  python::RunRequest r;
+  for (const auto& [name, ids, rate] : groups) r.groups.push_back({name, ids, rate});
+  r.kicks_file = kicks_file;
+  r.kicks = kicks;
+  r.silenced = silenced;
+  r.silence_mode = silence_mode;
+  r.duration_ms = duration_ms;
+  r.trials = trials;
+  r.seed = seed;
+  r.kind = engine_kind(engine);
+  r.threads = threads;
+  r.batch = batch;
+  r.params = params;
+  r.poll = check_python_signals;
+  return r;
+}
+
+py::dict dict_of(const python::RunSpikes& spikes) {
+  py::dict out;
+  out["trial"] = to_numpy(spikes.trial);
+  out["step"] = to_numpy(spikes.step);
+  out["neuron"] = to_numpy(spikes.neuron);
+  out["steps_per_trial"] = spikes.steps_per_trial;
+  out["batch"] = spikes.batch;
+  out["wall_s"] = spikes.wall_s;
+  out["engine"] = spikes.engine;
+  out["engine_reused"] = spikes.engine_reused;
+  return out;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_flysim, m) {
@@ -75,47 +118,39 @@ PYBIND11_MODULE(_flysim, m) {
           py::arg("root_ids"))
       .def(
           "run",
-          [](python::NetworkSession& s, const std::vector<std::tuple<std::string, std::vector<int64_t>, double>>& groups,
-             const std::string& kicks_file, const std::vector<std::pair<int32_t, int64_t>>& kicks,
-             const std::vector<int64_t>& silenced, const std::string& silence_mode, double duration_ms, int32_t trials,
-             uint64_t seed, const std::string& engine, unsigned threads, int32_t batch, const LifParams& params) {
-            python::RunRequest r;
-            for (const auto& [name, ids, rate] : groups) r.groups.push_back({name, ids, rate});
-            r.kicks_file = kicks_file;
-            r.kicks = kicks;
-            r.silenced = silenced;
-            r.silence_mode = silence_mode;
-            r.duration_ms = duration_ms;
-            r.trials = trials;
-            r.seed = seed;
-            r.kind = engine_kind(engine);
-            r.threads = threads;
-            r.batch = batch;
-            r.params = params;
-            // Ctrl-C (or another signal handler's exception) ends the run at an epoch boundary.
-            r.poll = [] {
-              py::gil_scoped_acquire locked;
-              if (PyErr_CheckSignals() != 0) throw py::error_already_set();
-            };
+          [](python::NetworkSession& s, const Groups& groups, const std::string& kicks_file,
+             const std::vector<std::pair<int32_t, int64_t>>& kicks, const std::vector<int64_t>& silenced,
+             const std::string& silence_mode, double duration_ms, int32_t trials, uint64_t seed, const std::string& engine,
+             unsigned threads, int32_t batch, const LifParams& params) {
+            const python::RunRequest r = request_of(RunArgs{groups, kicks_file, kicks, silenced, silence_mode, duration_ms,
+                                                            trials, seed, engine, threads, batch, params});
             python::RunSpikes spikes;
             {
               py::gil_scoped_release unlocked;
               spikes = s.run(r);
             }
-            py::dict out;
-            out["trial"] = to_numpy(spikes.trial);
-            out["step"] = to_numpy(spikes.step);
-            out["neuron"] = to_numpy(spikes.neuron);
-            out["steps_per_trial"] = spikes.steps_per_trial;
-            out["batch"] = spikes.batch;
-            out["wall_s"] = spikes.wall_s;
-            out["engine"] = spikes.engine;
-            out["engine_reused"] = spikes.engine_reused;
-            return out;
+            return dict_of(spikes);
           },
           py::arg("groups"), py::arg("kicks_file"), py::arg("kicks"), py::arg("silenced"), py::arg("silence_mode"),
           py::arg("duration_ms"), py::arg("trials"), py::arg("seed"), py::arg("engine"), py::arg("threads"),
-          py::arg("batch"), py::arg("params"));
+          py::arg("batch"), py::arg("params"))
+      .def(
+          "run_many",
+          [](python::NetworkSession& s, const std::vector<RunArgs>& runs, const std::vector<std::string>& names,
+             unsigned engines) {
+            std::vector<python::RunRequest> requests;
+            for (const RunArgs& args : runs) requests.push_back(request_of(args));
+            std::vector<python::RunSpikes> spikes;
+            {
+              py::gil_scoped_release unlocked;
+              spikes = s.run_many(requests, names, engines, check_python_signals);
+            }
+            py::list out;
+            for (const python::RunSpikes& one : spikes) out.append(dict_of(one));
+            return out;
+          },
+          py::arg("runs"), py::arg("names"), py::arg("engines"),
+          "run's arguments for each of several runs, on `engines` engines at once");
 
   m.def(
       "load_network",

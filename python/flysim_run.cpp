@@ -1,6 +1,7 @@
 #include "python/flysim_run.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <thread>
@@ -93,9 +94,11 @@ int32_t trial_steps(double duration_ms, double dt_ms) {
   return duration_to_steps(duration_ms, dt_ms);
 }
 
-// The batch of `r` on `where`: what fits, or r.batch when it fits; at most r.trials.
-int32_t chosen_batch(const RunRequest& r, EngineWhere where, std::size_t neurons, int32_t delay_steps) {
-  if (r.batch == 0) return std::min(r.trials, batch_that_fits(where, neurons, delay_steps));
+// The batch of `r` on `where`: what fits (its part of it, for each of `sharing` engines on
+// the device), or r.batch when it fits; at most r.trials.
+int32_t chosen_batch(const RunRequest& r, EngineWhere where, std::size_t neurons, int32_t delay_steps, unsigned sharing) {
+  if (r.batch == 0)
+    return std::min(r.trials, std::max(1, batch_that_fits(where, neurons, delay_steps) / static_cast<int32_t>(sharing)));
   if (r.batch < 0) throw input_error("batch=" + std::to_string(r.batch) + " must be positive (or None: what fits)");
   if (const std::string beyond = batch_beyond_memory(where, neurons, delay_steps, r.batch); !beyond.empty())
     throw input_error("batch=" + std::to_string(r.batch) + ": " + beyond);
@@ -103,68 +106,60 @@ int32_t chosen_batch(const RunRequest& r, EngineWhere where, std::size_t neurons
 }
 }  // namespace
 
-RunSpikes NetworkSession::run(const RunRequest& r) {
+NetworkSession::Prepared NetworkSession::prepare(const RunRequest& r, unsigned sharing) const {
   static_assert(std::is_trivially_copyable_v<LifConstants>);
   if (r.trials < 1 || r.trials > kMaxTrials)
     throw input_error("trials=" + std::to_string(r.trials) + " must be 1.." + std::to_string(kMaxTrials));
   if (r.kind == EngineKind::cuda && !cuda_compiled_in())
     throw input_error("engine='cuda': this flysim module was built without CUDA (no nvcc when it was configured); "
                       "use engine='cpu', or rebuild with `make python` where nvcc is installed");
-  const unsigned threads = r.threads > 0 ? r.threads : std::max(1u, std::thread::hardware_concurrency());
-  if (threads > 1024) throw input_error("threads=" + std::to_string(threads) + " must be 1..1024");
+  Prepared p;
+  p.threads = r.threads > 0 ? r.threads : std::max(1u, std::thread::hardware_concurrency());
+  if (p.threads > 1024) throw input_error("threads=" + std::to_string(p.threads) + " must be 1..1024");
   LifParams params = r.params;
   if (!r.groups.empty()) params.r_poi_Hz = r.groups.front().rate_Hz;
-  const LifConstants constants = derive_constants(params);
-  const auto plan = std::make_shared<const StimulusPlan>(stimulus_plan(r));
+  p.constants = derive_constants(params);
+  p.plan = std::make_shared<const StimulusPlan>(stimulus_plan(r));
 
-  TrialBatches batches;
-  batches.trials = r.trials;
-  batches.steps_per_trial = trial_steps(r.duration_ms, params.dt_ms);
-  batches.delay_steps = constants.delay_steps;
-  batches.neurons = network_->neuron_count();
-  batches.batch = chosen_batch(r, {r.kind, 0, threads}, batches.neurons, batches.delay_steps);
+  p.batches.trials = r.trials;
+  p.batches.steps_per_trial = trial_steps(r.duration_ms, params.dt_ms);
+  p.batches.delay_steps = p.constants.delay_steps;
+  p.batches.neurons = network_->neuron_count();
+  p.batches.batch = chosen_batch(r, {r.kind, 0, p.threads}, p.batches.neurons, p.batches.delay_steps, sharing);
 
-  const std::lock_guard<std::mutex> one_at_a_time(running_);
-  const auto started = std::chrono::steady_clock::now();
-  LifConstants keyed = constants;
+  LifConstants keyed = p.constants;
   keyed.poisson_threshold = 0;
-  EngineKey key{r.kind, threads, batches.batch, r.seed,
-                std::string(reinterpret_cast<const char*>(&keyed), sizeof keyed)};
-  RunSpikes out;
-  auto& engine = engines_[key];
-  out.engine_reused = engine != nullptr;
-  if (engine) {
-    engine->set_stimulus(plan, constants.poisson_threshold);
-  } else {
-    EngineSetup setup{network_, plan, constants, nullptr, HostWait::poll, 0, batches.batch};
-    engine = make_engine(r.kind, setup, threads);
-  }
+  p.key = {r.kind, p.threads, p.batches.batch, r.seed, std::string(reinterpret_cast<const char*>(&keyed), sizeof keyed)};
+  return p;
+}
 
-  std::vector<std::vector<Spike>> per_trial(static_cast<std::size_t>(r.trials));
-  auto polled = started;
-  bool polling = false;  // an exception thrown now is the caller's, not the engine's
+Engine& NetworkSession::engine_for(const Prepared& p, std::size_t k, bool& reused) {
+  auto& engines = engines_[p.key];
+  if (engines.size() <= k) engines.resize(k + 1);
+  auto& engine = engines[k];
+  reused = engine != nullptr;
+  if (engine) {
+    engine->set_stimulus(p.plan, p.constants.poisson_threshold);
+  } else {
+    EngineSetup setup{network_, p.plan, p.constants, nullptr, HostWait::poll, 0, p.batches.batch};
+    engine = make_engine(p.key.kind, setup, p.threads);
+  }
+  return *engine;
+}
+
+RunSpikes NetworkSession::run_on(Engine& engine, const Prepared& p, const std::function<void()>& after_batch) const {
+  const auto started = std::chrono::steady_clock::now();
+  std::vector<std::vector<Spike>> per_trial(static_cast<std::size_t>(p.batches.trials));
   const auto keep = [&](int32_t first, const BatchSpikes& spikes) {
     for (std::size_t k = 0; k < spikes.size(); ++k) {
       auto& trial = per_trial[static_cast<std::size_t>(first) + k];
       trial.insert(trial.end(), spikes[k].begin(), spikes[k].end());
     }
-    if (const auto now = std::chrono::steady_clock::now(); r.poll && now - polled >= kPollEvery) {
-      polled = now;
-      polling = true;
-      r.poll();
-      polling = false;
-    }
+    after_batch();
   };
-  try {
-    run_trial_batches(*engine, batches, keep, [](int32_t) {});
-  } catch (...) {
-    // The engine stopped between epochs when the caller ended the run: it is kept (each batch
-    // starts at rest). A failed engine's state is unknown: the next run builds another.
-    if (!polling) engines_.erase(key);
-    throw;
-  }
+  run_trial_batches(engine, p.batches, keep, [](int32_t) {});
+  RunSpikes out;
   out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-
   std::size_t total = 0;
   for (const auto& spikes : per_trial) total += spikes.size();
   out.trial.reserve(total);
@@ -176,9 +171,128 @@ RunSpikes NetworkSession::run(const RunRequest& r) {
       out.step.push_back(s.step);
       out.neuron.push_back(s.neuron);
     }
-  out.steps_per_trial = batches.steps_per_trial;
-  out.batch = batches.batch;
-  out.engine = engine->describe();
+  out.steps_per_trial = p.batches.steps_per_trial;
+  out.batch = p.batches.batch;
+  out.engine = engine.describe();
+  return out;
+}
+
+RunSpikes NetworkSession::run(const RunRequest& r) {
+  const std::lock_guard<std::mutex> one_at_a_time(running_);
+  return run_locked(r);
+}
+
+RunSpikes NetworkSession::run_locked(const RunRequest& r) {
+  const auto started = std::chrono::steady_clock::now();
+  const Prepared p = prepare(r, 1);
+  bool reused = false;
+  Engine& engine = engine_for(p, 0, reused);
+  auto polled = started;
+  bool polling = false;  // an exception thrown now is the caller's, not the engine's
+  const auto poll = [&] {
+    if (const auto now = std::chrono::steady_clock::now(); r.poll && now - polled >= kPollEvery) {
+      polled = now;
+      polling = true;
+      r.poll();
+      polling = false;
+    }
+  };
+  RunSpikes out;
+  try {
+    out = run_on(engine, p, poll);
+  } catch (...) {
+    // The engine stopped between epochs when the caller ended the run: it is kept (each batch
+    // starts at rest). A failed engine's state is unknown: the next run builds another.
+    if (!polling) engines_.erase(p.key);
+    throw;
+  }
+  out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  out.engine_reused = reused;
+  return out;
+}
+
+std::vector<RunSpikes> NetworkSession::run_many(const std::vector<RunRequest>& requests,
+                                                const std::vector<std::string>& names, unsigned engines,
+                                                const std::function<void()>& poll) {
+  if (names.size() != requests.size()) throw std::invalid_argument("run_many: one name per request");
+  if (engines < 1 || engines > 64) throw input_error("engines=" + std::to_string(engines) + " must be 1..64");
+  const std::lock_guard<std::mutex> one_at_a_time(running_);
+  std::vector<Prepared> prepared;
+  for (std::size_t k = 0; k < requests.size(); ++k) {
+    try {
+      prepared.push_back(prepare(requests[k], engines));
+    } catch (const input_error& e) {
+      throw input_error("experiment '" + names[k] + "': " + e.what());
+    }
+  }
+  const bool alike = std::all_of(prepared.begin(), prepared.end(), [&](const Prepared& p) { return p.key == prepared.front().key; });
+  std::vector<RunSpikes> out(requests.size());
+  if (!alike || engines == 1 || requests.size() < 2) {
+    for (std::size_t k = 0; k < requests.size(); ++k) {
+      RunRequest r = requests[k];
+      r.poll = poll;
+      out[k] = run_locked(r);
+    }
+    return out;
+  }
+  // Engines built here, on this thread; then one thread per engine takes the next request.
+  const std::size_t count = std::min<std::size_t>(engines, requests.size());
+  std::vector<Engine*> pool(count);
+  std::vector<bool> reused(count);
+  for (std::size_t e = 0; e < count; ++e) {
+    bool was = false;
+    pool[e] = &engine_for(prepared.front(), e, was);
+    reused[e] = was;
+  }
+  std::atomic<std::size_t> next{0}, running{count};
+  std::atomic<bool> stop{false};
+  struct Stopped {};
+  std::exception_ptr failure;
+  std::mutex failure_lock;
+  std::vector<std::thread> workers;
+  for (std::size_t e = 0; e < count; ++e)
+    workers.emplace_back([&, e] {
+      bool used = reused[e];
+      try {
+        for (std::size_t k; !stop && (k = next.fetch_add(1)) < requests.size(); used = true) {
+          const auto started = std::chrono::steady_clock::now();
+          pool[e]->set_stimulus(prepared[k].plan, prepared[k].constants.poisson_threshold);
+          out[k] = run_on(*pool[e], prepared[k], [&] {
+            if (stop) throw Stopped{};
+          });
+          out[k].wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+          out[k].engine_reused = used;
+          out[k].engine += ", engine " + std::to_string(e + 1) + " of " + std::to_string(count);
+        }
+      } catch (const Stopped&) {
+      } catch (...) {
+        const std::lock_guard<std::mutex> first(failure_lock);
+        if (!failure) failure = std::current_exception();
+        stop = true;
+      }
+      --running;
+    });
+  // This thread polls the caller (Ctrl-C) while the engines run.
+  std::exception_ptr interrupted;
+  for (auto polled = std::chrono::steady_clock::now(); running > 0;) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    if (const auto now = std::chrono::steady_clock::now(); poll && !interrupted && now - polled >= kPollEvery) {
+      polled = now;
+      try {
+        poll();
+      } catch (...) {
+        interrupted = std::current_exception();
+        stop = true;
+      }
+    }
+  }
+  for (std::thread& t : workers) t.join();
+  if (interrupted) std::rethrow_exception(interrupted);
+  if (failure) {
+    // A failed engine's state is unknown: the next run builds others.
+    engines_.erase(prepared.front().key);
+    std::rethrow_exception(failure);
+  }
   return out;
 }
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "kernels/engine_factory.hpp"
+#include "kernels/trial_batches.hpp"
 #include "model/lif_params.hpp"
 #include "model/network.hpp"
 #include "model/stimulus.hpp"
@@ -78,6 +79,13 @@ class NetworkSession {
   StimulusPlan stimulus_plan(const RunRequest& request) const;
   // One run at a time per session (Python releases the GIL while it runs).
   RunSpikes run(const RunRequest& request);
+  // Every request's run, in their order, on `engines` engines at once, each taking the next
+  // request not yet taken (flysim screen's engine.per-device): the spikes of run(request)
+  // each. Requests that differ in more than their stimulus run one after the other. An
+  // error names the request by `names`; `poll` is called on this thread every kPollEvery
+  // while they run, and what it throws stops the others at their next batch.
+  std::vector<RunSpikes> run_many(const std::vector<RunRequest>& requests, const std::vector<std::string>& names,
+                                  unsigned engines, const std::function<void()>& poll);
 
  private:
   // What an engine is built with besides its stimulus: kind, threads, batch, seed and the
@@ -90,9 +98,25 @@ class NetworkSession {
     std::string constants;  // the bytes of LifConstants
     auto operator<=>(const EngineKey&) const = default;
   };
+  // A request checked and turned into what its engine runs.
+  struct Prepared {
+    LifConstants constants;
+    std::shared_ptr<const StimulusPlan> plan;
+    TrialBatches batches;
+    EngineKey key;
+    unsigned threads;
+  };
+  // `sharing`: engines that share the device, each with its part of what fits.
+  Prepared prepare(const RunRequest& request, unsigned sharing) const;
+  // The request's trials on `engine` (its stimulus already set); `after_batch` may throw to stop there.
+  RunSpikes run_on(Engine& engine, const Prepared& p, const std::function<void()>& after_batch) const;
+  // Engine k of `p`'s key, built on first use.
+  Engine& engine_for(const Prepared& p, std::size_t k, bool& reused);
+  RunSpikes run_locked(const RunRequest& request);
+
   std::shared_ptr<const Network> network_;
   RootIdIndex ids_;  // built once: a FlyWire-scale index costs about 10 ms, more than a GPU trial
-  std::map<EngineKey, std::unique_ptr<Engine>> engines_;
+  std::map<EngineKey, std::vector<std::unique_ptr<Engine>>> engines_;
   std::mutex running_;
 };
 

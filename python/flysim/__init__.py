@@ -13,6 +13,7 @@ The spikes of trial k are those of `flysim run` with the same options.
 from __future__ import annotations
 
 import importlib.util
+import inspect
 import json
 import logging
 import os
@@ -226,6 +227,12 @@ def run(net: Network,
     """
     if not isinstance(net, Network):
         raise TypeError(f"net must be a flysim.Network (from flysim.load_network()), not {type(net).__name__}")
+    args = _run_args(stimulus, kicks, silence, silence_mode, duration_ms, trials, seed, engine, threads, batch, model)
+    return _run_result(net, net._session.run(*args), args)
+
+
+def _run_args(stimulus, kicks, silence, silence_mode, duration_ms, trials, seed, engine, threads, batch, model) -> tuple:
+    """run's arguments, checked, as the compiled session's run takes them."""
     groups = _stimulus_groups(stimulus, kicks)
     kicks_file, kick_pairs = "", []
     if isinstance(kicks, (str, os.PathLike)):
@@ -245,9 +252,14 @@ def run(net: Network,
         raise ValueError(f"threads={threads} must be at least 1 (or None: all cores)")
     if batch is not None and batch < 1:
         raise ValueError(f"batch={batch} must be at least 1 (or None: what fits)")
-    out = net._session.run(groups, kicks_file, kick_pairs, _root_ids(silence if silence is not None else [], "silence"),
-                           silence_mode, float(duration_ms), int(trials), int(seed), engine,
-                           0 if threads is None else int(threads), 0 if batch is None else int(batch), params)
+    return (groups, kicks_file, kick_pairs, _root_ids(silence if silence is not None else [], "silence"),
+            silence_mode, float(duration_ms), int(trials), int(seed), engine,
+            0 if threads is None else int(threads), 0 if batch is None else int(batch), params)
+
+
+def _run_result(net: Network, out: Dict[str, Any], args: tuple) -> RunResult:
+    """The RunResult of one run's spikes (`out`) from its arguments (_run_args)."""
+    trials, params = args[6], args[11]
     step, trial = out["step"], out["trial"].astype(np.int64)
     flywire_id = net.ids[out["neuron"]]
     dt_s = params.dt_ms * 1e-3
@@ -285,6 +297,7 @@ def screen(net: Network,
            experiments: Union[Mapping[str, Mapping[str, Any]], Sequence[Tuple[str, Mapping[str, Any]]]],
            readouts: Optional[Sequence[int]] = None,
            spikes: bool = False,
+           engines: Optional[int] = None,
            **common: Any) -> ScreenResult:
     """Runs every experiment on `net`, the engine kept between them, and returns the
     tables of `flysim screen`.
@@ -295,6 +308,10 @@ def screen(net: Network,
         the spikes of `flysim run` with those options.
     readouts: root IDs reported per experiment (None: MN9, skipped when the network lacks it).
     spikes: also return every spike (t, trial, flywire_id, exp_name).
+    engines: engines running experiments at once, each taking the next one not yet taken
+        (flysim screen's engine.per-device): None is 4 with engine="cuda", 1 on the CPU
+        (whose one engine has every thread). Which engine ran an experiment changes no
+        spike. Experiments that differ in more than their stimulus run one at a time.
     common: run's keyword arguments shared by every experiment (trials, duration_ms, seed,
         engine, threads, batch, model, ...); an experiment's own win.
     """
@@ -307,10 +324,26 @@ def screen(net: Network,
         readouts = [MN9] if np.isin(MN9, net.ids) else []
     readouts = _root_ids(readouts, "readouts")
     net.index_of(readouts)
+    signature = inspect.signature(run)
+    run_args = []
+    for name, kwargs in zip(names, (kw for _, kw in items)):
+        try:
+            bound = signature.bind(net, **{**common, **dict(kwargs)})
+        except TypeError as e:
+            raise TypeError(f"experiment {name!r}: {e}") from None
+        bound.apply_defaults()
+        a = bound.arguments
+        run_args.append(_run_args(a["stimulus"], a["kicks"], a["silence"], a["silence_mode"], a["duration_ms"], a["trials"],
+                                  a["seed"], a["engine"], a["threads"], a["batch"], a["model"]))
+    if engines is None:
+        engines = 4 if common.get("engine") == "cuda" else 1
+    if int(engines) != engines or not 1 <= engines <= 64:
+        raise ValueError(f"engines={engines!r} must be an integer 1..64 (or None)")
+    outs = net._session.run_many(run_args, names, int(engines)) if run_args else []
     results: Dict[str, RunResult] = {}
     rate_rows, readout_rows, spike_parts = [], [], []
-    for name, kwargs in zip(names, (kw for _, kw in items)):
-        result = run(net, **{**common, **dict(kwargs)})
+    for name, args, out in zip(names, run_args, outs):
+        result = _run_result(net, out, args)
         results[name] = result
         n_trials = int(result.summary["trials"])
         duration_s = result.summary["duration_ms"] * 1e-3

@@ -48,7 +48,8 @@ class ScreenResult:
     results: Dict[str, RunResult]
 
 def screen(net: Network, experiments: Union[Mapping[str, Mapping[str, Any]], Sequence[Tuple[str, Mapping[str, Any]]]],
-           readouts: Optional[Sequence[int]] = ..., spikes: bool = ..., **common: Any) -> ScreenResult: ...
+           readouts: Optional[Sequence[int]] = ..., spikes: bool = ..., engines: Optional[int] = ...,
+           **common: Any) -> ScreenResult: ...
 
 class ServiceError(RuntimeError):
     message: str

@@ -128,6 +128,34 @@ class RunTest(unittest.TestCase):
         with self.assertRaises(ValueError):
             flysim.screen(net, [("a", {}), ("a", {})], trials=1, duration_ms=10)
 
+    def test_screen_on_several_engines_at_once_gives_each_experiments_run(self):
+        net = load()
+        experiments = [(f"r{rate}", {"stimulus": {"a": (STIMULATED, float(rate))}}) for rate in (90, 120, 150)]
+        experiments += [("silenced", {"silence": STIMULATED[:4]}), ("two groups",
+                        {"stimulus": {"a": (STIMULATED[:12], 150.0), "b": (STIMULATED[12:], 70.0)}})]
+        common = {"stimulus": {"a": (STIMULATED, 150.0)}, "trials": 3, "duration_ms": 60, "threads": 1, "seed": 4}
+        alone = {name: flysim.run(net, **{**common, **kw}) for name, kw in experiments}
+        for engines in (1, 2, 3):
+            res = flysim.screen(net, experiments, engines=engines, **common)
+            self.assertEqual(list(res.results), [name for name, _ in experiments])
+            for name, _ in experiments:
+                self.assertEqual(spike_rows(res.results[name]), spike_rows(alone[name]), f"{name}, {engines} engines")
+                if engines > 1:  # each ran on one of `engines` engines at once
+                    self.assertRegex(res.results[name].summary["engine"], f", engine [1-{engines}] of {engines}$")
+        self.assertGreater(len(spike_rows(alone["r150"])), len(spike_rows(alone["r90"])))
+        # A second screen takes the engines the first built.
+        again = flysim.screen(net, experiments, engines=3, **common)
+        self.assertTrue(all(r.summary["engine_reused"] for r in again.results.values()))
+        # Experiments that differ in more than their stimulus run one after the other, with the same spikes.
+        mixed = flysim.screen(net, [("short", {"duration_ms": 30}), ("r90", experiments[0][1])], engines=2, **common)
+        self.assertEqual(spike_rows(mixed.results["r90"]), spike_rows(alone["r90"]))
+        with self.assertRaisesRegex(ValueError, "experiment 'bad': .*neuron ID 999 is not in the network"):
+            flysim.screen(net, [("ok", {}), ("bad", {"silence": [999]})], engines=2, **common)
+        with self.assertRaisesRegex(TypeError, "experiment 'typo'"):
+            flysim.screen(net, [("typo", {"trails": 3})], **common)
+        with self.assertRaisesRegex(ValueError, "engines=0 must be"):
+            flysim.screen(net, experiments, engines=0, **common)
+
     def test_kicks_file_and_batches_give_the_programs_spikes(self):
         net = load()
         result = flysim.run(net, kicks=NET / "kicks.csv", duration_ms=50, trials=3, batch=2, seed=5)
@@ -255,7 +283,9 @@ def net_index(flywire_ids):
 
 
 class InterruptTest(unittest.TestCase):
-    def test_ctrl_c_ends_a_long_run_with_keyboard_interrupt_and_the_engine_runs_again(self):
+    def interrupt(self, long_call, again_call):
+        """Ctrl-C during long_call ends it with KeyboardInterrupt within 3 s; again_call then
+        runs on the kept engines (it prints whether they were reused and spiked)."""
         child = f"""
 import sys, time
 import flysim
@@ -263,10 +293,9 @@ net = flysim.load_network({str(NEURONS)!r}, {str(CONNECTIVITY)!r})
 stimulus = {{"s": ({STIMULATED!r}, 150.0)}}
 print("running", flush=True)
 try:
-    flysim.run(net, stimulus=stimulus, duration_ms=600000, trials=1, threads=1)
+    {long_call}
 except KeyboardInterrupt:
-    again = flysim.run(net, stimulus=stimulus, duration_ms=100, trials=1, threads=1)
-    print("engine reused", again.summary["engine_reused"], again.summary["spikes"] > 0, flush=True)
+    {again_call}
     raise
 """
         proc = subprocess.Popen([sys.executable, "-c", child], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -286,6 +315,19 @@ except KeyboardInterrupt:
         self.assertTrue(err.rstrip().endswith("KeyboardInterrupt"), err)
         self.assertEqual(out.strip(), "engine reused True True")
         self.assertNotEqual(proc.returncode, 0)
+
+    def test_ctrl_c_ends_a_long_run_with_keyboard_interrupt_and_the_engine_runs_again(self):
+        self.interrupt("flysim.run(net, stimulus=stimulus, duration_ms=600000, trials=1, threads=1)",
+                       "again = flysim.run(net, stimulus=stimulus, duration_ms=100, trials=1, threads=1); "
+                       "print('engine reused', again.summary['engine_reused'], again.summary['spikes'] > 0, flush=True)")
+
+    def test_ctrl_c_ends_a_screen_on_several_engines_and_they_run_again(self):
+        self.interrupt("flysim.screen(net, [('a', {}), ('b', {})], engines=2, stimulus=stimulus, duration_ms=600000, "
+                       "trials=1, threads=1)",
+                       "again = flysim.screen(net, [('a', {}), ('b', {})], engines=2, stimulus=stimulus, duration_ms=100, "
+                       "trials=1, threads=1).results.values(); "
+                       "print('engine reused', all(r.summary['engine_reused'] for r in again), "
+                       "all(r.summary['spikes'] > 0 for r in again), flush=True)")
 
 
 class ServiceTest(unittest.TestCase):
