@@ -105,7 +105,7 @@ SANITIZE_TARGETS = flysim_unit_tests flysim_actor_tests
 # built with it, so TSan cannot see its mailboxes order a message after its making and
 # reports each hand-off (tests/README.md, "Sanitizers").
 ASAN_LABELS ?= ^(unit|actors)$$
-TSAN_TESTS ?= ^(CpuPool|ThreadPool|SpinBarrier|EngineIdentity|SilenceAndGroups|StimulusChange|FaultInjectingEngine|SimLoopActor|ScreenSlots|ScreenEngines)\.
+TSAN_TESTS ?= ^(CpuPool|ThreadPool|SpinBarrier|EngineIdentity|SilenceAndGroups|StimulusChange|FaultInjectingEngine|SimLoopActor|ScreenSlots|ScreenEngines|EngineGroup)\.
 
 test-sanitize: test-asan test-tsan
 

@@ -55,6 +55,21 @@ for mode in outgoing both; do
     --output.spikes="$work/sil_cuda_$mode.csv" > /dev/null
   check "silenced ($mode) + second group: cpu one by one vs cuda batch of 4" "$work/sil_cpu_$mode.csv" "$work/sil_cuda_$mode.csv"
 done
+echo "== a run's batches over several engines (engine.per-device, engine.cuda-devices): the spikes of one engine"
+FLY_LIF_CUDA=1 flysim run --run.duration-ms=300 --log.level=warn --run.trials=10 --run.batch=10 \
+  --output.spikes="$work/group_one.csv" --output.rates="$work/group_one_rates.csv" > /dev/null
+FLY_LIF_CUDA=1 flysim run --run.duration-ms=300 --log.level=warn --run.trials=10 --engine.per-device=3 \
+  --output.spikes="$work/group_three.csv" --output.rates="$work/group_three_rates.csv" --output.summary="$(summary_file)" > /dev/null
+summary_show engine wall_s_per_simulated_s
+check "10 trials: one engine vs 3 engines on the device (spikes)" "$work/group_one.csv" "$work/group_three.csv"
+check "10 trials: one engine vs 3 engines on the device (rates)" "$work/group_one_rates.csv" "$work/group_three_rates.csv"
+FLY_LIF_CUDA=1 flysim run --run.duration-ms=300 --log.level=warn --run.trials=10 --engine.cuda-devices=0,0 --run.batch=2 \
+  --output.spikes="$work/group_two.csv" > /dev/null
+check "10 trials: one engine vs engine.cuda-devices=0,0 in batches of 2 each" "$work/group_one.csv" "$work/group_two.csv"
+FLY_LIF_CUDA=1 flysim run --run.duration-ms=300 --log.level=warn --run.trials=10 --engine.per-device=2 --engine.fault-after-epochs=40 \
+  --output.spikes="$work/group_fallback.csv" --output.summary="$(summary_file)" > /dev/null
+summary_show swaps engine
+check "10 trials: 2 engines, the first failing (fallback to the CPU pool)" "$work/group_one.csv" "$work/group_fallback.csv"
 echo "== flysim screen: cpu == cuda, byte for byte (silence-each + baseline + a second group, 4 trials x 300 ms)"
 awk -F, 'NR > 1 && NR <= 6 {print $1}' "$work/cpu_rates.csv" > "$work/each.txt"
 for engine in cpu cuda; do

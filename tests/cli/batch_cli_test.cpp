@@ -130,6 +130,27 @@ TEST_F(BatchCli, BadBatchesAreRefusedNamingTheOption) {
   expect_one_line_error(paced, "command line: option run.batch='2' must be 1");
 }
 
+// Several engines (engine.cuda-devices, engine.per-device) spread a plain batched run; a run
+// that goes one trial at a time or counts positions in one engine's batches refuses them by
+// name, before anything loads. The run itself is checked on the GPU machine
+// (bench/gpu_round.sh); EngineGroup's unit tests hold the group to one engine on the CPU.
+TEST_F(BatchCli, SeveralEnginesAreRefusedWhereTheRunGoesOneTrialAtATime) {
+  const auto refused = [&](const std::string& name, const std::string& args, const std::string& message) {
+    const CliResult r = run_flysim("run " + args + " " + net2000_args(), path(name + ".out"), path(name + ".err"));
+    expect_one_line_error(r, message);
+  };
+  refused("cpu", "--engine.per-device=2", "command line: option engine.per-device='2' applies to engine.kind=cuda only");
+  refused("cpu-devices", "--engine.cuda-devices=0,0", "command line: option engine.cuda-devices='0,0' applies to engine.kind=cuda only");
+  const std::string two = "--engine.kind=cuda --engine.per-device=2 ";
+  refused("paced", two + "--run.pace=100", "command line: option engine.per-device='2' spreads a run's batches over 2 engines, but a paced run");
+  refused("plastic", two + "--plasticity.enabled=true",
+          "command line: option engine.per-device='2' spreads a run's batches over 2 engines, but with plasticity");
+  refused("checkpoints", two + "--checkpoint.every-ms=100 --checkpoint.dir=" + path("ck"),
+          "command line: option engine.per-device='2' spreads a run's batches over 2 engines: not with restore, checkpoint.every-ms or run.swap-at");
+  refused("swaps", two + "--run.swap-at=5:cpu", "command line: option engine.per-device='2' spreads a run's batches over 2 engines: not with restore, checkpoint.every-ms or run.swap-at");
+  refused("per-device", "--engine.kind=cuda --engine.per-device=0", "command line: option engine.per-device='0' must be 1..64");
+}
+
 // Per trial, the readouts' spikes in trials.csv are those of `flysim run` at that rate,
 // and sweep.csv's means are their means.
 // The default readout (MN9) is skipped on a network without it, as flysim run skips it:

@@ -1,4 +1,5 @@
 #include "apps/flysim/options/common_options.hpp"
+#include "apps/flysim/options/cuda_devices_option.hpp"
 
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
@@ -186,6 +187,10 @@ std::vector<OptionSpec> run_options() {
       {"model.f-poi", OptionType::number, num(d.f_poi), "Poisson weight factor: one event adds f_poi*w_syn to v"},
   };
   specs.insert(specs.end(), own.begin(), own.end());
+  // After engine.cuda-device: the devices a batched run spreads its trials over.
+  const auto device = std::find_if(specs.begin(), specs.end(), [](const OptionSpec& s) { return s.key == "engine.cuda-device"; });
+  const auto devices = cuda_devices_specs("1");
+  specs.insert(device + 1, devices.begin(), devices.end());
   const auto plasticity = plasticity_options();
   specs.insert(specs.end(), plasticity.begin(), plasticity.end());
   const auto realtime = realtime_options();

@@ -44,13 +44,13 @@ std::vector<int> listed_devices(const Options& o) {
 
 }  // namespace
 
-std::vector<OptionSpec> cuda_devices_specs() {
+std::vector<OptionSpec> cuda_devices_specs(const std::string& per_device) {
   return {{kKey, OptionType::text, "",
-           "with engine.kind=cuda: the devices to spread the experiments over: 'all', or device numbers '0,1,...'; empty: "
-           "engine.cuda-device"},
-          {kPerDevice, OptionType::integer, "4",
-           "with engine.kind=cuda: engines on each device, each running its own experiments (1..64; several overlap one "
-           "engine's host work with another's kernels)"}};
+           "with engine.kind=cuda: the devices to spread the work over (a screen's experiments, a run's batches, each "
+           "engine holding run.batch trials): 'all', or device numbers '0,1,...'; empty: engine.cuda-device"},
+          {kPerDevice, OptionType::integer, per_device,
+           "with engine.kind=cuda: engines on each device, each running its own experiments or trials (1..64; several "
+           "overlap one engine's host work with another's kernels)"}};
 }
 
 std::vector<int> cuda_devices(const Options& o) {

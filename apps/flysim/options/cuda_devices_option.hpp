@@ -1,8 +1,10 @@
 #pragma once
 // engine.cuda-devices and engine.per-device: the CUDA devices a screen spreads its
-// experiments over, and how many engines each runs (apps/flysim/commands/screen_engines.hpp).
+// experiments over (apps/flysim/commands/screen_engines.hpp) and a run its batches
+// (kernels/engine_group.hpp), and how many engines each runs.
 // Several engines on one device overlap one engine's host work and launches with
 // another's kernels (docs/BENCHMARKS.md, "Screens").
+#include <string>
 #include <vector>
 
 #include "apps/flysim/options/options.hpp"
@@ -10,8 +12,8 @@
 namespace flysim::app {
 
 // The options' specs: engine.cuda-devices ("" (engine.cuda-device), "all", or "0,1,...")
-// and engine.per-device.
-std::vector<OptionSpec> cuda_devices_specs();
+// and engine.per-device, `per_device` by default (a screen's "4", a run's "1").
+std::vector<OptionSpec> cuda_devices_specs(const std::string& per_device);
 
 // One device number per engine: each device engine.per-device times, in the order
 // given (engine.cuda-device when engine.cuda-devices is empty, every device CUDA finds

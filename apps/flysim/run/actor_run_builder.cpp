@@ -9,6 +9,9 @@
 #include <future>
 
 #include "apps/flysim/options/batch_option.hpp"
+#include "apps/flysim/options/cuda_devices_option.hpp"
+#include "apps/flysim/run/device_engines.hpp"
+#include "kernels/engine_group.hpp"
 #include "apps/flysim/options/common_options.hpp"
 #include "apps/flysim/options/control_options.hpp"
 #include "apps/flysim/options/readout_option.hpp"
@@ -72,6 +75,15 @@ ActorRunBuilder::ActorRunBuilder(const Options& o, const std::vector<OptionSpec>
   // The delay cell rounds the plasticity period.
   plasticity_ = plasticity_request(o, run_.params().dt_ms, run_.constants().delay_steps);
   if (!plasticity_.weights_out.empty()) require_writable(o, "plasticity.weights-out");
+  devices_ = cuda_devices(o);
+  if (devices_.size() > 1) {
+    const char* key = o.given("engine.cuda-devices") ? "engine.cuda-devices" : "engine.per-device";
+    const std::string devices = fmt::format("spreads a run's batches over {} engines", devices_.size());
+    if (const std::string reason = one_trial_reason(); !reason.empty()) o.reject(key, devices + ", but " + reason);
+    if (!o.text("restore").empty() || checks_.checkpointing || !swaps_.empty())
+      o.reject(key, devices + ": not with restore, checkpoint.every-ms or run.swap-at, whose positions count one engine's "
+                              "batches");
+  }
 }
 
 bool ActorRunBuilder::remote_shards() const {
@@ -100,30 +112,47 @@ int32_t ActorRunBuilder::batch(const RunInputs& in) const {
       throw input_error(o_.text("restore") + ": field batch: " + problem);
     return in.restored->batch;
   }
-  const std::string one_trial_only = plasticity_.enabled ? "with plasticity each trial learns from the one before"
-                                     : checks_.pace > 0  ? "a paced run goes one trial at a time"
-                                     : serving() || replay_ ? "live commands apply to one trial at a time"
-                                                            : "";
-  return batch_option(o_, in.trial_plan.trials, run_.engine().where(), neurons, delay_steps, one_trial_only,
-                      checks_.checkpointing || !swaps_.empty());
+  const int32_t trials = in.trial_plan.trials;
+  const int32_t batch = batch_option(o_, trials, run_.engine().where(), neurons, delay_steps, one_trial_reason(),
+                                     checks_.checkpointing || !swaps_.empty());
+  if (devices_.size() < 2) return batch;
+  // 'auto': the trials shared out over the engines, as many as fit beside the others on a device.
+  const auto engines = static_cast<int32_t>(devices_.size());
+  const int32_t share = o_.text("run.batch") == "auto" ? std::min(batch, (trials + engines - 1) / engines) : batch;
+  return batch_beside_engines(o_, devices_, share, neurons, delay_steps);
 }
 
-std::shared_ptr<Engine> ActorRunBuilder::first_engine(const EngineBuilder& engines, const RunInputs& in, int32_t batch) const {
+std::string ActorRunBuilder::one_trial_reason() const {
+  return plasticity_.enabled         ? "with plasticity each trial learns from the one before"
+         : checks_.pace > 0          ? "a paced run goes one trial at a time"
+         : serving() || replay_      ? "live commands apply to one trial at a time"
+                                     : "";
+}
+
+std::shared_ptr<Engine> ActorRunBuilder::first_engine(const EngineBuilder& engines, const RunInputs& in,
+                                                      int32_t engine_batch) const {
   const EngineKind kind = run_.engine().kind;
+  const EngineFault fault = checks_.fault_after_epochs > 0 ? EngineFault{static_cast<uint64_t>(checks_.fault_after_epochs), true}
+                                                           : EngineFault{};
+  if (fault.after_epochs > 0)
+    spdlog::warn("engine.fault-after-epochs={}: the {}engine fails after {} epochs (a test of the fallback)",
+                 checks_.fault_after_epochs, devices_.size() > 1 ? "group's first " : "", checks_.fault_after_epochs);
+  const auto plan = std::make_shared<const StimulusPlan>(in.trial_plan.stimulus);
   std::shared_ptr<Engine> engine;
-  if (checks_.fault_after_epochs > 0) {
-    engine = engines.make(kind, 0, std::make_shared<const StimulusPlan>(in.trial_plan.stimulus), in.trial_plan.stimulus_rate_Hz,
-                          EngineFault{static_cast<uint64_t>(checks_.fault_after_epochs), true});
-    spdlog::warn("engine.fault-after-epochs={}: the engine fails after {} epochs (a test of the fallback)",
-                 checks_.fault_after_epochs, checks_.fault_after_epochs);
+  if (devices_.size() > 1) {
+    engine = std::make_shared<EngineGroup>(engines_on_devices(o_, devices_, kind, engines, engine_batch, in.network->neuron_count(),
+                                                              in.constants.delay_steps, plan, in.trial_plan.stimulus_rate_Hz, fault));
+  } else if (fault.after_epochs > 0) {
+    engine = engines.make(kind, 0, plan, in.trial_plan.stimulus_rate_Hz, fault);
   } else {
     engine = engine_maker(engines, run_.engine().device)(kind, 0, in.trial_plan);
   }
   if (in.restored) engine->import_batch(batch_states(*in.restored));
   const StimulusPlan& stimulus = in.trial_plan.stimulus;
+  const int32_t at_once = std::min(engine->batch_capacity(), in.trial_plan.trials);
   spdlog::info("engine: {}; {} Poisson neurons at {} Hz, {} kicks; {} trial(s) of {} steps{}", engine->describe(),
                stimulus.poisson_neurons.size(), in.trial_plan.stimulus_rate_Hz, stimulus.kicks.size(), in.trial_plan.trials,
-               in.trial_plan.steps_per_trial, batch > 1 ? fmt::format(", {} at a time", batch) : std::string());
+               in.trial_plan.steps_per_trial, at_once > 1 ? fmt::format(", {} at a time", at_once) : std::string());
   return engine;
 }
 
@@ -214,11 +243,13 @@ ActorRunParts ActorRunBuilder::build() const {
   }
   clean_up_leftovers(o_, files_);
   throw_if_stopped("preparing the run");
-  const int32_t batch_size = batch(in);
+  const int32_t engine_batch = batch(in);
+  // Several engines hold their batches together (a swap or a fallback builds one engine that holds them all).
+  const int32_t batch_size = std::min<int64_t>(int64_t{engine_batch} * static_cast<int64_t>(devices_.size()), in.trial_plan.trials);
   // A paced run spends most of its time waiting: its engine naps while the GPU works.
   const EngineBuilder engines =
       run_.engines(in.network, batch_size, plastic.edges, checks_.pace > 0 ? HostWait::nap : HostWait::poll);
-  parts.engine = first_engine(engines, in, batch_size);
+  parts.engine = first_engine(engines, in, engine_batch);
   parts.plan = run_plan(in, *parts.engine, engines, batch_size);
   parts.plan.plasticity = plasticity_plan(plasticity_, plastic, in);
   if (!o_.text("output.journal").empty())

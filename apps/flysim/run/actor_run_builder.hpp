@@ -66,8 +66,13 @@ class ActorRunBuilder {
  private:
   bool takes_checkpoints() const { return checks_.checkpointing || serving(); }
   RunInputs load_inputs() const;
+  // Why this run must go one trial at a time (empty: it need not).
+  std::string one_trial_reason() const;
+  // The trials each engine holds (run.batch; with several engines, its part of the run's).
   int32_t batch(const RunInputs& in) const;
-  std::shared_ptr<Engine> first_engine(const EngineBuilder& engines, const RunInputs& in, int32_t batch) const;
+  // The first engine, of `engine_batch` trials; with several devices (devices_) a group of
+  // one such engine per device, holding `batch` trials together.
+  std::shared_ptr<Engine> first_engine(const EngineBuilder& engines, const RunInputs& in, int32_t engine_batch) const;
   RunPlan run_plan(const RunInputs& in, const Engine& first, const EngineBuilder& engines, int32_t batch) const;
   RecorderConfig recorder_config(const RunInputs& in, const RunPlan& plan, const std::vector<int64_t>& readouts) const;
   std::optional<CheckpointerConfig> checkpointer_config(const RunInputs& in) const;
@@ -84,6 +89,9 @@ class ActorRunBuilder {
   OwnedFiles owned_;
   std::vector<SwapRequest> swaps_;
   PlasticityRequest plasticity_;
+  // One CUDA device per engine (engine.cuda-devices, engine.per-device): several spread
+  // the run's batches over a group of engines (kernels/engine_group.hpp).
+  std::vector<int> devices_;
 };
 
 }  // namespace flysim::app

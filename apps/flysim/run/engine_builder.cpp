@@ -23,4 +23,10 @@ EngineBuilder EngineBuilder::on_device(int device) const {
   return other;
 }
 
+EngineBuilder EngineBuilder::with_batch(int32_t batch) const {
+  EngineBuilder other = *this;
+  other.setup_.batch = batch;
+  return other;
+}
+
 }  // namespace flysim::app

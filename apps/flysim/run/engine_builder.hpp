@@ -19,6 +19,8 @@ class EngineBuilder {
                                EngineFault fault = {}) const;
   // The same builder for CUDA device `device` (a screen's engines on several devices).
   EngineBuilder on_device(int device) const;
+  // The same builder for engines of `batch` trials each.
+  EngineBuilder with_batch(int32_t batch) const;
 
  private:
   EngineSetup setup_;
