@@ -69,7 +69,7 @@ int doctor_command(const std::vector<std::string>& args) {
                                probe.binary_runs_on_device ? "yes" : "no");
     else
       std::cout << "  device             none usable\n";
-    // The others a screen's engine.cuda-devices may name.
+    // The others engine.cuda-devices may name (a screen's experiments, a run's batches).
     for (int d = 0; probe.device_present && d < probe.device_count; ++d) {
       if (d == probe.device) continue;
       const CudaProbe other = probe_cuda_backend(d);
@@ -89,9 +89,10 @@ int doctor_command(const std::vector<std::string>& args) {
   std::cout << fmt::format("  cpus               {} (engine.threads = {}), this process may use {}\n",
                            std::thread::hardware_concurrency(), o.text("engine.threads"), format_cpu_list(realtime.cpus.allowed));
   std::cout << fmt::format("  cpu lanes          {}\n",
-                           kernels::cpu_has_avx512()
-                               ? "AVX-512: the CPU engine sorts paths and draws Poisson events eight at a time"
-                               : "no AVX-512 (F, VL, DQ): the CPU engine takes one neuron at a time (same results, slower)");
+                           kernels::cpu_has_avx512() ? "AVX-512: the CPU engine sorts paths and draws Poisson events eight at a time"
+                           : kernels::cpu_has_avx2() ? "AVX2 (no AVX-512 F, VL, DQ): the CPU engine sorts paths and draws Poisson "
+                                                       "events four at a time (same results)"
+                                                     : "no AVX2: the CPU engine takes one neuron at a time (same results, slower)");
   if (realtime.cpus.pins_anything())
     std::cout << fmt::format("  cpu partition      engine {}, plasticity {}, other {}\n", cpu_list_or_none(realtime.cpus.engine),
                              cpu_list_or_none(realtime.cpus.plasticity), cpu_list_or_none(realtime.cpus.other));
