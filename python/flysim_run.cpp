@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <future>
 #include <cstring>
 #include <thread>
 #include <type_traits>
@@ -133,18 +134,22 @@ NetworkSession::Prepared NetworkSession::prepare(const RunRequest& r, unsigned s
   return p;
 }
 
-Engine& NetworkSession::engine_for(const Prepared& p, std::size_t k, bool& reused) {
+Engine& NetworkSession::engine_for(const Prepared& p, bool& reused) {
   auto& engines = engines_[p.key];
-  if (engines.size() <= k) engines.resize(k + 1);
-  auto& engine = engines[k];
+  if (engines.empty()) engines.resize(1);
+  auto& engine = engines.front();
   reused = engine != nullptr;
   if (engine) {
     engine->set_stimulus(p.plan, p.constants.poisson_threshold);
   } else {
-    EngineSetup setup{network_, p.plan, p.constants, nullptr, HostWait::poll, 0, p.batches.batch};
-    engine = make_engine(p.key.kind, setup, p.threads);
+    engine = build_engine(p);
   }
   return *engine;
+}
+
+std::unique_ptr<Engine> NetworkSession::build_engine(const Prepared& p) const {
+  EngineSetup setup{network_, p.plan, p.constants, nullptr, HostWait::poll, 0, p.batches.batch};
+  return make_engine(p.key.kind, setup, p.threads);
 }
 
 RunSpikes NetworkSession::run_on(Engine& engine, const Prepared& p, const std::function<void()>& after_batch) const {
@@ -186,7 +191,7 @@ RunSpikes NetworkSession::run_locked(const RunRequest& r) {
   const auto started = std::chrono::steady_clock::now();
   const Prepared p = prepare(r, 1);
   bool reused = false;
-  Engine& engine = engine_for(p, 0, reused);
+  Engine& engine = engine_for(p, reused);
   auto polled = started;
   bool polling = false;  // an exception thrown now is the caller's, not the engine's
   const auto poll = [&] {
@@ -235,14 +240,23 @@ std::vector<RunSpikes> NetworkSession::run_many(const std::vector<RunRequest>& r
     }
     return out;
   }
-  // Engines built here, on this thread; then one thread per engine takes the next request.
+  // The engines this key lacks, built side by side (a CUDA engine's buffers and warm-up take
+  // a while each); then one thread per engine takes the next request.
   const std::size_t count = std::min<std::size_t>(engines, requests.size());
-  std::vector<Engine*> pool(count);
+  const Prepared& first = prepared.front();
+  auto& kept = engines_[first.key];
+  if (kept.size() < count) kept.resize(count);
   std::vector<bool> reused(count);
+  std::vector<std::future<std::unique_ptr<Engine>>> building(count);
   for (std::size_t e = 0; e < count; ++e) {
-    bool was = false;
-    pool[e] = &engine_for(prepared.front(), e, was);
-    reused[e] = was;
+    reused[e] = kept[e] != nullptr;
+    if (!reused[e])
+      building[e] = std::async(std::launch::async, [&] { return build_engine(first); });
+  }
+  std::vector<Engine*> pool(count);
+  for (std::size_t e = 0; e < count; ++e) {
+    if (!reused[e]) kept[e] = building[e].get();
+    pool[e] = kept[e].get();
   }
   std::atomic<std::size_t> next{0}, running{count};
   std::atomic<bool> stop{false};

@@ -110,8 +110,9 @@ class NetworkSession {
   Prepared prepare(const RunRequest& request, unsigned sharing) const;
   // The request's trials on `engine` (its stimulus already set); `after_batch` may throw to stop there.
   RunSpikes run_on(Engine& engine, const Prepared& p, const std::function<void()>& after_batch) const;
-  // Engine k of `p`'s key, built on first use.
-  Engine& engine_for(const Prepared& p, std::size_t k, bool& reused);
+  // The first engine of `p`'s key with `p`'s stimulus, built on first use.
+  Engine& engine_for(const Prepared& p, bool& reused);
+  std::unique_ptr<Engine> build_engine(const Prepared& p) const;
   RunSpikes run_locked(const RunRequest& request);
 
   std::shared_ptr<const Network> network_;
