@@ -280,7 +280,7 @@ std::vector<RunSpikes> NetworkSession::run_many(const std::vector<RunRequest>& r
         }
       } catch (const Stopped&) {
       } catch (...) {
-        const std::lock_guard<std::mutex> first(failure_lock);
+        const std::lock_guard<std::mutex> locked(failure_lock);
         if (!failure) failure = std::current_exception();
         stop = true;
       }
