@@ -46,7 +46,8 @@ struct EngineSetup {
   // A CPU trial lists every neuron, each at the entry of its index, once this share of
   // the neurons is listed, and goes back to listing the active ones when fewer than half
   // that share stay active: the scatter then adds without an entry lookup and the sweep
-  // reads the delay ring in neuron order (the dense regime). Results are the same either way.
+  // reads the delay ring in neuron order (the dense regime). Above 1 (or NaN): never.
+  // Results are the same either way.
   double cpu_list_all_from = 0.5;
 };
 

@@ -1,9 +1,10 @@
 #pragma once
-// Several engines as one: a batch of trials split into consecutive parts, part j on
-// engine j, each advanced on its own thread and the spikes joined in trial order. A
-// trial's spikes and state do not depend on the batch that holds it, so the group gives
-// what one engine holding the whole batch gives (flysim run over several CUDA devices,
-// or several engines on one).
+// Several engines as one: a batch of trials split into consecutive parts, as even as the
+// engines' capacities allow, part j on engine j, each advanced on its own thread and the
+// spikes joined in trial order. A trial's spikes and state do not depend on the batch
+// that holds it, so the group gives what one engine holding the whole batch gives
+// (flysim run over several CUDA devices, or several engines on one). Plastic weights are
+// each engine's own: a run with plasticity goes one trial at a time and never groups.
 #include <memory>
 #include <vector>
 
@@ -30,11 +31,10 @@ class EngineGroup final : public Engine {
   void set_stimulus(std::shared_ptr<const StimulusPlan> stimulus, uint32_t poisson_threshold) override;
 
  private:
-  // How many of the batch's `count` trials engine j holds: each engine fills up to its
-  // capacity before the next takes any.
+  // How many of the batch's `count` trials engine j holds.
   std::vector<int32_t> split(int32_t count) const;
   // Runs advance(engine) on the engines that hold trials, each on its own thread, and joins
-  // their trials' spikes in order.
+  // their trials' spikes in order; an engine_failure of any is rethrown before other errors.
   BatchSpikes advance_each(const std::function<BatchSpikes(Engine&)>& advance);
 
   std::vector<std::unique_ptr<Engine>> engines_;

@@ -101,8 +101,10 @@ int32_t chosen_batch(const RunRequest& r, EngineWhere where, std::size_t neurons
   if (r.batch == 0)
     return std::min(r.trials, std::max(1, batch_that_fits(where, neurons, delay_steps) / static_cast<int32_t>(sharing)));
   if (r.batch < 0) throw input_error("batch=" + std::to_string(r.batch) + " must be positive (or None: what fits)");
-  if (const std::string beyond = batch_beyond_memory(where, neurons, delay_steps, r.batch); !beyond.empty())
-    throw input_error("batch=" + std::to_string(r.batch) + ": " + beyond);
+  const int64_t held = int64_t{std::min(r.trials, r.batch)} * sharing;
+  if (const std::string beyond = batch_beyond_memory(where, neurons, delay_steps, held); !beyond.empty())
+    throw input_error("batch=" + std::to_string(r.batch) + (sharing > 1 ? " on each of " + std::to_string(sharing) + " engines" : "") +
+                      ": " + beyond);
   return std::min(r.trials, r.batch);
 }
 }  // namespace
@@ -301,12 +303,10 @@ std::vector<RunSpikes> NetworkSession::run_many(const std::vector<RunRequest>& r
     }
   }
   for (std::thread& t : workers) t.join();
+  // A failed engine's state is unknown: the next run builds others.
+  if (failure) engines_.erase(prepared.front().key);
   if (interrupted) std::rethrow_exception(interrupted);
-  if (failure) {
-    // A failed engine's state is unknown: the next run builds others.
-    engines_.erase(prepared.front().key);
-    std::rethrow_exception(failure);
-  }
+  if (failure) std::rethrow_exception(failure);
   return out;
 }
 

@@ -15,7 +15,7 @@ CpuTrial::CpuTrial(std::size_t neurons, int32_t delay_steps, unsigned workers, s
     : n_(neurons),
       d_(static_cast<std::size_t>(delay_steps)),
       spread_from_(spread_from),
-      list_all_from_(static_cast<std::size_t>(std::ceil(std::clamp(list_all_from, 0.0, 2.0) * static_cast<double>(neurons)))),
+      list_all_from_(static_cast<std::size_t>(std::ceil((std::isnan(list_all_from) ? 2.0 : std::clamp(list_all_from, 0.0, 2.0)) * static_cast<double>(neurons)))),
       list_active_below_(list_all_from_ / 2),
       entry_of_(neurons, kUnlisted),
       rest_last_spike_(neurons, kNeverSpiked),

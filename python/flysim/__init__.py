@@ -336,7 +336,7 @@ def screen(net: Network,
         run_args.append(_run_args(a["stimulus"], a["kicks"], a["silence"], a["silence_mode"], a["duration_ms"], a["trials"],
                                   a["seed"], a["engine"], a["threads"], a["batch"], a["model"]))
     if engines is None:
-        engines = 4 if common.get("engine") == "cuda" else 1
+        engines = 4 if run_args and all(args[8] == "cuda" for args in run_args) else 1
     if int(engines) != engines or not 1 <= engines <= 64:
         raise ValueError(f"engines={engines!r} must be an integer 1..64 (or None)")
     outs = net._session.run_many(run_args, names, int(engines)) if run_args else []

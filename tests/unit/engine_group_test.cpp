@@ -70,6 +70,20 @@ TEST(EngineGroup, ABatchSplitOverEnginesEqualsOneEngineHoldingIt) {
   }
 }
 
+// Engines that could each hold the whole batch share it out (4, 3, 3 of 10 here: which
+// engine holds which trials changes nothing); so do engines of different capacities.
+TEST(EngineGroup, SharesABatchOutOverEnginesOfAnyCapacity) {
+  const EngineSetup setup = net2000_setup();
+  CpuEngine one(with_batch(setup, 10), 1);
+  const BatchRun expected = run_batch(one, 0, 10, 200);
+  for (const std::vector<int32_t>& batches : {std::vector<int32_t>{10, 10, 10}, {6, 1, 3}, {1, 9}}) {
+    const auto group = group_of(setup, batches);
+    const BatchRun got = run_batch(*group, 0, 10, 200);
+    EXPECT_EQ(got.spikes, expected.spikes) << batches.size() << " engines";
+    EXPECT_EQ(got.states, expected.states) << batches.size() << " engines";
+  }
+}
+
 TEST(EngineGroup, ImportsExportsAndStimulusChangesAsOneEngine) {
   const EngineSetup setup = net2000_setup();
   CpuEngine one(with_batch(setup, 5), 1);

@@ -23,6 +23,7 @@
 #include "apps/flysim/commands/screen_nodes.hpp"
 #include "apps/flysim/commands/screen_part.hpp"
 #include "apps/flysim/options/cuda_devices_option.hpp"
+#include "apps/flysim/run/device_engines.hpp"
 #include "apps/flysim/commands/screen_trials.hpp"
 #include "apps/flysim/process/stop_signal.hpp"
 #include "apps/flysim/commands/trial_runs.hpp"
@@ -275,7 +276,7 @@ int screen_command(const std::vector<std::string>& args) {
                           o.boolean("screen.resume"), "screen.resume");
   const ScreenWork work = screen_work(part, parts, runs.size(), request.keep_spikes);
   TrialBatches plan = run.trial_batches(shape, net->neuron_count());
-  plan.batch = batch_beside_engines(o, request.devices, plan);
+  plan.batch = batch_beside_engines(o, run.engine().kind, request.devices, plan.batch, plan.neurons, plan.delay_steps);
   const ScreenRunTime time = run_experiments(run, specs, request, shape, plan, net, runs, work, parts);
   report_screen(o, request, parts, runs, readouts, shape, trial_s, work, time);
   return 0;

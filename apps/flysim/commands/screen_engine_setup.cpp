@@ -3,10 +3,6 @@
 
 namespace flysim::app {
 
-int32_t batch_beside_engines(const Options& o, const std::vector<int>& devices, const TrialBatches& plan) {
-  return batch_beside_engines(o, devices, plan.batch, plan.neurons, plan.delay_steps);
-}
-
 ScreenEngines screen_engines(const Options& o, const std::vector<int>& devices, EngineKind kind, const EngineBuilder& builder,
                              const TrialBatches& plan, const ScreenRun& first) {
   return ScreenEngines(engines_on_devices(o, devices, kind, builder, plan.batch, plan.neurons, plan.delay_steps,

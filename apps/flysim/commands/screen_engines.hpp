@@ -40,10 +40,6 @@ class ScreenEngines {
   std::shared_ptr<std::atomic<bool>> stopping_;
 };
 
-// run.batch=auto for engines that share a device: what fits in that device's memory
-// divided among them (at most plan.batch); a batch given by number stays as it is.
-int32_t batch_beside_engines(const Options& o, const std::vector<int>& devices, const TrialBatches& plan);
-
 // The engines of `devices` (cuda_devices: engine.cuda-devices), each holding plan.batch
 // trials and `first`'s stimulus. A device listed k times must hold k batches: otherwise
 // an input_error names the option and what the batches need.

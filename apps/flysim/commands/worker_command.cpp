@@ -10,6 +10,7 @@
 #include "apps/flysim/commands/trial_runs.hpp"
 #include "apps/flysim/options/common_options.hpp"
 #include "apps/flysim/options/cuda_devices_option.hpp"
+#include "apps/flysim/run/device_engines.hpp"
 #include "apps/flysim/process/stop_signal.hpp"
 #include "apps/flysim/remote/listen_options.hpp"
 #include "apps/flysim/remote/screen_worker.hpp"
@@ -52,7 +53,7 @@ std::shared_ptr<WorkerSession> open_session(const std::vector<OptionSpec>& specs
                                   setup.network_description, setup.network_hash, net->description, net->content_hash()));
   TrialBatches plan = run.trial_batches(shape, net->neuron_count());
   const std::vector<int> devices = cuda_devices(o);
-  plan.batch = batch_beside_engines(o, devices, plan);
+  plan.batch = batch_beside_engines(o, run.engine().kind, devices, plan.batch, plan.neurons, plan.delay_steps);
   ScreenEngines engines = screen_engines(o, devices, run.engine().kind, run.engines(net, plan.batch), plan, ScreenRun{});
   std::string description = engines.size() > 1 ? fmt::format("{} engines ({} first)", engines.size(), engines.front().describe())
                                                 : engines.front().describe();

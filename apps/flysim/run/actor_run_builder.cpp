@@ -119,7 +119,7 @@ int32_t ActorRunBuilder::batch(const RunInputs& in) const {
   // 'auto': the trials shared out over the engines, as many as fit beside the others on a device.
   const auto engines = static_cast<int32_t>(devices_.size());
   const int32_t share = o_.text("run.batch") == "auto" ? std::min(batch, (trials + engines - 1) / engines) : batch;
-  return batch_beside_engines(o_, devices_, share, neurons, delay_steps);
+  return batch_beside_engines(o_, run_.engine().kind, devices_, share, neurons, delay_steps);
 }
 
 std::string ActorRunBuilder::one_trial_reason() const {
@@ -246,6 +246,11 @@ ActorRunParts ActorRunBuilder::build() const {
   const int32_t engine_batch = batch(in);
   // Several engines hold their batches together (a swap or a fallback builds one engine that holds them all).
   const int32_t batch_size = std::min<int64_t>(int64_t{engine_batch} * static_cast<int64_t>(devices_.size()), in.trial_plan.trials);
+  if (devices_.size() > 1 && checks_.fallback_every_ms > 0)
+    if (const std::string beyond = batch_beyond_memory({EngineKind::cpu, 0, 0}, in.network->neuron_count(), in.constants.delay_steps,
+                                                       batch_size);
+        !beyond.empty())
+      spdlog::warn("a fallback to the CPU pool would hold the {} engines' {} trials: {}", devices_.size(), batch_size, beyond);
   // A paced run spends most of its time waiting: its engine naps while the GPU works.
   const EngineBuilder engines =
       run_.engines(in.network, batch_size, plastic.edges, checks_.pace > 0 ? HostWait::nap : HostWait::poll);

@@ -7,12 +7,12 @@
 
 namespace flysim::app {
 
-int32_t batch_beside_engines(const Options& o, const std::vector<int>& devices, int32_t batch, std::size_t neurons,
-                             int32_t delay_steps) {
-  if (o.text("run.batch") != "auto") return batch;
+int32_t batch_beside_engines(const Options& o, EngineKind kind, const std::vector<int>& devices, int32_t batch,
+                             std::size_t neurons, int32_t delay_steps) {
+  if (kind != EngineKind::cuda || o.text("run.batch") != "auto") return batch;
   for (int d : devices) {
     const auto k = static_cast<int32_t>(std::count(devices.begin(), devices.end(), d));
-    if (k > 1) batch = std::min(batch, std::max(1, batch_that_fits({EngineKind::cuda, d, 0}, neurons, delay_steps) / k));
+    batch = std::min(batch, std::max(1, batch_that_fits({EngineKind::cuda, d, 0}, neurons, delay_steps) / k));
   }
   return batch;
 }
@@ -21,12 +21,12 @@ std::vector<std::unique_ptr<Engine>> engines_on_devices(const Options& o, const 
                                                         const EngineBuilder& builder, int32_t batch, std::size_t neurons,
                                                         int32_t delay_steps, std::shared_ptr<const StimulusPlan> stimulus,
                                                         double rate_Hz, EngineFault first_fault) {
-  for (int d : devices) {
+  for (int d : kind == EngineKind::cuda ? devices : std::vector<int>{}) {
     const auto k = std::count(devices.begin(), devices.end(), d);
-    if (k < 2) continue;
     const std::string beyond = batch_beyond_memory({EngineKind::cuda, d, 0}, neurons, delay_steps, int64_t{batch} * k);
     if (!beyond.empty())
-      o.reject("engine.per-device", fmt::format("puts {} engines of {} trials on device {}: {}", k, batch, d, beyond));
+      o.reject(k > 1 ? "engine.per-device" : "engine.cuda-devices",
+               fmt::format("puts {} engine(s) of {} trials on device {}: {}", k, batch, d, beyond));
   }
   std::vector<std::future<std::unique_ptr<Engine>>> building;
   for (std::size_t j = 0; j < devices.size(); ++j)

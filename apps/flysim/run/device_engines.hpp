@@ -13,15 +13,17 @@
 
 namespace flysim::app {
 
-// run.batch=auto for engines that share a device: what fits in that device's memory
-// divided among them (at most `batch`); a batch given by number stays as it is.
-int32_t batch_beside_engines(const Options& o, const std::vector<int>& devices, int32_t batch, std::size_t neurons,
-                             int32_t delay_steps);
+// run.batch=auto for CUDA engines: on each listed device, what fits in its memory divided
+// among the engines on it (at most `batch`); a batch given by number, or a CPU engine's,
+// stays as it is.
+int32_t batch_beside_engines(const Options& o, EngineKind kind, const std::vector<int>& devices, int32_t batch,
+                             std::size_t neurons, int32_t delay_steps);
 
 // One engine per entry of `devices`, each holding `builder`'s batch and `stimulus` at
 // `rate_Hz`, built side by side (a CUDA engine's buffers and warm-up take a while each);
-// the first fails as `first_fault` says. A device listed k times must hold k batches:
-// otherwise an input_error names engine.per-device and what the batches need.
+// the first fails as `first_fault` says. A CUDA device listed k times must hold k batches:
+// otherwise an input_error names engine.per-device (engine.cuda-devices for one) and what
+// the batches need.
 std::vector<std::unique_ptr<Engine>> engines_on_devices(const Options& o, const std::vector<int>& devices, EngineKind kind,
                                                         const EngineBuilder& builder, int32_t batch, std::size_t neurons,
                                                         int32_t delay_steps, std::shared_ptr<const StimulusPlan> stimulus,
