@@ -4,16 +4,24 @@
 
 #include <algorithm>
 #include <future>
+#include <map>
 
 namespace flysim::app {
+
+namespace {
+// Each device once, with the number of engines on it: a device's memory is asked once.
+std::map<int, int32_t> engines_per_device(const std::vector<int>& devices) {
+  std::map<int, int32_t> count;
+  for (int d : devices) ++count[d];
+  return count;
+}
+}  // namespace
 
 int32_t batch_beside_engines(const Options& o, EngineKind kind, const std::vector<int>& devices, int32_t batch,
                              std::size_t neurons, int32_t delay_steps) {
   if (kind != EngineKind::cuda || o.text("run.batch") != "auto") return batch;
-  for (int d : devices) {
-    const auto k = static_cast<int32_t>(std::count(devices.begin(), devices.end(), d));
+  for (const auto& [d, k] : engines_per_device(devices))
     batch = std::min(batch, std::max(1, batch_that_fits({EngineKind::cuda, d, 0}, neurons, delay_steps) / k));
-  }
   return batch;
 }
 
@@ -21,13 +29,13 @@ std::vector<std::unique_ptr<Engine>> engines_on_devices(const Options& o, const 
                                                         const EngineBuilder& builder, int32_t batch, std::size_t neurons,
                                                         int32_t delay_steps, std::shared_ptr<const StimulusPlan> stimulus,
                                                         double rate_Hz, EngineFault first_fault) {
-  for (int d : kind == EngineKind::cuda ? devices : std::vector<int>{}) {
-    const auto k = std::count(devices.begin(), devices.end(), d);
-    const std::string beyond = batch_beyond_memory({EngineKind::cuda, d, 0}, neurons, delay_steps, int64_t{batch} * k);
-    if (!beyond.empty())
-      o.reject(k > 1 ? "engine.per-device" : "engine.cuda-devices",
-               fmt::format("puts {} engine(s) of {} trials on device {}: {}", k, batch, d, beyond));
-  }
+  if (kind == EngineKind::cuda)
+    for (const auto& [d, k] : engines_per_device(devices)) {
+      const std::string beyond = batch_beyond_memory({EngineKind::cuda, d, 0}, neurons, delay_steps, int64_t{batch} * k);
+      if (!beyond.empty())
+        o.reject(k > 1 ? "engine.per-device" : "engine.cuda-devices",
+                 fmt::format("puts {} engine(s) of {} trials on device {}: {}", k, batch, d, beyond));
+    }
   std::vector<std::future<std::unique_ptr<Engine>>> building;
   for (std::size_t j = 0; j < devices.size(); ++j)
     building.push_back(std::async(std::launch::async, [&, j] {
