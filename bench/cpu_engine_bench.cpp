@@ -3,7 +3,8 @@
 // dense scenario, epoch by epoch as the sim loop cuts them, timing only the advances.
 // Prints the median engine seconds per simulated second and two hashes, of the spikes
 // and of the final exported state, so two builds can be compared for speed and bits in
-// one go (bench/cpu_engine_compare.sh). A measurement tool, not a test.
+// one go (two builds run alternately; bench/bench_compare.sh does the same for whole
+// flysim runs). A measurement tool, not a test.
 //   flysim_cpu_bench [--threads=N] [--batch=B] [--repeat=R] [--steps=S] [--dense]
 //                    [--rate=HZ] [--ids=FILE] [--kicks=FILE] [--data=DIR]
 #include <xxhash.h>

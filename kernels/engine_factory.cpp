@@ -86,6 +86,10 @@ int32_t batch_that_fits(EngineWhere where, std::size_t neurons, int32_t delay_st
   return static_cast<int32_t>(std::clamp<std::size_t>(fits, 1, 1000000));
 }
 
+int32_t batch_that_fits_beside(EngineWhere where, std::size_t neurons, int32_t delay_steps, int32_t engines) {
+  return std::max(1, batch_that_fits(where, neurons, delay_steps) / std::max(1, engines));
+}
+
 std::string batch_beyond_memory(EngineWhere where, std::size_t neurons, int32_t delay_steps, int64_t batch) {
   const std::size_t fits = std::max<std::size_t>(1, trials_in_memory(where, neurons, delay_steps));
   if (batch <= 0 || static_cast<std::size_t>(batch) <= fits) return "";

@@ -39,6 +39,8 @@ struct EngineWhere {
   unsigned cpu_threads = 0;  // for EngineKind::cpu: the pool's threads (0: not given, no cap)
 };
 int32_t batch_that_fits(EngineWhere where, std::size_t neurons, int32_t delay_steps);
+// Each one's part of batch_that_fits when `engines` engines share the device (at least 1).
+int32_t batch_that_fits_beside(EngineWhere where, std::size_t neurons, int32_t delay_steps, int32_t engines);
 
 // The memory a batch of `batch` trials would take on `where`, if it lies beyond what
 // batch_that_fits may fill (half the free memory, the CUDA count limit): the message

@@ -16,6 +16,12 @@ int32_t duration_to_steps(double duration_ms, double dt_ms) {
                                                                           : std::numeric_limits<int32_t>::max();
 }
 
+std::string duration_problem(double duration_ms, double dt_ms, const std::string& dt_name) {
+  const double max_ms = static_cast<double>(kMaxRunSteps) * dt_ms;
+  if (duration_ms >= dt_ms && duration_ms <= max_ms) return "";
+  return fmt::format("must lie in {}..{} ms (1 to 2^29 steps of {}={} ms)", dt_ms, max_ms, dt_name, dt_ms);
+}
+
 namespace {
 void require_positive(double value, const char* name) {
   if (!(value > 0.0) || !std::isfinite(value))

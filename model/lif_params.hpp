@@ -2,6 +2,7 @@
 // The model's user-facing parameters (docs/MODEL.md, "Parameters and defaults") and the constants
 // derived from them once, on the host, in double (GeNN's habit: no exp() in a kernel).
 #include <cstdint>
+#include <string>
 
 #include "model/lif_constants.hpp"
 
@@ -30,6 +31,10 @@ inline constexpr int64_t kMaxRunSteps = int64_t{1} << 29;
 
 // The longest time step (model.dt-ms): with kMaxRunSteps, the longest a trial can last.
 inline constexpr double kMaxDtMs = 1e3;
+
+// Why a trial of `duration_ms` cannot run with time step dt_ms, or empty when it can
+// (1..kMaxRunSteps steps): "must lie in a..b ms (1 to 2^29 steps of DT_NAME=dt ms)".
+std::string duration_problem(double duration_ms, double dt_ms, const std::string& dt_name);
 
 // The integer threshold of the Poisson draw (kernels/lif.hpp: a uint32 draw is an event
 // when below it), floor(rate dt 2^32). derive_constants uses it for r_poi; a live rate

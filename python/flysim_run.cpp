@@ -8,6 +8,8 @@
 #include <thread>
 #include <type_traits>
 
+#include <fmt/format.h>
+
 #include "apps/flysim/options/network_options.hpp"
 #include "io/stimulus_files.hpp"
 #include "kernels/trial_batches.hpp"
@@ -88,10 +90,8 @@ StimulusPlan NetworkSession::stimulus_plan(const RunRequest& r) const {
 namespace {
 // duration_ms in steps of dt, 1..kMaxRunSteps (the bounds of run.duration-ms).
 int32_t trial_steps(double duration_ms, double dt_ms) {
-  const double max_ms = static_cast<double>(kMaxRunSteps) * dt_ms;
-  if (!(duration_ms >= dt_ms) || duration_ms > max_ms)
-    throw input_error("duration_ms=" + std::to_string(duration_ms) + " must lie in " + std::to_string(dt_ms) + ".." +
-                      std::to_string(max_ms) + " ms (1 to 2^29 steps of dt " + std::to_string(dt_ms) + " ms)");
+  if (const std::string problem = duration_problem(duration_ms, dt_ms, "model dt_ms"); !problem.empty())
+    throw input_error(fmt::format("duration_ms={} {}", duration_ms, problem));
   return duration_to_steps(duration_ms, dt_ms);
 }
 
@@ -99,7 +99,7 @@ int32_t trial_steps(double duration_ms, double dt_ms) {
 // the device), or r.batch when it fits; at most r.trials.
 int32_t chosen_batch(const RunRequest& r, EngineWhere where, std::size_t neurons, int32_t delay_steps, unsigned sharing) {
   if (r.batch == 0)
-    return std::min(r.trials, std::max(1, batch_that_fits(where, neurons, delay_steps) / static_cast<int32_t>(sharing)));
+    return std::min(r.trials, batch_that_fits_beside(where, neurons, delay_steps, static_cast<int32_t>(sharing)));
   if (r.batch < 0) throw input_error("batch=" + std::to_string(r.batch) + " must be positive (or None: what fits)");
   const int64_t held = int64_t{std::min(r.trials, r.batch)} * sharing;
   if (const std::string beyond = batch_beyond_memory(where, neurons, delay_steps, held); !beyond.empty())

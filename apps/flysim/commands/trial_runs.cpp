@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "apps/flysim/options/common_options.hpp"
+#include "apps/flysim/options/cuda_devices_option.hpp"
 
 namespace flysim::app {
 
@@ -15,7 +16,7 @@ std::vector<OptionSpec> trial_run_options(const std::vector<OptionSpec>& own) {
     if (std::none_of(kept_prefixes.begin(), kept_prefixes.end(), [&](const std::string& p) { return spec.key.rfind(p, 0) == 0; }))
       continue;
     // A screen and a worker add these themselves (their engines run experiments).
-    if (spec.key == "engine.cuda-devices" || spec.key == "engine.per-device") continue;
+    if (spec.key == kCudaDevicesKey || spec.key == kPerDeviceKey) continue;
     if (spec.key == "run.trials") spec.default_value = "30";
     if (spec.key == "run.duration-ms") spec.help = "simulated time per trial, ms";
     specs.push_back(spec);

@@ -8,7 +8,7 @@ namespace flysim::app {
 int32_t batch_option(const Options& o, int32_t trials, EngineWhere where, std::size_t neurons, int32_t delay_steps,
                      const std::string& one_trial_only, bool scripted_positions) {
   const std::string& text = o.text("run.batch");
-  if (text == "auto")
+  if (batch_is_auto(o))
     return one_trial_only.empty() && !scripted_positions ? std::min(trials, batch_that_fits(where, neurons, delay_steps)) : 1;
   int64_t batch = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), batch);
@@ -20,5 +20,7 @@ int32_t batch_option(const Options& o, int32_t trials, EngineWhere where, std::s
     o.reject("run.batch", problem);
   return static_cast<int32_t>(batch);
 }
+
+bool batch_is_auto(const Options& o) { return o.text("run.batch") == "auto"; }
 
 }  // namespace flysim::app

@@ -20,4 +20,7 @@ namespace flysim::app {
 int32_t batch_option(const Options& o, int32_t trials, EngineWhere where, std::size_t neurons, int32_t delay_steps,
                      const std::string& one_trial_only, bool scripted_positions);
 
+// run.batch=auto: the batch is what fits, not a number the user chose.
+bool batch_is_auto(const Options& o);
+
 }  // namespace flysim::app

@@ -10,16 +10,13 @@ namespace flysim::app {
 
 namespace {
 
-constexpr const char* kKey = "engine.cuda-devices";
-constexpr const char* kPerDevice = "engine.per-device";
-
 // The devices as listed, each once per mention.
 std::vector<int> listed_devices(const Options& o) {
-  const std::string& text = o.text(kKey);
+  const std::string& text = o.text(kCudaDevicesKey);
   if (text.empty()) return {cuda_device(o)};
   // How many devices there are: the probe of device 0 counts them (and says why none can run).
   const CudaProbe probe = probe_cuda_backend(0);
-  if (!probe.problem.empty() && probe.device_count == 0) o.reject(kKey, "cannot be used: " + probe.problem);
+  if (!probe.problem.empty() && probe.device_count == 0) o.reject(kCudaDevicesKey, "cannot be used: " + probe.problem);
   std::vector<int> devices;
   if (text == "all") {
     for (int d = 0; d < probe.device_count; ++d) devices.push_back(d);
@@ -32,9 +29,9 @@ std::vector<int> listed_devices(const Options& o) {
     int device = -1;
     const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), device);
     if (item.empty() || ec != std::errc{} || end != item.data() + item.size() || device < 0 || device > 1023)
-      o.reject(kKey, "must be 'all' or device numbers 0..1023 separated by commas ('" + item + "' is not one)");
+      o.reject(kCudaDevicesKey, "must be 'all' or device numbers 0..1023 separated by commas ('" + item + "' is not one)");
     if (device >= probe.device_count)
-      o.reject(kKey, "names device " + item + ", but CUDA finds " + std::to_string(probe.device_count) + " (0.." +
+      o.reject(kCudaDevicesKey, "names device " + item + ", but CUDA finds " + std::to_string(probe.device_count) + " (0.." +
                          std::to_string(probe.device_count - 1) + ")");
     devices.push_back(device);
     from = comma + 1;
@@ -45,22 +42,22 @@ std::vector<int> listed_devices(const Options& o) {
 }  // namespace
 
 std::vector<OptionSpec> cuda_devices_specs(const std::string& per_device) {
-  return {{kKey, OptionType::text, "",
+  return {{kCudaDevicesKey, OptionType::text, "",
            "with engine.kind=cuda: the devices to spread the work over (a screen's experiments, a run's batches, each "
            "engine holding run.batch trials): 'all', or device numbers '0,1,...'; empty: engine.cuda-device"},
-          {kPerDevice, OptionType::integer, per_device,
+          {kPerDeviceKey, OptionType::integer, per_device,
            "with engine.kind=cuda: engines on each device, each running its own experiments or trials (1..64; several "
            "overlap one engine's host work with another's kernels)"}};
 }
 
 std::vector<int> cuda_devices(const Options& o) {
   if (engine_kind(o) != EngineKind::cuda) {
-    for (const char* key : {kKey, kPerDevice})
+    for (const char* key : {kCudaDevicesKey, kPerDeviceKey})
       if (o.given(key)) o.reject(key, "applies to engine.kind=cuda only");
     return {cuda_device(o)};
   }
-  const int64_t per_device = o.integer(kPerDevice);
-  if (per_device < 1 || per_device > 64) o.reject(kPerDevice, "must be 1..64");
+  const int64_t per_device = o.integer(kPerDeviceKey);
+  if (per_device < 1 || per_device > 64) o.reject(kPerDeviceKey, "must be 1..64");
   std::vector<int> engines;
   for (int d : listed_devices(o))
     for (int64_t k = 0; k < per_device; ++k) engines.push_back(d);

@@ -11,6 +11,9 @@
 
 namespace flysim::app {
 
+inline constexpr const char* kCudaDevicesKey = "engine.cuda-devices";
+inline constexpr const char* kPerDeviceKey = "engine.per-device";
+
 // The options' specs: engine.cuda-devices ("" (engine.cuda-device), "all", or "0,1,...")
 // and engine.per-device, `per_device` by default (a screen's "4", a run's "1").
 std::vector<OptionSpec> cuda_devices_specs(const std::string& per_device);

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "actors/schedule.hpp"
 #include "model/errors.hpp"
 
 namespace flysim::app {
@@ -15,7 +16,7 @@ std::vector<OptionSpec> realtime_options() {
       {"cpus.other", OptionType::text, "",
        "CPU list for every other thread (sim loop, recorder, checkpointer, control API, CAF, the CUDA engine's thread); "
        "empty: not pinned"},
-      {"run.pace-batch-ms", OptionType::number, "10",
+      {"run.pace-batch-ms", OptionType::number, fmt::format("{:g}", Schedule::kDefaultPaceBatchMs),
        "a paced run issues this much simulated time at once and runs up to twice it ahead of the wall clock; larger "
        "costs the host less (fewer wake-ups and messages) and never changes a spike (1..1000)"},
       {"run.max-lag-ms", OptionType::number, "100",

@@ -77,7 +77,7 @@ ActorRunBuilder::ActorRunBuilder(const Options& o, const std::vector<OptionSpec>
   if (!plasticity_.weights_out.empty()) require_writable(o, "plasticity.weights-out");
   devices_ = cuda_devices(o);
   if (devices_.size() > 1) {
-    const char* key = o.given("engine.cuda-devices") ? "engine.cuda-devices" : "engine.per-device";
+    const char* key = o.given(kCudaDevicesKey) ? kCudaDevicesKey : kPerDeviceKey;
     const std::string devices = fmt::format("spreads a run's batches over {} engines", devices_.size());
     if (const std::string reason = one_trial_reason(); !reason.empty()) o.reject(key, devices + ", but " + reason);
     if (!o.text("restore").empty() || checks_.checkpointing || !swaps_.empty())
@@ -118,7 +118,7 @@ int32_t ActorRunBuilder::batch(const RunInputs& in) const {
   if (devices_.size() < 2) return batch;
   // 'auto': the trials shared out over the engines, as many as fit beside the others on a device.
   const auto engines = static_cast<int32_t>(devices_.size());
-  const int32_t share = o_.text("run.batch") == "auto" ? std::min(batch, (trials + engines - 1) / engines) : batch;
+  const int32_t share = batch_is_auto(o_) ? std::min(batch, (trials + engines - 1) / engines) : batch;
   return batch_beside_engines(o_, run_.engine().kind, devices_, share, neurons, delay_steps);
 }
 

@@ -6,6 +6,9 @@
 #include <future>
 #include <map>
 
+#include "apps/flysim/options/batch_option.hpp"
+#include "apps/flysim/options/cuda_devices_option.hpp"
+
 namespace flysim::app {
 
 namespace {
@@ -19,9 +22,9 @@ std::map<int, int32_t> engines_per_device(const std::vector<int>& devices) {
 
 int32_t batch_beside_engines(const Options& o, EngineKind kind, const std::vector<int>& devices, int32_t batch,
                              std::size_t neurons, int32_t delay_steps) {
-  if (kind != EngineKind::cuda || o.text("run.batch") != "auto") return batch;
+  if (kind != EngineKind::cuda || !batch_is_auto(o)) return batch;
   for (const auto& [d, k] : engines_per_device(devices))
-    batch = std::min(batch, std::max(1, batch_that_fits({EngineKind::cuda, d, 0}, neurons, delay_steps) / k));
+    batch = std::min(batch, batch_that_fits_beside({EngineKind::cuda, d, 0}, neurons, delay_steps, k));
   return batch;
 }
 
@@ -33,7 +36,7 @@ std::vector<std::unique_ptr<Engine>> engines_on_devices(const Options& o, const 
     for (const auto& [d, k] : engines_per_device(devices)) {
       const std::string beyond = batch_beyond_memory({EngineKind::cuda, d, 0}, neurons, delay_steps, int64_t{batch} * k);
       if (!beyond.empty())
-        o.reject(k > 1 ? "engine.per-device" : "engine.cuda-devices",
+        o.reject(k > 1 ? kPerDeviceKey : kCudaDevicesKey,
                  fmt::format("puts {} engine(s) of {} trials on device {}: {}", k, batch, d, beyond));
     }
   std::vector<std::future<std::unique_ptr<Engine>>> building;

@@ -30,9 +30,8 @@ double duration_ms(const Options& o, double dt_ms, Forever forever) {
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), ms);
   if (ec != std::errc() || end != text.data() + text.size() || text.empty())
     o.reject("run.duration-ms", forever == Forever::allowed ? "is neither a number of ms nor 'forever'" : "is not a number of ms");
-  const double max_ms = static_cast<double>(kMaxRunSteps) * dt_ms;
-  if (!(ms >= dt_ms) || ms > max_ms)
-    o.reject("run.duration-ms", fmt::format("must lie in {}..{} ms (1 to 2^29 steps of model.dt-ms={} ms)", dt_ms, max_ms, dt_ms));
+  if (const std::string problem = duration_problem(ms, dt_ms, "model.dt-ms"); !problem.empty())
+    o.reject("run.duration-ms", problem);
   return ms;
 }
 }  // namespace
