@@ -45,7 +45,7 @@ constexpr const char* kUsage =
     "  flysim screen --screen.silence-each=ids.txt --screen.baseline=true --output.dir=screen\n"
     "  flysim worker --port=7100   (then: flysim screen ... --screen.nodes=127.0.0.1:7100,local)\n"
     "  flysim generate --output.neurons=n.csv --output.connectivity=c.csv\n"
-    "  flysim run --checkpoint.every-ms=100 --checkpoint.dir=ckpt\n"
+    "  flysim run --checkpoint.every-ms=500 --checkpoint.dir=ckpt\n"
     "  flysim run --restore=ckpt/flysim-trial0000-step000005004.ckpt\n"
     "  flysim checkpoint inspect ckpt/flysim-trial0000-step000005004.ckpt\n"
     "  flysim run --plasticity.enabled=true --plasticity.shards=4 --plasticity.weights-out=w.csv\n"

@@ -393,8 +393,24 @@ TEST_F(Reliability, AFifoInputIsRefusedAtOnce) {
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   EXPECT_NE(error_of([&] { open_input_file(fifo); }).find("is a FIFO"), std::string::npos);
   const auto started = std::chrono::steady_clock::now();
-  expect_one_line_error(flysim(net2000("--stimulus.ids=" + fifo)), fifo + ": is a FIFO");
+  expect_one_line_error(flysim(net2000("--stimulus.ids=" + fifo)), "command line: option stimulus.ids='" + fifo + "' is a FIFO");
   EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(20));
+}
+
+TEST_F(Reliability, AMissingInputFileIsNamedByItsOptionBeforeTheNetworkLoads) {
+  // A typo in an ID file costs no network load: the synthetic network would take seconds.
+  const std::string missing = path("no_such_ids.txt");
+  for (const std::string& key : {"stimulus.ids", "stimulus.silence", "stimulus.group.bitter.ids", "plasticity.pre-ids"}) {
+    SCOPED_TRACE(key);
+    const auto started = std::chrono::steady_clock::now();
+    const CliResult r = flysim("run --stimulus.group.bitter.rate=50 --" + key + "=" + missing);
+    expect_one_line_error(r, "command line: option " + key + "='" + missing + "' names a file flysim cannot open: No such file or directory");
+    EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(2));
+  }
+  const std::string out = path("screen_out");
+  expect_one_line_error(flysim("screen --screen.baseline=true --output.dir=" + out + " --stimulus.silence=" + missing),
+                        "command line: option stimulus.silence='" + missing + "' names a file flysim cannot open");
+  EXPECT_FALSE(fs::exists(out)) << "a refused screen leaves no folder behind";
 }
 
 // ---- 4. the network cache is keyed by content

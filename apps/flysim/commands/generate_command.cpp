@@ -40,7 +40,7 @@ int generate_command(const std::vector<std::string>& args) {
   catch_stop_signals();
   const Options o = Options::parse(specs, args);
   configure_logging(o);
-  refuse_clashing_files(o, {{"network.neurons"}, {"output.neurons", "output.connectivity"}, {}});
+  check_file_roles(o, {{"network.neurons"}, {"output.neurons", "output.connectivity"}, {}});
   require_writable(o, "output.neurons");
   require_writable(o, "output.connectivity");
   if (o.text("output.neurons").empty()) o.reject("output.neurons", "must name a file");

@@ -93,7 +93,7 @@ ScreenRequest check_screen_options(const Options& o) {
   for (const std::string& key : stimulus_file_keys(o)) inputs.push_back(key);
   std::vector<FolderOutput> outputs;
   for (const std::string& name : kOutputs) outputs.push_back({"output.dir", name});
-  refuse_clashing_files(o, {inputs, {}, {"output.dir"}, outputs});
+  check_file_roles(o, {inputs, {}, {"output.dir"}, outputs});
   ScreenRequest request;
   request.dir = o.text("output.dir");
   if (request.dir.empty()) o.reject("output.dir", "must name a folder for the screen's files");

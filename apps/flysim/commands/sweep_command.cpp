@@ -49,10 +49,12 @@ struct SweepRequest {
 };
 
 SweepRequest check_sweep_options(const Options& o) {
-  refuse_clashing_files(o, {{"network.neurons", "network.connectivity", "stimulus.ids", "stimulus.kicks", "sweep.plot-script"},
-                            {},
-                            {"output.dir"},
-                            {{"output.dir", "trials.csv"}, {"output.dir", "sweep.csv"}, {"output.dir", "sweep.png"}, {"output.dir", "sweep.svg"}}});
+  std::vector<std::string> inputs = {"network.neurons", "network.connectivity", "sweep.plot-script"};
+  for (const std::string& key : stimulus_file_keys(o)) inputs.push_back(key);
+  check_file_roles(o, {inputs,
+                       {},
+                       {"output.dir"},
+                       {{"output.dir", "trials.csv"}, {"output.dir", "sweep.csv"}, {"output.dir", "sweep.png"}, {"output.dir", "sweep.svg"}}});
   if (o.given("stimulus.rate")) o.reject("stimulus.rate", "is set by sweep.rates in a sweep");
   SweepRequest request;
   request.dir = o.text("output.dir");

@@ -10,18 +10,11 @@ namespace flysim::app {
 
 namespace {
 
-// The devices as listed, each once per mention.
-std::vector<int> listed_devices(const Options& o) {
+// The device numbers as written (empty for "all"), each checked for its form only.
+std::vector<int> written_devices(const Options& o) {
   const std::string& text = o.text(kCudaDevicesKey);
-  if (text.empty()) return {cuda_device(o)};
-  // How many devices there are: the probe of device 0 counts them (and says why none can run).
-  const CudaProbe probe = probe_cuda_backend(0);
-  if (!probe.problem.empty() && probe.device_count == 0) o.reject(kCudaDevicesKey, "cannot be used: " + probe.problem);
   std::vector<int> devices;
-  if (text == "all") {
-    for (int d = 0; d < probe.device_count; ++d) devices.push_back(d);
-    return devices;
-  }
+  if (text == "all") return devices;
   std::size_t from = 0;
   while (from <= text.size()) {
     const std::size_t comma = std::min(text.find(',', from), text.size());
@@ -30,12 +23,26 @@ std::vector<int> listed_devices(const Options& o) {
     const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), device);
     if (item.empty() || ec != std::errc{} || end != item.data() + item.size() || device < 0 || device > 1023)
       o.reject(kCudaDevicesKey, "must be 'all' or device numbers 0..1023 separated by commas ('" + item + "' is not one)");
-    if (device >= probe.device_count)
-      o.reject(kCudaDevicesKey, "names device " + item + ", but CUDA finds " + std::to_string(probe.device_count) + " (0.." +
-                         std::to_string(probe.device_count - 1) + ")");
     devices.push_back(device);
     from = comma + 1;
   }
+  return devices;
+}
+
+// The devices as listed, each once per mention.
+std::vector<int> listed_devices(const Options& o) {
+  const std::string& text = o.text(kCudaDevicesKey);
+  if (text.empty()) return {cuda_device(o)};
+  std::vector<int> devices = written_devices(o);
+  // How many devices there are: the probe of device 0 counts them (and says why none can run).
+  const CudaProbe probe = probe_cuda_backend(0);
+  if (!probe.problem.empty() && probe.device_count == 0) o.reject(kCudaDevicesKey, "cannot be used: " + probe.problem);
+  if (text == "all")
+    for (int d = 0; d < probe.device_count; ++d) devices.push_back(d);
+  for (int device : devices)
+    if (device >= probe.device_count)
+      o.reject(kCudaDevicesKey, "names device " + std::to_string(device) + ", but CUDA finds " +
+                                    std::to_string(probe.device_count) + " (0.." + std::to_string(probe.device_count - 1) + ")");
   return devices;
 }
 
@@ -51,6 +58,7 @@ std::vector<OptionSpec> cuda_devices_specs(const std::string& per_device) {
 }
 
 std::vector<int> cuda_devices(const Options& o) {
+  if (!o.text(kCudaDevicesKey).empty()) written_devices(o);  // its form first, before any probe or other check
   if (engine_kind(o) != EngineKind::cuda) {
     for (const char* key : {kCudaDevicesKey, kPerDeviceKey})
       if (o.given(key)) o.reject(key, "applies to engine.kind=cuda only");

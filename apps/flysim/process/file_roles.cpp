@@ -2,11 +2,16 @@
 
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <filesystem>
 #include <optional>
 
 #include "io/atomic_file.hpp"
+#include "io/input_file.hpp"
 #include "model/errors.hpp"
 
 namespace flysim::app {
@@ -53,7 +58,13 @@ void report_removed(const std::vector<std::string>& removed) {
 
 }  // namespace
 
-void refuse_clashing_files(const Options& o, const FileRoles& roles) {
+void check_file_roles(const Options& o, const FileRoles& roles) {
+  for (const std::string& key : roles.input_keys) {
+    const std::string& path = o.text(key);
+    if (path.empty() || !o.given(key)) continue;
+    if (const std::string kind = special_file_kind(path); !kind.empty()) o.reject(key, "is " + kind + ", expected a regular file");
+    if (::access(path.c_str(), R_OK) != 0) o.reject(key, std::string("names a file flysim cannot open: ") + std::strerror(errno));
+  }
   std::vector<NamedFile> inputs = named(o, roles.input_keys);
   for (const std::string& config : o.config_files()) inputs.push_back({"config file", config});
   std::vector<NamedFile> outputs = named(o, roles.output_keys);

@@ -24,10 +24,12 @@ struct FileRoles {
   std::vector<FolderOutput> folder_outputs = {};
 };
 
-// Throws input_error naming both options when an output is an input, two outputs are
-// the same file, or an output is one of the folders. Empty options are skipped; the
-// config files (--config) count as inputs.
-void refuse_clashing_files(const Options& o, const FileRoles& roles);
+// Throws input_error naming the option when an input option that was given names no
+// regular file this process can read (before the network loads: a typo costs no wait),
+// and naming both options when an output is an input, two outputs are the same file, or
+// an output is one of the folders. Empty options are skipped; the config files
+// (--config) count as inputs.
+void check_file_roles(const Options& o, const FileRoles& roles);
 
 // Removes the temporary files a killed writer left beside each output and in each
 // folder (io/atomic_file.hpp) and says so in the log.

@@ -59,7 +59,7 @@ ActorRunBuilder::ActorRunBuilder(const Options& o, const std::vector<OptionSpec>
                                  std::optional<ReplayJournal> replay, RealtimeSettings realtime)
     : o_(o), specs_(specs), mode_(mode), replay_(std::move(replay)), realtime_(std::move(realtime)), run_(o),
       files_(run_file_roles(o)) {
-  refuse_clashing_files(o, files_);
+  check_file_roles(o, files_);
   checks_ = check_run_options(o);
   const unsigned threads = run_.engine().threads;
   if (!realtime_.cpus.engine.empty() && threads > realtime_.cpus.engine.size())
