@@ -25,7 +25,8 @@ struct FileRoles {
 };
 
 // Throws input_error naming the option when an input option that was given names no
-// regular file this process can read (before the network loads: a typo costs no wait),
+// regular file this process can read (before the network loads: a typo costs no wait;
+// restore and replay, read first thing, name their file in their own messages),
 // and naming both options when an output is an input, two outputs are the same file, or
 // an output is one of the folders. Empty options are skipped; the config files
 // (--config) count as inputs.
