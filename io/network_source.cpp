@@ -61,7 +61,8 @@ void restrict_generator(GeneratorParams& params, std::size_t neurons, uint64_t c
   params.connections = connections;
   if (params.synapses < connections) params.synapses = connections;
   const uint64_t max_pairs = n * (n - 1);
-  // A quarter of all pairs: measured, a third still places (100 and 2,000 neurons), 40% not.
+  // At most a quarter of all pairs: the generator's rejection sampling of distinct pairs
+  // still places that many quickly; far denser asks would stall it.
   if (params.connections > max_pairs / 4)
     throw input_error("a network of " + std::to_string(n) + " neurons cannot hold " + std::to_string(connections) +
                       " connections with a realistic sparsity; ask for at most " + std::to_string(max_pairs / 4));

@@ -38,10 +38,9 @@ struct EngineSetup {
   int32_t batch = 1;
   // The CPU pool spreads a trial's epoch over its threads only from this many listed
   // (perturbed) neurons on; below, one thread runs it, since waking the others and
-  // meeting them at the barrier costs more than the share they would take. The
-  // canonical experiment lists about 26,000 and ran slower on two threads than on one;
-  // the dense scenario lists far more and gains from two (docs/BENCHMARKS.md). Results
-  // are the same either way; tests set 0 so that small networks are spread too.
+  // meeting them at the barrier costs more than the share they would take (the
+  // measurements behind the default: docs/BENCHMARKS.md). Results are the same either
+  // way; tests set 0 so that small networks are spread too.
   std::size_t cpu_spread_from = 50'000;
   // A CPU trial lists every neuron, each at the entry of its index, once this share of
   // the neurons is listed, and goes back to listing the active ones when fewer than half
@@ -84,9 +83,9 @@ class Engine {
   virtual void import_batch(const std::vector<EngineState>& states) = 0;
   // Starts trials first_trial .. first_trial + count - 1 at rest at step 0, keeping the
   // engine's plastic weights: exactly import_batch(resting_batch(...)), without building
-  // a full state per trial. Why: every trial starts so, and the sim loop's resting
-  // states cost more than the engine's own reset (2.8 MB of fresh pages a trial at
-  // FlyWire scale, 7 ms here, a tenth of a simulated second's work).
+  // a full state per trial. Why: every trial starts so, and building resting states in
+  // the sim loop (megabytes of fresh pages a trial at FlyWire scale) costs more than the
+  // engine's own reset.
   virtual void start_at_rest(int32_t first_trial, int32_t count) = 0;
   // The delay cell's length in steps: an advance_batch never crosses one.
   virtual int32_t cell_steps() const = 0;

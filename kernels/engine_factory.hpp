@@ -31,8 +31,7 @@ std::unique_ptr<Engine> make_engine(EngineKind kind, EngineSetup setup, unsigned
 // CUDA engine's 32-bit count of a cell's spikes; for the CPU pool at most one trial per
 // thread; at least 1 (run.batch=auto). Why one per thread: the pool runs each trial of
 // a batch on one worker, so more trials than workers add no parallelism, only state to
-// sweep through each epoch (30 trials x 1 s on 2 threads here: 1.31-1.55 s in batches
-// of 2, 1.69-1.81 s in one batch of 30, 1.79 s one by one).
+// sweep through each epoch (docs/BENCHMARKS.md, "Batched trials").
 struct EngineWhere {
   EngineKind kind = EngineKind::cpu;
   int cuda_device = 0;       // for EngineKind::cuda

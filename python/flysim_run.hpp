@@ -116,7 +116,7 @@ class NetworkSession {
   RunSpikes run_locked(const RunRequest& request);
 
   std::shared_ptr<const Network> network_;
-  RootIdIndex ids_;  // built once: a FlyWire-scale index costs about 10 ms, more than a GPU trial
+  RootIdIndex ids_;  // built once: at FlyWire scale it costs more than a GPU trial
   std::map<EngineKey, std::vector<std::unique_ptr<Engine>>> engines_;
   std::mutex running_;
 };

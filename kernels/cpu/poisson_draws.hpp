@@ -1,9 +1,8 @@
 #pragma once
 // The CPU pool's Poisson draws: kernels::poisson_steps (Random123's Philox4x32-10, one
-// draw per step), eight steps at a time in AVX-512 where the CPU has it, four in AVX2. A dense
-// stimulus draws for every stimulated neuron at every step (in the dense benchmark about
-// 139 million draws per simulated second), which one at a time cost about an eighth of
-// the run.
+// draw per step), eight steps at a time in AVX-512 where the CPU has it, four in AVX2: a
+// dense stimulus draws for every stimulated neuron at every step, a large share of a run
+// when drawn one at a time.
 #include <cstdint>
 
 #include "kernels/lif.hpp"

@@ -40,8 +40,8 @@ struct RoundShape {
   auto operator<=>(const RoundShape&) const = default;
 };
 // The cells of one round the spike buffer has room for: an unpaced run asks for 50 ms at
-// once (actors/SCHEDULE.md), 28 cells of 1.8 ms at most. With room for only 17, each such
-// request was two rounds of two shapes (17 and 10 cells).
+// once (actors/SCHEDULE.md), 28 cells of 1.8 ms at most, so that such a request is one
+// round of one shape.
 constexpr std::size_t kRoundCells = 28;
 // The fewest rows of spike blocks a scatter inside a round launches: the canonical
 // experiment's busiest cells (40-60 spikes) settle on 128, and starting there spares the

@@ -169,9 +169,8 @@ constexpr unsigned kFullWarp = 0xffffffffu;
 
 // The constants in shared memory, a word per thread, then a barrier. A quiet stretch
 // indexes the propagator tables by its length, which differs from lane to lane, and
-// the kernel-parameter bank serves such loads one address at a time. Thread 0 copying
-// all 868 bytes kept the block's other warps waiting at the barrier for a sixth of the
-// stepwise launch (ncu).
+// the kernel-parameter bank serves such loads one address at a time. Every thread copies
+// a word, so that no warp waits at the barrier for one thread's copy.
 __device__ inline void constants_to_shared(const LifConstants& parameter_c, LifConstants& shared_c) {
   static_assert(sizeof(LifConstants) % sizeof(uint32_t) == 0 && sizeof(LifConstants) / sizeof(uint32_t) <= kBlock);
   if (threadIdx.x < sizeof(LifConstants) / sizeof(uint32_t))
@@ -270,9 +269,8 @@ __global__ void __launch_bounds__(kBlock)
     at = blockIdx.y * state.neurons + i;
     listed = sort_neuron(c, span, state, at, i).path == kernels::EpochPath::stepwise;
   }
-  // One atomic per block for its listed neurons. One per warp (about 2,000 warps list
-  // some in the canonical experiment) queued on the counter's address: ncu found the
-  // sort's warps waiting on that atomic's answer for most of the launch.
+  // One atomic per block for its listed neurons: one per warp would queue thousands of
+  // warps on the counter's address, each waiting for its answer.
   if (!__syncthreads_or(listed)) return;
   __shared__ uint32_t warp_first[kBlock / 32u];
   __shared__ uint32_t block_first;

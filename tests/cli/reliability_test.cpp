@@ -441,8 +441,8 @@ TEST_F(Reliability, CacheKeyChangesWithContentEvenAtTheSameSizeAndTime) {
 // ---- 5, 6. signals
 
 // An unpaced run (its spike file is written whole at the end) that no machine finishes while a test waits: net2000's
-// kicks end early and the quiet rest of a trial costs about 1.4 ms per simulated second here, so one long trial is
-// not enough; 100,000 of them are.
+// kicks end early and the quiet rest of a trial costs next to nothing, so one long trial is not enough; 100,000 of
+// them are.
 const std::string kEndlessTrials = "--run.duration-ms=500000 --run.trials=100000 --run.batch=1";
 
 TEST_F(Reliability, AStoppedRunCommitsWhatItRecordedAndSaysWhere) {

@@ -153,7 +153,7 @@ TEST_F(Service, SwappedOutEnginesGiveTheirMemoryBack) {
   const long first = least_after_3_swaps();
   for (int swap = 0; swap < 10; ++swap) ASSERT_EQ(ctl(port, "swap cpu --threads=1").code, 0);
   const long last = least_after_3_swaps();
-  // Between the +4 MiB measured with the threshold fixed and the +76 MiB without it (docs/BENCHMARKS.md, "Memory").
+  // Far above a fixed service's growth, far below a leaking one's (docs/BENCHMARKS.md, "Memory").
   EXPECT_LT(last - first, 20 * 1024) << first << " KiB after swaps 1-3, " << last << " KiB after swaps 14-16";
   EXPECT_EQ(ctl(port, "stop").code, 0);
   EXPECT_EQ(serve.wait(), 0) << slurp(path("serve.err"));
@@ -189,7 +189,7 @@ TEST_F(Service, MemoryStaysFlatOverSwapsCheckpointsAndRequests) {
   const long last = least_of_3();
   const std::size_t checkpoints = checkpoints_written() - checkpoints_before;
   EXPECT_GE(checkpoints, 14u * 3);
-  // Between the +0.16..0.30 MiB measured and the +1.4..2.1 MiB of per-thread arenas (docs/WATCH.md).
+  // Above a fixed service's growth, below what per-thread arenas add (docs/WATCH.md).
   EXPECT_LT(last - first, 1024) << first << " KiB after swaps 5-7, " << last << " KiB after swaps 22-24, " << checkpoints
                                << " checkpoints between";
   EXPECT_EQ(ctl(port, "stop").code, 0);
@@ -270,7 +270,7 @@ TEST_F(Service, RealTimePacingKeepsSimulatedTimeWithinOnePercentOfWallTimeOver10
   }
   nlohmann::json last = first;
   while (last["wall_s"].get<double>() - first["wall_s"].get<double>() < 10.0) {
-    // Asking without a pause held a core of a two-core machine against the service it measures.
+    // A pause between requests: asking in a loop would hold a core the measured service needs.
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     last = status(port);
     EXPECT_LT(last["lag_ms"].get<double>(), 100.0) << last.dump();

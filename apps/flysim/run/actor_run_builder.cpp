@@ -90,8 +90,8 @@ bool ActorRunBuilder::remote_shards() const {
   return std::any_of(plasticity_.places.begin(), plasticity_.places.end(), [](const ShardPlace& p) { return !p.host.empty(); });
 }
 
-// A CUDA run creates the device's context (about 0.3 s on the H200) while the network
-// loads, instead of after it; the engine then finds it ready.
+// A CUDA run creates the device's context (a noticeable part of a short run) while the
+// network loads, instead of after it; the engine then finds it ready.
 RunInputs ActorRunBuilder::load_inputs() const {
   std::future<CudaProbe> cuda_warm_up;
   if (run_.engine().kind == EngineKind::cuda)
