@@ -23,12 +23,11 @@ namespace {
 constexpr const char* kCheckpointUsage = "flysim checkpoint inspect FILE [--model.dt-ms=MS] [--model.delay-ms=MS]";
 
 std::vector<OptionSpec> checkpoint_options() {
-  const LifParams d;
-  return {{"model.dt-ms", OptionType::number, fmt::format("{}", d.dt_ms),
-           "time step of the run that wrote the checkpoint, ms (to print times, and with model.delay-ms the delay cell "
-           "the file's position must lie on)"},
-          {"model.delay-ms", OptionType::number, fmt::format("{}", d.delay_ms),
-           "synaptic delay of the run that wrote the checkpoint, ms"}};
+  const std::vector<OptionSpec> model = model_options();
+  return {spec_of(model, "model.dt-ms",
+                  "time step of the run that wrote the checkpoint, ms (to print times, and with model.delay-ms the delay "
+                  "cell the file's position must lie on)"),
+          spec_of(model, "model.delay-ms", "synaptic delay of the run that wrote the checkpoint, ms")};
 }
 
 void print_header(const std::string& path, std::size_t file_bytes, const CheckpointHeader& h) {

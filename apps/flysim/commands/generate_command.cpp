@@ -14,10 +14,10 @@ namespace flysim::app {
 
 namespace {
 std::vector<OptionSpec> generate_options() {
+  const std::vector<OptionSpec> network = network_options();
   std::vector<OptionSpec> specs = {
-      {"network.neurons", OptionType::path, data_dir() + "/Completeness_783.csv",
-       "neurons file whose root IDs the network uses (',Completed' header)"},
-      {"network.seed", OptionType::integer, "1", "seed; the same seed gives the same network on any machine"},
+      spec_of(network, "network.neurons", "neurons file whose root IDs the network uses (',Completed' header)"),
+      spec_of(network, "network.seed", "seed; the same seed gives the same network on any machine"),
       {"generate.neurons", OptionType::integer, "0", "use only the first N neurons of network.neurons (0: all)"},
       {"generate.connections", OptionType::integer, "15091983",
        "connected pairs; the synapse total scales with it (54,492,922 at the default)"},

@@ -175,18 +175,10 @@ std::vector<OptionSpec> run_options() {
       {"output.readouts", OptionType::text, std::to_string(kMn9RootId),
        "root IDs reported on their own in the summary, 'ID,ID,...' (MN9 by default; the live page shows the first); "
        "empty for none. A given ID must be in the network"},
-      {"model.dt-ms", OptionType::number, num(d.dt_ms), "time step, ms"},
-      {"model.v-rest-mV", OptionType::number, num(d.v0_mV), "resting potential v_0, mV"},
-      {"model.v-reset-mV", OptionType::number, num(d.v_reset_mV), "reset potential, mV"},
-      {"model.v-threshold-mV", OptionType::number, num(d.v_threshold_mV), "threshold (spike when v > it), mV"},
-      {"model.tau-m-ms", OptionType::number, num(d.tau_m_ms), "membrane time constant, ms"},
-      {"model.tau-g-ms", OptionType::number, num(d.tau_g_ms), "synaptic time constant, ms"},
-      {"model.t-ref-ms", OptionType::number, num(d.t_ref_ms), "refractory period of unstimulated neurons, ms"},
-      {"model.delay-ms", OptionType::number, num(d.delay_ms), "synaptic delay, ms (at most 32 steps)"},
-      {"model.w-syn-mV", OptionType::number, num(d.w_syn_mV), "weight of one synapse, mV"},
-      {"model.f-poi", OptionType::number, num(d.f_poi), "Poisson weight factor: one event adds f_poi*w_syn to v"},
   };
   specs.insert(specs.end(), own.begin(), own.end());
+  const auto model = model_options();
+  specs.insert(specs.end(), model.begin(), model.end());
   // After engine.cuda-device: the devices a batched run spreads its trials over.
   const auto device = std::find_if(specs.begin(), specs.end(), [](const OptionSpec& s) { return s.key == "engine.cuda-device"; });
   const auto devices = cuda_devices_specs("1");
@@ -198,6 +190,23 @@ std::vector<OptionSpec> run_options() {
   const auto logs = log_options();
   specs.insert(specs.end(), logs.begin(), logs.end());
   return specs;
+}
+
+std::vector<OptionSpec> model_options() {
+  const LifParams d;
+  const auto num = [](double x) { return fmt::format("{}", x); };
+  return {
+      {"model.dt-ms", OptionType::number, num(d.dt_ms), "time step, ms"},
+      {"model.v-rest-mV", OptionType::number, num(d.v0_mV), "resting potential v_0, mV"},
+      {"model.v-reset-mV", OptionType::number, num(d.v_reset_mV), "reset potential, mV"},
+      {"model.v-threshold-mV", OptionType::number, num(d.v_threshold_mV), "threshold (spike when v > it), mV"},
+      {"model.tau-m-ms", OptionType::number, num(d.tau_m_ms), "membrane time constant, ms"},
+      {"model.tau-g-ms", OptionType::number, num(d.tau_g_ms), "synaptic time constant, ms"},
+      {"model.t-ref-ms", OptionType::number, num(d.t_ref_ms), "refractory period of unstimulated neurons, ms"},
+      {"model.delay-ms", OptionType::number, num(d.delay_ms), "synaptic delay, ms (at most 32 steps)"},
+      {"model.w-syn-mV", OptionType::number, num(d.w_syn_mV), "weight of one synapse, mV"},
+      {"model.f-poi", OptionType::number, num(d.f_poi), "Poisson weight factor: one event adds f_poi*w_syn to v"},
+  };
 }
 
 std::vector<OptionSpec> serve_options() {

@@ -23,6 +23,8 @@ std::vector<OptionSpec> run_options();
 // `flysim serve`: the options of run, with the service's defaults (endless, real time,
 // journal on).
 std::vector<OptionSpec> serve_options();
+// The model.* options (part of run_options).
+std::vector<OptionSpec> model_options();
 // model.* and stimulus.rate as model parameters.
 LifParams model_params(const Options& o);
 // derive_constants(params), its errors prefixed with the options that set the parameters.

@@ -10,6 +10,7 @@
 #include <iostream>
 #include <map>
 #include <sstream>
+#include <stdexcept>
 
 #include "model/errors.hpp"
 #include "io/input_file.hpp"
@@ -219,6 +220,14 @@ std::string Options::origin(const std::string& key) const { return value(key).or
 
 void Options::reject(const std::string& key, const std::string& why) const {
   throw input_error(origin(key) + ": option " + key + "='" + printable(text(key)) + "' " + why);
+}
+
+OptionSpec spec_of(const std::vector<OptionSpec>& specs, const std::string& key, const std::string& help) {
+  const auto it = std::find_if(specs.begin(), specs.end(), [&](const OptionSpec& s) { return s.key == key; });
+  if (it == specs.end()) throw std::logic_error("no option spec named " + key);
+  OptionSpec spec = *it;
+  if (!help.empty()) spec.help = help;
+  return spec;
 }
 
 bool print_help_if_asked(const std::vector<std::string>& args, const std::string& usage, const std::string& description,

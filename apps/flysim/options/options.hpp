@@ -73,6 +73,10 @@ class Options {
   std::vector<std::string> config_files_;
 };
 
+// The spec of `key` among `specs` (a command borrowing another's option keeps its name and
+// default), its help replaced by `help` when that is not empty.
+OptionSpec spec_of(const std::vector<OptionSpec>& specs, const std::string& key, const std::string& help = "");
+
 // When args hold --help or -h: prints format_help(...) to stdout and returns true.
 bool print_help_if_asked(const std::vector<std::string>& args, const std::string& usage, const std::string& description,
                          const std::vector<OptionSpec>& specs);

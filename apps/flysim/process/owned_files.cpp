@@ -17,14 +17,17 @@ OwnedFiles claim_owned_files(const Options& o, bool serving) {
                                  "file, or set output.journal-overwrite=true to replace it");
   }
   if (serving) {
-    const std::string& dir = o.text("checkpoint.dir");
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    if (ec) o.reject("checkpoint.dir", "cannot be created: " + ec.message());
-    owned.checkpoints = std::make_unique<FileLock>((std::filesystem::path(dir) / kCheckpointLockName).string(),
+    create_checkpoint_dir(o);
+    owned.checkpoints = std::make_unique<FileLock>((std::filesystem::path(o.text("checkpoint.dir")) / kCheckpointLockName).string(),
                                                    "the lock of checkpoint.dir", true);
   }
   return owned;
+}
+
+void create_checkpoint_dir(const Options& o) {
+  std::error_code ec;
+  std::filesystem::create_directories(o.text("checkpoint.dir"), ec);
+  if (ec) o.reject("checkpoint.dir", "cannot be created: " + ec.message());
 }
 
 }  // namespace flysim::app

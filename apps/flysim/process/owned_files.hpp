@@ -21,4 +21,7 @@ struct OwnedFiles {
 // missing); throws input_error naming the option, or the file and its holder.
 OwnedFiles claim_owned_files(const Options& o, bool serving);
 
+// Creates checkpoint.dir with its parents, or throws input_error naming the option and why.
+void create_checkpoint_dir(const Options& o);
+
 }  // namespace flysim::app

@@ -236,11 +236,7 @@ ActorRunParts ActorRunBuilder::build() const {
   const RunInputs& in = parts.inputs;
   const std::vector<int64_t> readouts = readouts_in(o_, checks_.readouts, *in.network);
   const PlasticStart plastic = plasticity_start(o_, plasticity_, in);
-  if (takes_checkpoints()) {
-    std::error_code ec;
-    std::filesystem::create_directories(o_.text("checkpoint.dir"), ec);
-    if (ec) o_.reject("checkpoint.dir", "cannot be created: " + ec.message());
-  }
+  if (takes_checkpoints()) create_checkpoint_dir(o_);
   clean_up_leftovers(o_, files_);
   throw_if_stopped("preparing the run");
   const int32_t engine_batch = batch(in);
