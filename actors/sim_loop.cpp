@@ -9,6 +9,7 @@
 
 #include "actors/engine_actor.hpp"
 #include "actors/sim_loop_ops.hpp"
+#include "model/lif_params.hpp"
 #include "kernels/engine.hpp"
 
 namespace flysim {
@@ -73,7 +74,7 @@ void log_progress(self_ptr self, bool force) {
   if (!force && now - st.last_progress < st.plan.progress_every) return;
   st.last_progress = now;
   const RunPosition done = st.window.done();
-  const double simulated_s = static_cast<double>(steps_since_start(st)) * st.plan.dt_ms * 1e-3;
+  const double simulated_s = steps_to_seconds(static_cast<double>(steps_since_start(st)), st.plan.dt_ms);
   const int32_t first = std::min(done.trial + 1, st.plan.trials);
   const int32_t last = std::min(done.trial + st.plan.batch, st.plan.trials);
   spdlog::info("{} {}/{}: {:.1f} of {:.1f} ms simulated, {} spikes, {:.4f} wall s per simulated s",
@@ -88,8 +89,8 @@ void deliver_summary(self_ptr self, RecorderSummary recorded, std::string engine
   summary.recorded = std::move(recorded);
   summary.engine = std::move(engine);
   summary.trials = st.plan.trials;
-  summary.simulated_s = st.plan.steps_per_trial * st.plan.dt_ms * 1e-3;
-  summary.simulated_this_run_s = static_cast<double>(steps_since_start(st)) * st.plan.dt_ms * 1e-3;
+  summary.simulated_s = steps_to_seconds(st.plan.steps_per_trial, st.plan.dt_ms);
+  summary.simulated_this_run_s = steps_to_seconds(static_cast<double>(steps_since_start(st)), st.plan.dt_ms);
   summary.stopped_early = st.schedule->stopped();
   summary.stopped_trial = st.window.done().trial;
   summary.stopped_step = st.window.done().step;
@@ -113,7 +114,7 @@ void finish(self_ptr self) {
   log_progress(self, true);
   self->state.finishing = true;
   const auto& st = self->state;
-  const double recorded_s = static_cast<double>(simulated_steps_to(st.window.done(), geometry_of(st.plan))) * st.plan.dt_ms * 1e-3;
+  const double recorded_s = steps_to_seconds(static_cast<double>(simulated_steps_to(st.window.done(), geometry_of(st.plan))), st.plan.dt_ms);
   self->request(st.recorder, caf::infinite, finish_atom::value, recorded_s).then([=](RecorderSummary& recorded) {
     self->request(self->state.engine.actor, caf::infinite, describe_atom::value).then([=](std::string& engine) mutable {
       if (!self->state.plan.plasticity.want_final_weights) {

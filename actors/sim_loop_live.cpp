@@ -114,7 +114,7 @@ ServiceStatus service_status(self_ptr self) {
   s.step = done.step;
   s.trials = st.plan.trials;
   const ScheduleGeometry& g = st.schedule->geometry();
-  s.simulated_s = static_cast<double>(steps_to(done, g) - steps_to(g.start, g)) * st.plan.dt_ms * 1e-3;
+  s.simulated_s = steps_to_seconds(static_cast<double>(steps_to(done, g) - steps_to(g.start, g)), st.plan.dt_ms);
   s.wall_s = elapsed_s(st);
   s.pace = st.plan.pace_text;
   s.lag_ms = st.schedule->lag_ms(done, s.wall_s);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "model/lif_params.hpp"
+
 namespace flysim {
 
 ActivityWindow::ActivityWindow(std::shared_ptr<const Network> network, ActivitySettings settings, int64_t readout_root_id)
@@ -85,7 +87,7 @@ ActivitySpan ActivityWindow::span() const {
   return s;
 }
 
-double ActivityWindow::window_s() const { return static_cast<double>(bins_.size()) * settings_.bin_steps * settings_.dt_ms * 1e-3; }
+double ActivityWindow::window_s() const { return steps_to_seconds(static_cast<double>(bins_.size()) * settings_.bin_steps, settings_.dt_ms); }
 
 double ActivityWindow::bin_start_ms(int64_t pos) const { return static_cast<double>(pos) * settings_.bin_steps * settings_.dt_ms; }
 
@@ -135,7 +137,7 @@ RatesReport ActivityWindow::rates(int64_t since) const {
   r.neurons = static_cast<uint32_t>(window_counts_.size());
   r.has_readout = readout_ >= 0;
   if (r.has_readout) r.readout = describe(static_cast<uint32_t>(readout_));
-  const double bin_s = settings_.bin_steps * settings_.dt_ms * 1e-3;
+  const double bin_s = steps_to_seconds(settings_.bin_steps, settings_.dt_ms);
   for (const Bin& bin : bins_) {
     if (bin.pos < since) continue;
     RateBin out;

@@ -25,6 +25,9 @@ struct LifParams {
 // Brian2's rounding of a duration to steps: int((x + 1e-3*dt)/dt), at most INT32_MAX.
 int32_t duration_to_steps(double duration_ms, double dt_ms);
 
+// `steps` time steps of dt_ms in seconds (a spike's time in the reference's files too).
+inline double steps_to_seconds(double steps, double dt_ms) { return steps * dt_ms * 1e-3; }
+
 // The most steps a trial (or the refractory period) may last: steps are int32 and
 // "never spiked" is -2^30, so durations stay well below that.
 inline constexpr int64_t kMaxRunSteps = int64_t{1} << 29;

@@ -23,7 +23,7 @@ ExperimentCounts run_screen_experiment(Engine& engine, const TrialBatches& plan,
             if (per_trial.empty()) per_trial.assign(static_cast<std::size_t>(plan.trials), 0);
             ++per_trial[static_cast<std::size_t>(first) + k];
             if (spike_lines)
-              fmt::format_to(std::back_inserter(batch_lines[k]), "{:.{}f},{},{},{}\n", s.step * dt_ms * 1e-3, decimals,
+              fmt::format_to(std::back_inserter(batch_lines[k]), "{:.{}f},{},{},{}\n", steps_to_seconds(s.step, dt_ms), decimals,
                              first + static_cast<int32_t>(k), net.root_ids[s.neuron], name);
           }
       },

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "apps/flysim/options/common_options.hpp"
+#include "model/lif_params.hpp"
 #include "model/snapshot.hpp"
 
 namespace flysim::app {
@@ -54,6 +55,6 @@ TrialShape trial_shape(const Options& o, double dt_ms, Forever forever) {
   return shape;
 }
 
-double trial_seconds(const TrialShape& shape, double dt_ms) { return shape.steps_per_trial * dt_ms * 1e-3; }
+double trial_seconds(const TrialShape& shape, double dt_ms) { return steps_to_seconds(shape.steps_per_trial, dt_ms); }
 
 }  // namespace flysim::app
