@@ -219,6 +219,8 @@ bool Options::given(const std::string& key) const { return value(key).given; }
 std::string Options::origin(const std::string& key) const { return value(key).origin; }
 
 void Options::reject(const std::string& key, const std::string& why) const {
+  // A default the user never wrote is named as such, not as a place it came from.
+  if (origin(key) == "default") throw input_error("option " + key + " (default '" + printable(text(key)) + "') " + why);
   throw input_error(origin(key) + ": option " + key + "='" + printable(text(key)) + "' " + why);
 }
 
