@@ -658,7 +658,7 @@ void CudaEngine::import_batch(const std::vector<EngineState>& states) {
 
 std::unique_ptr<Engine> make_cuda_engine(EngineSetup setup) {
   const CudaProbe probe = probe_cuda(setup.cuda_device);
-  if (!probe.problem.empty()) throw input_error("the CUDA engine cannot run here: " + probe.problem);
+  if (!probe.problem.empty()) throw input_error(cuda_cannot_run(probe));
   const int device = setup.cuda_device;
   return std::make_unique<CudaEngine>(std::move(setup), device,
                                       probe.device_name + " (sm_" + std::to_string(probe.cc_major) +

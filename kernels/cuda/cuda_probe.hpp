@@ -25,6 +25,9 @@ struct CudaProbe {
 // Probes `device`. Never throws; safe to call on a machine without a GPU or driver.
 CudaProbe probe_cuda(int device);
 
+// Why the CUDA engine cannot be built after `probe` found a problem (the input_error's text).
+inline std::string cuda_cannot_run(const CudaProbe& probe) { return "the CUDA engine cannot run here: " + probe.problem; }
+
 // "13.0" from 13000. Inline: `flysim doctor` prints versions in builds without CUDA too.
 inline std::string cuda_version_string(int version) {
   return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);

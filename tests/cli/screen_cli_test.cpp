@@ -292,6 +292,9 @@ TEST(ScreenCli, BadTablesAreOneErrorLineNamingFileAndLine) {
   bad("name,excite\na,\nb,720575940600000001\n", "3: column 'excite': neuron ID 720575940600000001 is not in the network");
   bad("name,rate_hz\na,100\nb,120\na,140\n", "4: experiment name 'a' is already used at " + d.path("bad.csv") + ":2");
   bad("name,rate_hz\na,fast\n", "2: column 'rate_hz': 'fast' is not a rate");
+  // A name that would open a quoted field in the outputs, or hold a control character.
+  bad("name,rate_hz\n\"abc,100\n", "2: experiment name '\"abc' holds a quote or a control character");
+  bad("name,rate_hz\na\tb,100\n", "2: experiment name 'a\\x09b' holds a quote or a control character");
   EXPECT_FALSE(fs::exists(d.path("out/.screen-parts")));
 }
 
@@ -355,7 +358,11 @@ TEST(ScreenCli, BadPartsAreOneErrorLineNamingTheOptionOrVariable) {
   const std::string args = " --screen.baseline=true --output.dir=" + d.path("out");
   expect_one_line_error(screen(d, "zero", args + " --screen.part=0/3"), "command line: option screen.part='0/3' part 0 is outside 1..3");
   expect_one_line_error(screen(d, "four", args + " --screen.part=4/3"), "command line: option screen.part='4/3' part 4 is outside 1..3");
-  expect_one_line_error(screen(d, "none", args + " --screen.part=1/0"), "command line: option screen.part='1/0' N must be at least 1");
+  expect_one_line_error(screen(d, "none", args + " --screen.part=1/0"), "command line: option screen.part='1/0' N must lie in 1..1000000, not 0");
+  // Beyond an int: refused, not wrapped into another part (or into a division by zero).
+  for (const std::string n : {"2147483648", "4294967296", "4294967297", "99999999999"})
+    expect_one_line_error(screen(d, "huge", args + " --screen.part=1/" + n),
+                          "command line: option screen.part='1/" + n + "' N must lie in 1..1000000, not " + n);
   expect_one_line_error(screen(d, "word", args + " --screen.part=half"), "command line: option screen.part='half' is not K/N");
   unsetenv("SLURM_ARRAY_TASK_ID");
   unsetenv("SLURM_ARRAY_TASK_COUNT");
@@ -363,6 +370,18 @@ TEST(ScreenCli, BadPartsAreOneErrorLineNamingTheOptionOrVariable) {
   const ScopedEnv id(std::map<std::string, std::string>{{"SLURM_ARRAY_TASK_ID", "1"}});
   expect_one_line_error(screen(d, "count", args + " --screen.part=auto"), "option screen.part=auto: SLURM_ARRAY_TASK_COUNT is not set");
   EXPECT_FALSE(fs::exists(d.path("out/.screen-parts")));
+}
+
+TEST(ScreenCli, ANetworkWithoutTheReadoutsWritesItsTablesAndDrawsNothing) {
+  ScratchDir d("screen-no-readout");
+  // MN9, the default readout, is not in net2000: the readout is skipped, so is the picture. The
+  // plotter is `true`, which passes the check for matplotlib and would draw nothing if called.
+  const CliResult r = run_flysim("screen" + net2000() + " --screen.baseline=true --screen.python=true --output.dir=" + d.path("out"),
+                                 d.path("plot.out"), d.path("plot.err"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("screen.png is not drawn"), std::string::npos) << r.err;
+  EXPECT_TRUE(fs::exists(d.path("out/rates.csv")));
+  EXPECT_FALSE(fs::exists(d.path("out/screen.png")));
 }
 
 TEST(ScreenCli, CudaDevicesWithoutTheCudaEngineIsOneErrorLine) {

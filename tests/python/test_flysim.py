@@ -202,6 +202,8 @@ class RunTest(unittest.TestCase):
             flysim.run(net, stimulus={"a": (STIMULATED[:5], 1.0), "b": (STIMULATED[4:], 1.0)}, trials=1, duration_ms=10)
         with self.assertRaisesRegex(ValueError, "duration_ms"):
             flysim.run(net, stimulus={"a": (STIMULATED, 1.0)}, trials=1, duration_ms=0)
+        with self.assertRaisesRegex(ValueError, "network.format: 'bogus' is not one of flywire edgelist"):
+            flysim.load_network(neurons=NEURONS, connectivity=CONNECTIVITY, format="bogus")
         if not flysim._flysim.cuda_compiled_in():
             with self.assertRaisesRegex(ValueError, "engine='cuda': this flysim module was built without CUDA"):
                 flysim.run(net, engine="cuda", trials=1, duration_ms=10)

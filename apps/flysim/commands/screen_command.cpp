@@ -222,7 +222,7 @@ void report_screen(const Options& o, const ScreenRequest& request, const ScreenP
   for (const ScreenRun& r : runs) names.push_back(r.name);
   const ScreenFiles files = screen_files(dir, names, readouts, trial_s, request.keep_spikes);
   if (part.whole) write_screen_files(parts, files);
-  if (request.plot) draw_screen_plot(o, dir, screen_plot_title(shape.trials, shape.duration_ms));
+  const bool drawn = request.plot && draw_screen_plot(o, dir, screen_plot_title(shape.trials, shape.duration_ms), readouts);
   const double simulated_s = static_cast<double>(work.to_run.size()) * shape.trials * files.trial_s;
   std::cout << fmt::format("flysim screen: {} experiments ({} run now) x {} trials x {} ms in {:.3f} s wall ({:.1f} simulated s per wall s) on {}\n",
                            work.mine, work.to_run.size(), shape.trials, shape.duration_ms, time.wall_s,
@@ -232,7 +232,7 @@ void report_screen(const Options& o, const ScreenRequest& request, const ScreenP
                              runs.size(), parts.folder());
   else
     std::cout << fmt::format("  written     {}/rates.csv, {}/readouts.csv{}{}\n", dir, dir, request.keep_spikes ? ", " + dir + "/spikes.csv" : "",
-                             request.plot ? ", " + dir + "/screen.png" : "");
+                             drawn ? ", " + dir + "/screen.png" : "");
 }
 
 }  // namespace

@@ -109,10 +109,11 @@ int screen_merge_command(const std::vector<std::string>& args) {
                                     i % first.part.n + 1, first.part.n, sources[i].folder()));
   const ScreenParts whole(out, first.whole, true, "output.dir");
   for (std::size_t i = 0; i < names.size(); ++i) whole.adopt(i, sources[i], first.facts.spikes);
-  write_screen_files(whole, screen_files(out, names, manifest_readouts(first.whole), first.facts.trial_s, first.facts.spikes));
-  if (plot) draw_screen_plot(o, out, first.facts.plot_title);
+  const std::vector<int64_t> readouts = manifest_readouts(first.whole);
+  write_screen_files(whole, screen_files(out, names, readouts, first.facts.trial_s, first.facts.spikes));
+  const bool drawn = plot && draw_screen_plot(o, out, first.facts.plot_title, readouts);
   std::cout << fmt::format("flysim screen merge: {} parts, {} experiments\n  written     {}/rates.csv, {}/readouts.csv{}{}\n", first.part.n,
-                           names.size(), out, out, first.facts.spikes ? ", " + out + "/spikes.csv" : "", plot ? ", " + out + "/screen.png" : "");
+                           names.size(), out, out, first.facts.spikes ? ", " + out + "/spikes.csv" : "", drawn ? ", " + out + "/screen.png" : "");
   return 0;
 }
 

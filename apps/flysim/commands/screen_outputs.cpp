@@ -1,6 +1,7 @@
 #include "apps/flysim/commands/screen_outputs.hpp"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <fstream>
@@ -22,8 +23,13 @@ std::string screen_plot_title(int32_t trials, double duration_ms) {
   return fmt::format("flysim screen: {} trials of {} ms per experiment", trials, duration_ms);
 }
 
-void draw_screen_plot(const Options& o, const std::string& dir, const std::string& title) {
+bool draw_screen_plot(const Options& o, const std::string& dir, const std::string& title, const std::vector<int64_t>& readouts) {
+  if (readouts.empty()) {
+    spdlog::warn("no readout neuron of screen.readouts is in the network: {}/screen.png is not drawn", dir);
+    return false;
+  }
   draw_plot(o, "screen", {dir + "/readouts.csv", dir + "/screen.png", title}, "the CSV files");
+  return true;
 }
 
 void write_screen_files(const ScreenParts& parts, const ScreenFiles& f) {

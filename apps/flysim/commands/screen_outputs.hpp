@@ -28,7 +28,8 @@ void write_screen_files(const ScreenParts& parts, const ScreenFiles& files);
 // The title of screen.png.
 std::string screen_plot_title(int32_t trials, double duration_ms);
 
-// Draws DIR/screen.png from DIR/readouts.csv with the screen.plot options.
-void draw_screen_plot(const Options& o, const std::string& dir, const std::string& title);
+// Draws DIR/screen.png from DIR/readouts.csv with the screen.plot options; true when it did.
+// Without readout neurons in the network there is nothing to draw: it says so and draws none.
+bool draw_screen_plot(const Options& o, const std::string& dir, const std::string& title, const std::vector<int64_t>& readouts);
 
 }  // namespace flysim::app

@@ -34,6 +34,9 @@ long env_integer(const std::string& key, const char* name, bool required, long f
   return *number;
 }
 
+// More parts than any screen has experiments; an int holds them.
+constexpr long kMaxScreenParts = 1'000'000;
+
 const char* const kParts = "parts = ";
 const char* const kPart = "part = ";
 
@@ -55,7 +58,8 @@ ScreenPart screen_part(const Options& o, const std::string& key) {
     if (!kk || !nn) o.reject(key, "is not K/N (part K of N, e.g. 2/8) or auto");
     k = *kk, n = *nn;
   }
-  if (n < 1) o.reject(key, fmt::format("N must be at least 1, not {}{}", n, from));
+  if (n < 1 || n > kMaxScreenParts)
+    o.reject(key, fmt::format("N must lie in 1..{}, not {}{}", kMaxScreenParts, n, from));
   if (k < 1 || k > n) o.reject(key, fmt::format("part {} is outside 1..{}{}", k, n, from));
   return {static_cast<int>(k), static_cast<int>(n), false};
 }
@@ -80,7 +84,7 @@ ReadPartManifest read_part_manifest(const std::string& path, const std::string& 
   const auto n = integer(fields["parts"]), k = integer(fields["part"]);
   char* end = nullptr;
   m.facts.trial_s = std::strtod(fields["trial seconds"].c_str(), &end);
-  if (!n || !k || *n < 1 || *k < 1 || *k > *n || !end || *end || fields["trial seconds"].empty())
+  if (!n || !k || *n < 1 || *n > kMaxScreenParts || *k < 1 || *k > *n || !end || *end || fields["trial seconds"].empty())
     throw input_error(path + ": a damaged part manifest (parts, part or trial seconds)");
   m.part = {static_cast<int>(*k), static_cast<int>(*n), false};
   m.facts.spikes = fields["spikes"] == "true";

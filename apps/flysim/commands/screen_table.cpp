@@ -7,6 +7,7 @@
 #include <map>
 
 #include "io/csv_reader.hpp"
+#include "io/input_file.hpp"
 #include "io/stimulus_files.hpp"
 #include "model/errors.hpp"
 
@@ -76,6 +77,11 @@ std::vector<ScreenExperiment> read_screen_table(const std::string& path) {
     ScreenExperiment e;
     e.name = std::string(field("name"));
     if (e.name.empty()) throw reader.error("column 'name' is empty: every experiment needs a name");
+    // Names go into the CSV outputs unquoted, as the reference's exp_name column: nothing
+    // there may open a quoted field or end a line.
+    if (std::any_of(e.name.begin(), e.name.end(), [](char ch) { return ch == '"' || static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f; }))
+      throw reader.error("experiment name '" + printable(e.name) + "' holds a quote or a control character; names are "
+                         "written unquoted into the CSV outputs");
     e.file = path;
     e.line = reader.line_number();
     if (!field("excite").empty()) e.excite = id_field(reader, field("excite"), "excite");

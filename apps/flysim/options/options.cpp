@@ -74,6 +74,22 @@ std::string type_word(const OptionSpec& spec) {
     default: return "text";
   }
 }
+
+// Throws input_error naming the option and `origin` unless `text` is a value of the spec's type.
+void check_value(const OptionSpec& spec, const std::string& key, const std::string& text, const std::string& origin) {
+  bool valid = true;
+  int64_t i;
+  double d;
+  bool b;
+  switch (spec.type) {
+    case OptionType::integer: valid = parse_integer(text, i); break;
+    case OptionType::number: valid = parse_number(text, d); break;
+    case OptionType::boolean: valid = parse_boolean(text, b); break;
+    case OptionType::choice: valid = std::find(spec.choices.begin(), spec.choices.end(), text) != spec.choices.end(); break;
+    default: break;
+  }
+  if (!valid) throw input_error(origin + ": option " + key + ": '" + printable(text) + "' is not " + type_word(spec));
+}
 }  // namespace
 
 void Options::set(const std::vector<OptionSpec>& specs, const std::string& key, const std::string& text,
@@ -82,18 +98,7 @@ void Options::set(const std::vector<OptionSpec>& specs, const std::string& key, 
   if (!spec) throw input_error(origin + ": unknown option '" + printable(key) + "' (see --help for the options of this command)");
   if (const Value& earlier = values_[key]; earlier.given && earlier.from_command_line == from_command_line)
     throw input_error(origin + ": option " + key + " is set twice (first at " + earlier.origin + "); set it once");
-  bool valid = true;
-  int64_t i;
-  double d;
-  bool b;
-  switch (spec->type) {
-    case OptionType::integer: valid = parse_integer(text, i); break;
-    case OptionType::number: valid = parse_number(text, d); break;
-    case OptionType::boolean: valid = parse_boolean(text, b); break;
-    case OptionType::choice: valid = std::find(spec->choices.begin(), spec->choices.end(), text) != spec->choices.end(); break;
-    default: break;
-  }
-  if (!valid) throw input_error(origin + ": option " + key + ": '" + printable(text) + "' is not " + type_word(*spec));
+  check_value(*spec, key, text, origin);
   values_[key] = Value{text, origin, true, from_command_line};
 }
 
@@ -130,7 +135,9 @@ Options Options::parse(const std::vector<OptionSpec>& specs, const std::vector<s
   for (const auto& [key, v] : o.values_)
     if (v.given) refuse_unless_overridable(key, v.origin);
   for (const auto& [key, value] : adopted) {
-    if (!find_spec(specs, key)) throw input_error(adopted_origin + ": option '" + printable(key) + "' is unknown to this flysim");
+    const OptionSpec* spec = find_spec(specs, key);
+    if (!spec) throw input_error(adopted_origin + ": option '" + printable(key) + "' is unknown to this flysim");
+    check_value(*spec, key, value, adopted_origin);
     if (!o.values_[key].given) o.values_[key] = Value{value, adopted_origin, true, false};
   }
   for (const auto& [key, value] : command_line) {

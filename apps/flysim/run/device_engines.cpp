@@ -8,6 +8,7 @@
 
 #include "apps/flysim/options/batch_option.hpp"
 #include "apps/flysim/options/cuda_devices_option.hpp"
+#include "model/errors.hpp"
 
 namespace flysim::app {
 
@@ -34,6 +35,8 @@ std::vector<std::unique_ptr<Engine>> engines_on_devices(const Options& o, const 
                                                         double rate_Hz, EngineFault first_fault) {
   if (kind == EngineKind::cuda)
     for (const auto& [d, k] : engines_per_device(devices)) {
+      // A device that cannot run the engine says why before any question of its memory.
+      if (const CudaProbe probe = probe_cuda_backend(d); !probe.problem.empty()) throw input_error(cuda_cannot_run(probe));
       const std::string beyond = batch_beyond_memory({EngineKind::cuda, d, 0}, neurons, delay_steps, int64_t{batch} * k);
       if (!beyond.empty())
         o.reject(k > 1 ? kPerDeviceKey : kCudaDevicesKey,
