@@ -17,6 +17,7 @@ import inspect
 import json
 import logging
 import os
+import re
 import time
 import urllib.error
 import urllib.parse
@@ -44,15 +45,47 @@ SPIKE_COLUMNS = ("t", "trial", "flywire_id")
 
 def _root_ids(ids: Any, what: str) -> List[int]:
     """Root IDs as a list of Python ints, from any sequence or array of integers."""
-    arr = np.asarray(ids)
+    if isinstance(ids, (str, bytes)):
+        raise TypeError(f"{what}: root IDs must be a sequence or array of integers, not {type(ids).__name__}")
+    try:
+        arr = np.asarray(ids)
+    except OverflowError:
+        raise ValueError(f"{what}: root IDs must fit in 64 bits") from None
     if arr.size == 0:
         return []
+    if arr.dtype.kind == "f":
+        # A float holds 15-16 digits: a FlyWire ID (18 digits) would change without a word.
+        raise ValueError(f"{what}: root IDs must be integers, not floats (a float rounds an 18-digit ID)")
     if arr.dtype.kind not in "iu":
         try:
             arr = arr.astype(np.int64)
-        except (TypeError, ValueError) as e:
+        except (TypeError, ValueError, OverflowError) as e:
             raise ValueError(f"{what}: root IDs must be integers ({e})") from None
+    if arr.dtype.kind == "u" and arr.size and int(arr.max()) > np.iinfo(np.int64).max:
+        raise ValueError(f"{what}: root ID {int(arr.max())} is beyond the 64-bit signed IDs of a network")
     return [int(x) for x in arr.ravel()]
+
+
+def _whole(value: Any, what: str, low: int, high: int) -> int:
+    """`value` as an int in low..high, or a ValueError/TypeError naming `what`."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{what}={value!r} must be an integer, not {type(value).__name__}")
+    if not low <= int(value) <= high:
+        raise ValueError(f"{what}={value} must lie in {low}..{high}")
+    return int(value)
+
+
+def _real(value: Any, what: str) -> float:
+    """`value` as a float, or a TypeError naming `what`."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{what}={value!r} must be a number, not {type(value).__name__}")
+    return float(value)
+
+
+# What the programs accept: trials per run, the seed (0..2^63-1), pool threads, a batch.
+_MAX_TRIALS, _MAX_SEED, _MAX_THREADS = 1_000_000, 2**63 - 1, 1024
+# A Poisson group's name, as stimulus.group.NAME spells it.
+_GROUP_NAME = re.compile(r"[A-Za-z0-9_-]+")
 
 
 class Network:
@@ -123,13 +156,17 @@ def sugar_ids() -> np.ndarray:
 
 def _lif_params(model: Optional[Mapping[str, float]]) -> "_flysim.LifParams":
     params = _flysim.LifParams()
+    if model is not None and not isinstance(model, Mapping):
+        raise TypeError(f"model must be a dict of parameters by name, not {type(model).__name__}")
     for key, value in (model or {}).items():
+        if not isinstance(key, str):
+            raise TypeError(f"model: parameter names are strings, not {key!r}")
         if key == "r_poi_Hz":
             raise ValueError("model['r_poi_Hz']: give the Poisson rate with each stimulus group instead")
         if key.startswith("_") or not hasattr(params, key):
             known = ", ".join(k for k in dir(params) if not k.startswith("_") and k != "r_poi_Hz")
             raise ValueError(f"model[{key!r}] is not a model parameter (known: {known})")
-        setattr(params, key, float(value))
+        setattr(params, key, _real(value, f"model[{key!r}]"))
     return params
 
 
@@ -186,13 +223,17 @@ def _stimulus_groups(stimulus: Optional[Mapping[str, Tuple[Any, float]]], kicks)
             return []
         return [("sugar", _root_ids(sugar_ids(), "sugar"),
                  _flysim.LifParams().r_poi_Hz)]
+    if not isinstance(stimulus, Mapping):
+        raise TypeError(f"stimulus must be a dict {{name: (root_ids, rate_hz)}}, not {type(stimulus).__name__}")
     groups = []
     for name, value in stimulus.items():
+        if not isinstance(name, str) or not _GROUP_NAME.fullmatch(name):
+            raise ValueError(f"stimulus group name {name!r}: letters, digits, '_' and '-' only (as stimulus.group.NAME)")
         try:
             ids, rate = value
         except (TypeError, ValueError):
             raise ValueError(f"stimulus[{name!r}] must be a pair (root_ids, rate_hz)") from None
-        groups.append((str(name), _root_ids(ids, f"stimulus[{name!r}]"), float(rate)))
+        groups.append((name, _root_ids(ids, f"stimulus[{name!r}]"), _real(rate, f"stimulus[{name!r}] rate")))
     return groups
 
 
@@ -242,19 +283,19 @@ def _run_args(stimulus, kicks, silence, silence_mode, duration_ms, trials, seed,
             kick_pairs = [(int(step), int(root_id)) for step, root_id in kicks]
         except (TypeError, ValueError):
             raise ValueError("kicks must be a CSV path or (step, root_id) pairs") from None
+        for step, root_id in kick_pairs:
+            if not 0 <= step < 2**31 or not -2**63 <= root_id < 2**63:
+                raise ValueError(f"kicks: ({step}, {root_id}) is not a step 0..2^31-1 and a 64-bit root ID")
     params = _lif_params(model)
-    for name, value in (("trials", trials), ("seed", seed)):
-        if int(value) != value:
-            raise ValueError(f"{name}={value!r} must be an integer")
-    if seed < 0:
-        raise ValueError(f"seed={seed} must not be negative")
-    if threads is not None and threads < 1:
-        raise ValueError(f"threads={threads} must be at least 1 (or None: all cores)")
-    if batch is not None and batch < 1:
-        raise ValueError(f"batch={batch} must be at least 1 (or None: what fits)")
+    trials = _whole(trials, "trials", 1, _MAX_TRIALS)
+    seed = _whole(seed, "seed", 0, _MAX_SEED)
+    threads = 0 if threads is None else _whole(threads, "threads", 1, _MAX_THREADS)
+    batch = 0 if batch is None else _whole(batch, "batch", 1, _MAX_TRIALS)
+    for name, value in (("engine", engine), ("silence_mode", silence_mode)):
+        if not isinstance(value, str):
+            raise TypeError(f"{name}={value!r} must be a string")
     return (groups, kicks_file, kick_pairs, _root_ids(silence if silence is not None else [], "silence"),
-            silence_mode, float(duration_ms), int(trials), int(seed), engine,
-            0 if threads is None else int(threads), 0 if batch is None else int(batch), params)
+            silence_mode, _real(duration_ms, "duration_ms"), trials, seed, engine, threads, batch, params)
 
 
 def _run_result(net: Network, out: Dict[str, Any], args: tuple) -> RunResult:
@@ -315,7 +356,11 @@ def screen(net: Network,
     common: run's keyword arguments shared by every experiment (trials, duration_ms, seed,
         engine, threads, batch, model, ...); an experiment's own win.
     """
+    if not isinstance(net, Network):
+        raise TypeError(f"net must be a flysim.Network (from flysim.load_network()), not {type(net).__name__}")
     items = list(experiments.items()) if isinstance(experiments, Mapping) else list(experiments)
+    if not all(isinstance(item, tuple) and len(item) == 2 and isinstance(item[1], Mapping) for item in items):
+        raise TypeError("experiments must be {name: {run's keyword arguments}} or (name, kwargs) pairs")
     names = [str(name) for name, _ in items]
     if len(set(names)) != len(names):
         twice = sorted({n for n in names if names.count(n) > 1})
@@ -323,6 +368,9 @@ def screen(net: Network,
     if readouts is None:
         readouts = [MN9] if np.isin(MN9, net.ids) else []
     readouts = _root_ids(readouts, "readouts")
+    if len(set(readouts)) != len(readouts):
+        twice = sorted({r for r in readouts if readouts.count(r) > 1})
+        raise ValueError(f"readouts: root ID {twice[0]} is listed twice")
     net.index_of(readouts)
     signature = inspect.signature(run)
     run_args = []
@@ -337,8 +385,7 @@ def screen(net: Network,
                                   a["seed"], a["engine"], a["threads"], a["batch"], a["model"]))
     if engines is None:
         engines = 4 if run_args and all(args[8] == "cuda" for args in run_args) else 1
-    if int(engines) != engines or not 1 <= engines <= 64:
-        raise ValueError(f"engines={engines!r} must be an integer 1..64 (or None)")
+    engines = _whole(engines, "engines", 1, 64)
     outs = net._session.run_many(run_args, names, int(engines)) if run_args else []
     results: Dict[str, RunResult] = {}
     rate_rows, readout_rows, spike_parts = [], [], []
@@ -370,7 +417,10 @@ def screen(net: Network,
     readouts_table = _table({c: np.asarray([r[k] for r in readout_rows], dtype=object if k == 0 else None)
                              for k, c in enumerate(columns)})
     spikes_table = None
-    if spikes:
+    if spikes and not spike_parts:
+        spikes_table = _table({"t": np.array([]), "trial": np.array([], dtype=np.int64),
+                               "flywire_id": np.array([], dtype=np.int64), "exp_name": np.array([], dtype=object)})
+    elif spikes:
         spikes_table = _table({
             "t": np.concatenate([p[0] for p in spike_parts]), "trial": np.concatenate([p[1] for p in spike_parts]),
             "flywire_id": np.concatenate([p[2] for p in spike_parts]),

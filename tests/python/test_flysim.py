@@ -153,7 +153,7 @@ class RunTest(unittest.TestCase):
             flysim.screen(net, [("ok", {}), ("bad", {"silence": [999]})], engines=2, **common)
         with self.assertRaisesRegex(TypeError, "experiment 'typo'"):
             flysim.screen(net, [("typo", {"trails": 3})], **common)
-        with self.assertRaisesRegex(ValueError, "engines=0 must be"):
+        with self.assertRaisesRegex(ValueError, "engines=0 must lie in 1..64"):
             flysim.screen(net, experiments, engines=0, **common)
 
     def test_kicks_file_and_batches_give_the_programs_spikes(self):
@@ -204,6 +204,21 @@ class RunTest(unittest.TestCase):
             flysim.run(net, stimulus={"a": (STIMULATED, 1.0)}, trials=1, duration_ms=0)
         with self.assertRaisesRegex(ValueError, "network.format: 'bogus' is not one of flywire edgelist"):
             flysim.load_network(neurons=NEURONS, connectivity=CONNECTIVITY, format="bogus")
+        # Wrong types and ranges are named, never passed on to be rounded or dumped by the binding.
+        stim = {"a": (STIMULATED, 1.0)}
+        for kwargs, error, message in (({"trials": 1.5}, TypeError, "trials=1.5 must be an integer"),
+                                       ({"trials": True}, TypeError, "trials=True must be an integer, not bool"),
+                                       ({"seed": 2**63}, ValueError, r"seed=9223372036854775808 must lie in 0\.\.9223372036854775807"),
+                                       ({"threads": 2**40}, ValueError, "threads=1099511627776 must lie in 1..1024"),
+                                       ({"duration_ms": None}, TypeError, "duration_ms=None must be a number"),
+                                       ({"silence": [8.2e17]}, ValueError, "silence: root IDs must be integers, not floats"),
+                                       ({"stimulus": {"a b": (STIMULATED, 1.0)}}, ValueError, "stimulus group name 'a b'"),
+                                       ({"model": [1]}, TypeError, "model must be a dict")):
+            with self.subTest(**{k: repr(v) for k, v in kwargs.items()}):
+                with self.assertRaisesRegex(error, message):
+                    flysim.run(net, **{"stimulus": stim, "trials": 1, "duration_ms": 10, **kwargs})
+        with self.assertRaisesRegex(ValueError, "readouts: root ID .* is listed twice"):
+            flysim.screen(net, {"a": {}}, readouts=[STIMULATED[0], STIMULATED[0]], stimulus=stim, trials=1, duration_ms=10)
         if not flysim._flysim.cuda_compiled_in():
             with self.assertRaisesRegex(ValueError, "engine='cuda': this flysim module was built without CUDA"):
                 flysim.run(net, engine="cuda", trials=1, duration_ms=10)
