@@ -110,7 +110,19 @@ std::string groups_and_silence_problem(const StimulusPlan& plan, std::size_t neu
       return problem;
     grouped += group.neurons.size();
   }
-  if (driven_neurons(plan).size() != grouped) return "a neuron is in two Poisson groups of the stimulus";
+  if (driven_neurons(plan).size() != grouped) {
+    // Name the first neuron listed twice and its two groups.
+    std::vector<std::pair<uint32_t, std::string>> owners;
+    for (uint32_t i : std::set<uint32_t>(plan.poisson_neurons.begin(), plan.poisson_neurons.end()))
+      owners.emplace_back(i, "the default group");
+    for (const PoissonGroup& group : plan.groups)
+      for (uint32_t i : group.neurons) owners.emplace_back(i, "group '" + group.name + "'");
+    std::sort(owners.begin(), owners.end());
+    for (std::size_t k = 1; k < owners.size(); ++k)
+      if (owners[k].first == owners[k - 1].first)
+        return "a neuron is in two Poisson groups of the stimulus: model index " + std::to_string(owners[k].first) + " in " +
+               owners[k - 1].second + " and " + owners[k].second;
+  }
   if (std::string problem = neuron_list_problem(plan.silenced, neurons, "the silenced set"); !problem.empty())
     return problem;
   if (plan.silence_mode != SilenceMode::outgoing && plan.silence_mode != SilenceMode::both)
