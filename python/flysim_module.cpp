@@ -9,6 +9,7 @@
 #include "io/stimulus_files.hpp"
 #include "kernels/engine_factory.hpp"
 #include "model/errors.hpp"
+#include "model/snapshot.hpp"
 #include "python/flysim_run.hpp"
 
 namespace py = pybind11;
@@ -77,6 +78,9 @@ py::dict dict_of(const python::RunSpikes& spikes) {
 PYBIND11_MODULE(_flysim, m) {
   m.doc() = "flysim's compiled core; use the flysim package (flysim/__init__.py)";
   py::register_exception<input_error>(m, "InputError", PyExc_ValueError);
+  // The bounds the program takes, for the Python layer to check before the binding narrows.
+  m.attr("MAX_TRIALS") = kMaxTrials;
+  m.attr("MAX_THREADS") = kMaxPoolThreads;
 
   py::class_<LifParams>(m, "LifParams", "The model's parameters (model/lif_params.hpp), with their defaults")
       .def(py::init<>())

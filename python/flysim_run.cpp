@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "apps/flysim/options/network_options.hpp"
+#include "apps/flysim/options/options.hpp"
 #include "io/stimulus_files.hpp"
 #include "kernels/trial_batches.hpp"
 #include "model/errors.hpp"
@@ -49,6 +50,8 @@ StimulusPlan NetworkSession::stimulus_plan(const RunRequest& r) const {
   for (std::size_t g = 0; g < r.groups.size(); ++g) {
     const GroupRequest& group = r.groups[g];
     const std::string where = "stimulus group '" + group.name + "'";
+    if (!app::is_option_name(group.name))
+      throw input_error("stimulus group name '" + group.name + "': letters, digits, '_' and '-' only (as stimulus.group.NAME)");
     std::vector<uint32_t> neurons =
         root_ids_as_indices(group.ids, ids_, [&](std::size_t k) { return where + ", item " + std::to_string(k); });
     for (uint32_t i : neurons)
@@ -118,7 +121,8 @@ NetworkSession::Prepared NetworkSession::prepare(const RunRequest& r, unsigned s
                       "use engine='cpu', or rebuild with `make python` where nvcc is installed");
   Prepared p;
   p.threads = r.threads > 0 ? r.threads : std::max(1u, std::thread::hardware_concurrency());
-  if (p.threads > 1024) throw input_error("threads=" + std::to_string(p.threads) + " must be 1..1024");
+  if (p.threads > kMaxPoolThreads)
+    throw input_error("threads=" + std::to_string(p.threads) + " must be 1.." + std::to_string(kMaxPoolThreads));
   LifParams params = r.params;
   if (!r.groups.empty()) params.r_poi_Hz = r.groups.front().rate_Hz;
   p.constants = derive_constants(params);

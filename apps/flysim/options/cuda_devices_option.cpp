@@ -29,11 +29,10 @@ std::vector<int> written_devices(const Options& o) {
   return devices;
 }
 
-// The devices as listed, each once per mention.
-std::vector<int> listed_devices(const Options& o) {
+// The devices as listed, each once per mention, from the numbers as written.
+std::vector<int> listed_devices(const Options& o, std::vector<int> devices) {
   const std::string& text = o.text(kCudaDevicesKey);
   if (text.empty()) return {cuda_device(o)};
-  std::vector<int> devices = written_devices(o);
   // How many devices there are: the probe of device 0 counts them (and says why none can run).
   const CudaProbe probe = probe_cuda_backend(0);
   if (!probe.problem.empty() && probe.device_count == 0) o.reject(kCudaDevicesKey, "cannot be used: " + probe.problem);
@@ -58,7 +57,8 @@ std::vector<OptionSpec> cuda_devices_specs(const std::string& per_device) {
 }
 
 std::vector<int> cuda_devices(const Options& o) {
-  if (!o.text(kCudaDevicesKey).empty()) written_devices(o);  // its form first, before any probe or other check
+  // Its form first, before any probe or other check.
+  const std::vector<int> written = o.text(kCudaDevicesKey).empty() ? std::vector<int>{} : written_devices(o);
   if (engine_kind(o) != EngineKind::cuda) {
     for (const char* key : {kCudaDevicesKey, kPerDeviceKey})
       if (o.given(key)) o.reject(key, "applies to engine.kind=cuda only");
@@ -67,7 +67,7 @@ std::vector<int> cuda_devices(const Options& o) {
   const int64_t per_device = o.integer(kPerDeviceKey);
   if (per_device < 1 || per_device > 64) o.reject(kPerDeviceKey, "must be 1..64");
   std::vector<int> engines;
-  for (int d : listed_devices(o))
+  for (int d : listed_devices(o, written))
     for (int64_t k = 0; k < per_device; ++k) engines.push_back(d);
   return engines;
 }

@@ -51,8 +51,7 @@ bool matches_spec_key(const std::string& pattern, const std::string& key) {
   if (key.size() <= head.size() + tail.size() || key.compare(0, head.size(), head) != 0 ||
       key.compare(key.size() - tail.size(), tail.size(), tail) != 0)
     return false;
-  const std::string name = key.substr(head.size(), key.size() - head.size() - tail.size());
-  return std::all_of(name.begin(), name.end(), [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '-'; });
+  return is_option_name(key.substr(head.size(), key.size() - head.size() - tail.size()));
 }
 
 const OptionSpec* find_spec(const std::vector<OptionSpec>& specs, const std::string& key) {
@@ -229,6 +228,11 @@ void Options::reject(const std::string& key, const std::string& why) const {
   // A default the user never wrote is named as such, not as a place it came from.
   if (origin(key) == "default") throw input_error("option " + key + " (default '" + printable(text(key)) + "') " + why);
   throw input_error(origin(key) + ": option " + key + "='" + printable(text(key)) + "' " + why);
+}
+
+bool is_option_name(const std::string& name) {
+  return !name.empty() &&
+         std::all_of(name.begin(), name.end(), [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '-'; });
 }
 
 OptionSpec spec_of(const std::vector<OptionSpec>& specs, const std::string& key, const std::string& help) {

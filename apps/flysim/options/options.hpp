@@ -73,6 +73,10 @@ class Options {
   std::vector<std::string> config_files_;
 };
 
+// Whether `name` can stand for the NAME of a key such as stimulus.group.NAME.ids: letters,
+// digits, '_' and '-'.
+bool is_option_name(const std::string& name);
+
 // The spec of `key` among `specs` (a command borrowing another's option keeps its name and
 // default), its help replaced by `help` when that is not empty.
 OptionSpec spec_of(const std::vector<OptionSpec>& specs, const std::string& key, const std::string& help = "");

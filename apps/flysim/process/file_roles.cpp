@@ -61,12 +61,12 @@ void report_removed(const std::vector<std::string>& removed) {
 void check_file_roles(const Options& o, const FileRoles& roles) {
   for (const std::string& key : roles.input_keys) {
     const std::string& path = o.text(key);
-    // A checkpoint or a journal is read first thing, and refused with its own messages.
-    if (path.empty() || !o.given(key) || key == "restore" || key == "replay") continue;
+    if (path.empty() || !o.given(key)) continue;
     if (const std::string kind = special_file_kind(path); !kind.empty()) o.reject(key, "is " + kind + ", expected a regular file");
     if (::access(path.c_str(), R_OK) != 0) o.reject(key, std::string("names a file flysim cannot open: ") + std::strerror(errno));
   }
   std::vector<NamedFile> inputs = named(o, roles.input_keys);
+  for (NamedFile& file : named(o, roles.self_checked_input_keys)) inputs.push_back(std::move(file));
   for (const std::string& config : o.config_files()) inputs.push_back({"config file", config});
   std::vector<NamedFile> outputs = named(o, roles.output_keys);
   for (const FolderOutput& f : roles.folder_outputs)

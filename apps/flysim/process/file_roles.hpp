@@ -22,11 +22,13 @@ struct FileRoles {
   std::vector<std::string> output_keys;  // options naming files that are written
   std::vector<std::string> folder_keys;  // options naming folders that are written into
   std::vector<FolderOutput> folder_outputs = {};
+  // Inputs whose own reader opens them first thing and refuses a bad one naming the file
+  // (a checkpoint, a journal): checked against the outputs only.
+  std::vector<std::string> self_checked_input_keys = {};
 };
 
 // Throws input_error naming the option when an input option that was given names no
-// regular file this process can read (before the network loads: a typo costs no wait;
-// restore and replay, read first thing, name their file in their own messages),
+// regular file this process can read (before the network loads: a typo costs no wait),
 // and naming both options when an output is an input, two outputs are the same file, or
 // an output is one of the folders. Empty options are skipped; the config files
 // (--config) count as inputs.

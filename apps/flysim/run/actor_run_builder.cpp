@@ -30,9 +30,11 @@ constexpr std::size_t kActivityBins = 500;
 
 // The files a run reads and writes; the checkpoint folder when checkpoints are asked for.
 FileRoles run_file_roles(const Options& o) {
-  FileRoles files{{"network.neurons", "network.connectivity", "restore", "replay", "plasticity.pre-ids", "plasticity.post-ids"},
+  FileRoles files{{"network.neurons", "network.connectivity", "plasticity.pre-ids", "plasticity.post-ids"},
                   {"output.spikes", "output.rates", "output.summary", "output.journal", "plasticity.weights-out"},
-                  {}};
+                  {},
+                  {},
+                  {"restore", "replay"}};
   if (checkpoints_asked(o)) files.folder_keys.push_back("checkpoint.dir");
   for (const std::string& key : stimulus_file_keys(o)) files.input_keys.push_back(key);
   return files;

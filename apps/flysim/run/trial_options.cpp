@@ -14,7 +14,7 @@ namespace flysim::app {
 EngineChoice engine_choice(const Options& o) {
   EngineChoice c;
   const int64_t threads = o.integer("engine.threads");
-  if (threads < 1 || threads > 1024) o.reject("engine.threads", "must be 1..1024");
+  if (threads < 1 || threads > kMaxPoolThreads) o.reject("engine.threads", fmt::format("must be 1..{}", kMaxPoolThreads));
   c.threads = static_cast<unsigned>(threads);
   c.kind = engine_kind(o);
   c.device = cuda_device(o);
