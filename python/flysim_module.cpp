@@ -1,5 +1,5 @@
 // The bindings of the Python module's compiled part, flysim._flysim (flysim_run.hpp
-// does the work; flysim/__init__.py is the API users call).
+// does the work; the package python/flysim/ is the API users call).
 #include <pybind11/functional.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -30,7 +30,7 @@ EngineKind engine_kind(const std::string& name) {
   throw input_error("engine='" + name + "' must be 'cpu' or 'cuda'");
 }
 
-// run's arguments as __init__.py passes them, one tuple per run.
+// run's arguments as runs.py (_run_args) passes them, one tuple per run.
 using Groups = std::vector<std::tuple<std::string, std::vector<int64_t>, double>>;
 using RunArgs = std::tuple<Groups, std::string, std::vector<std::pair<int32_t, int64_t>>, std::vector<int64_t>, std::string,
                            double, int32_t, uint64_t, std::string, unsigned, int32_t, LifParams>;
@@ -76,7 +76,7 @@ py::dict dict_of(const python::RunSpikes& spikes) {
 }  // namespace
 
 PYBIND11_MODULE(_flysim, m) {
-  m.doc() = "flysim's compiled core; use the flysim package (flysim/__init__.py)";
+  m.doc() = "flysim's compiled core; use the flysim package (python/flysim/)";
   py::register_exception<input_error>(m, "InputError", PyExc_ValueError);
   // The bounds the program takes, for the Python layer to check before the binding narrows.
   m.attr("MAX_TRIALS") = kMaxTrials;

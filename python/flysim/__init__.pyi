@@ -1,4 +1,4 @@
-# Type hints of the flysim package (python/flysim/__init__.py has the docstrings).
+# Type hints of the flysim package (the docstrings are in python/flysim/*.py).
 import os
 from pathlib import Path
 from typing import Any, Dict, Iterable, Mapping, Optional, Sequence, Tuple, Union

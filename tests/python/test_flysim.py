@@ -232,7 +232,7 @@ class ReferenceApiTest(unittest.TestCase):
                               neu_exc2=STIMULATED[12:], neu_slnc=STIMULATED[:2], **kwargs)
 
     def test_run_exp_writes_the_reference_columns_to_csv_without_a_parquet_engine(self):
-        with tempfile.TemporaryDirectory() as tmp, mock.patch.object(flysim, "_parquet_engine", return_value=None):
+        with tempfile.TemporaryDirectory() as tmp, mock.patch.object(flysim.reference, "_parquet_engine", return_value=None):
             path = self.run_exp(tmp)
             self.assertEqual(path, Path(tmp) / "sugar.csv")
             df = pd.read_csv(path)
@@ -261,7 +261,7 @@ class ReferenceApiTest(unittest.TestCase):
             calls.append((df.copy(), path, kwargs))
 
         with tempfile.TemporaryDirectory() as tmp, \
-                mock.patch.object(flysim, "_parquet_engine", return_value="pyarrow"), \
+                mock.patch.object(flysim.reference, "_parquet_engine", return_value="pyarrow"), \
                 mock.patch.object(pd.DataFrame, "to_parquet", to_parquet):
             path = self.run_exp(tmp)
         self.assertEqual(len(calls), 1)
@@ -275,7 +275,7 @@ class ReferenceApiTest(unittest.TestCase):
 
     def test_default_params_are_the_references(self):
         with mock.patch.dict(sys.modules, {"brian2": None}):
-            si = flysim._default_params()
+            si = flysim.reference._default_params()
         expected = {"t_run": 1.0, "n_run": 30, "v_0": -0.052, "v_rst": -0.052, "v_th": -0.045, "t_mbr": 0.02,
                     "tau": 0.005, "t_rfc": 0.0022, "t_dly": 0.0018, "w_syn": 0.000275, "r_poi": 150.0,
                     "r_poi2": 0.0, "f_poi": 250.0}
@@ -290,7 +290,7 @@ class ReferenceApiTest(unittest.TestCase):
         self.assertEqual(params["t_mbr"], 20 * brian2.ms)
         self.assertEqual(params["w_syn"], 0.275 * brian2.mV)
         self.assertEqual(params["r_poi"], 150 * brian2.Hz)
-        model, settings = flysim._reference_settings(dict(params, t_run=100 * brian2.ms, w_syn=0.3 * brian2.mV))
+        model, settings = flysim.reference._reference_settings(dict(params, t_run=100 * brian2.ms, w_syn=0.3 * brian2.mV))
         self.assertAlmostEqual(settings["t_run"], 0.1)
         self.assertAlmostEqual(model["w_syn_mV"], 0.3)
 

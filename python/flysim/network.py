@@ -1,0 +1,79 @@
+"""A network loaded once (flysim.load_network) and the ID lists that go with it."""
+from __future__ import annotations
+
+import logging
+import os
+from typing import Any, Optional, Union
+
+import numpy as np
+
+from . import _flysim
+from ._values import _root_ids
+
+log = logging.getLogger("flysim")
+
+
+class Network:
+    """A loaded network: its neurons' root IDs in model order, and the engines kept for
+    runs on it (one per engine kind, threads, batch, seed and model constants)."""
+
+    def __init__(self, session: "_flysim.NetworkSession") -> None:
+        self._session = session
+        self._ids: Optional[np.ndarray] = None
+
+    @property
+    def ids(self) -> np.ndarray:
+        """Root IDs (numpy int64), index = model index."""
+        if self._ids is None:
+            self._ids = self._session.ids
+            self._ids.setflags(write=False)
+        return self._ids
+
+    @property
+    def description(self) -> str:
+        """Where the network came from (file or generator and seed)."""
+        return self._session.description
+
+    def index_of(self, root_ids: Any) -> np.ndarray:
+        """Model indices (numpy int64) of root IDs, in their order; an unknown ID is a
+        ValueError naming it."""
+        return self._session.index_of(_root_ids(root_ids, "index_of"))
+
+    def __len__(self) -> int:
+        return len(self._session)
+
+    def __repr__(self) -> str:
+        return f"<flysim.Network {len(self)} neurons, {self._session.connections} connections: {self.description}>"
+
+
+def load_network(neurons: Optional[Union[str, os.PathLike]] = None,
+                 connectivity: Optional[Union[str, os.PathLike]] = None,
+                 format: str = "flywire") -> Network:
+    """The network as `flysim run` loads it (its network.* options), through flysim's cache.
+
+    neurons: the neurons file (FlyWire Completeness CSV; for format="edgelist", an
+        optional nodes file); None: data/Completeness_783.csv.
+    connectivity: the FlyWire connectivity CSV (seven columns) or an edge list; None: the
+        synthetic FlyWire-scale network (generated once, then read from the cache).
+    format: "flywire" or "edgelist".
+    """
+    session = _flysim.load_network("" if neurons is None else os.fspath(neurons),
+                                   "" if connectivity is None else os.fspath(connectivity),
+                                   format, log.info)
+    return Network(session)
+
+
+def read_id_list(path: Union[str, os.PathLike]) -> np.ndarray:
+    """Root IDs (numpy int64) of an ID list file: one per line, '#' comments (the files
+    of stimulus.ids and stimulus.silence; data/sugar_grn_783.txt is one)."""
+    return _flysim.read_id_list(os.fspath(path))
+
+
+# MN9's root ID: the proboscis motor neuron the sugar experiment reads (screen's default readout).
+MN9: int = _flysim.mn9_root_id()
+
+
+def sugar_ids() -> np.ndarray:
+    """The sugar-sensing neurons' root IDs (numpy int64): data/sugar_grn_783.txt, run's
+    default stimulus."""
+    return read_id_list(_flysim.sugar_ids_file())

@@ -1,0 +1,183 @@
+"""The reference model's calls (philshiu/Drosophila_brain_model: model.py's run_exp and
+default_params, utils.py's get_rate) on flysim, so that a reference notebook switches by
+changing its import."""
+from __future__ import annotations
+
+import importlib.util
+import logging
+import os
+import time
+from pathlib import Path
+from typing import Any, Dict, Mapping, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from . import _flysim
+from ._tables import _pd, _trial_rates
+from .network import Network, load_network
+from .runs import run
+
+log = logging.getLogger("flysim")
+
+
+def get_rate(df, duration, n_run: int, flyid2name: Optional[Mapping[int, str]] = None):
+    """The reference's utils.get_rate: per neuron and experiment, the mean rate (Hz) and
+    its standard deviation over the n_run trials (numpy's std, ddof=0, as the reference),
+    a trial without spikes counting 0 Hz.
+
+    df: spikes with columns trial, flywire_id, exp_name (run_exp's file, read back).
+    duration: the trial's length, s (a number, or a Brian2 quantity such as 1000*ms).
+    Returns (df_rate, df_std): index flyid, one column per exp_name (and a first column
+    'name' from flyid2name when given).
+    """
+    if _pd is None:
+        raise ImportError("flysim.get_rate needs pandas (Debian: apt-get install python3-pandas)")
+    missing = [c for c in ("trial", "flywire_id", "exp_name") if c not in df.columns]
+    if missing:
+        raise ValueError(f"get_rate: df has no column {', '.join(missing)} (columns: {', '.join(map(str, df.columns))})")
+    duration_s = _seconds(duration, "duration")
+    rows = []
+    for exp_name, df_e in df.groupby("exp_name", sort=False):
+        ids, per_trial = _trial_rates(df_e["trial"].to_numpy(), df_e["flywire_id"].to_numpy(), int(n_run), duration_s)
+        rows.append(_pd.DataFrame({"r": per_trial.mean(axis=1), "std": per_trial.std(axis=1), "flyid": ids,
+                                   "exp_name": exp_name}))
+    long = _pd.concat(rows) if rows else _pd.DataFrame(columns=["r", "std", "flyid", "exp_name"])
+    df_rate = long.pivot_table(columns="exp_name", index="flyid", values="r")
+    df_std = long.pivot_table(columns="exp_name", index="flyid", values="std")
+    if flyid2name:
+        df_rate.insert(loc=0, column="name", value=df_rate.index.map(flyid2name).fillna(""))
+        df_std.insert(loc=0, column="name", value=df_rate.index.map(flyid2name).fillna(""))
+    return df_rate, df_std
+
+
+# The reference's parameters (model.py's default_params) as LifParams fields, with the
+# SI value of the field's unit: a Brian2 quantity or an SI number divided by it gives the field.
+_REFERENCE_PARAMS = {
+    "v_0": ("v0_mV", 1e-3), "v_rst": ("v_reset_mV", 1e-3), "v_th": ("v_threshold_mV", 1e-3),
+    "t_mbr": ("tau_m_ms", 1e-3), "tau": ("tau_g_ms", 1e-3), "t_rfc": ("t_ref_ms", 1e-3),
+    "t_dly": ("delay_ms", 1e-3), "w_syn": ("w_syn_mV", 1e-3), "r_poi": ("r_poi_Hz", 1.0), "f_poi": ("f_poi", 1.0),
+}
+# The reference's trial length and count, and the rate of neu_exc2.
+_REFERENCE_RUN = {"t_run": 1.0, "n_run": 30, "r_poi2": 0.0}
+# The reference's equations: flysim's model is that model (docs/MODEL.md); they are not read.
+_REFERENCE_EQUATIONS = ("eqs", "eq_th", "eq_rst")
+
+
+def _seconds(value: Any, what: str) -> float:
+    """An SI number from a number or a Brian2 quantity (whose array is in SI units)."""
+    try:
+        return float(np.asarray(value, dtype=float))
+    except (TypeError, ValueError):
+        raise ValueError(f"{what}={value!r} must be a number (SI units) or a Brian2 quantity") from None
+
+
+def _default_params() -> Dict[str, Any]:
+    """default_params with Brian2 units when brian2 imports, else SI numbers (s, V, Hz)."""
+    lif = _flysim.LifParams()
+    si = {key: getattr(lif, field) * scale for key, (field, scale) in _REFERENCE_PARAMS.items()}
+    si.update(_REFERENCE_RUN)
+    try:
+        import brian2
+    except ImportError:
+        return si
+    unit_of = {"mV": brian2.volt, "ms": brian2.second, "Hz": brian2.Hz}  # the SI unit of a field's unit
+    quantities = dict(si, t_run=si["t_run"] * brian2.second, r_poi2=si["r_poi2"] * brian2.Hz)
+    for key, (field, _) in _REFERENCE_PARAMS.items():
+        unit = unit_of.get(field.rsplit("_", 1)[-1])
+        if unit is not None:
+            quantities[key] = si[key] * unit
+    return quantities
+
+
+def _reference_settings(params: Optional[Mapping[str, Any]]) -> Tuple[Dict[str, float], Dict[str, float]]:
+    """(model parameters for run(), t_run/n_run/r_poi/r_poi2 in SI) of a reference params dict."""
+    chosen: Dict[str, Any] = dict(_REFERENCE_RUN)
+    lif = _flysim.LifParams()
+    chosen.update({key: getattr(lif, field) * scale for key, (field, scale) in _REFERENCE_PARAMS.items()})
+    for key, value in (params or {}).items():
+        if key in _REFERENCE_EQUATIONS:
+            continue
+        if key not in chosen:
+            raise ValueError(f"params[{key!r}] is not a parameter of the reference model "
+                             f"(known: {', '.join(sorted(chosen))})")
+        chosen[key] = _seconds(value, f"params[{key!r}]")
+    model = {field: chosen[key] / scale for key, (field, scale) in _REFERENCE_PARAMS.items() if field != "r_poi_Hz"}
+    return model, {k: chosen[k] for k in ("t_run", "n_run", "r_poi", "r_poi2")}
+
+
+def _parquet_engine() -> Optional[str]:
+    """The parquet engine pandas can write with (pyarrow or fastparquet), or None."""
+    for name in ("pyarrow", "fastparquet"):
+        if importlib.util.find_spec(name) is not None:
+            return name
+    return None
+
+
+# Networks run_exp loaded, by (path_comp, path_con): later experiments reuse them and their engines.
+_networks: Dict[Tuple[Optional[str], Optional[str]], Network] = {}
+
+
+def _network_of(path_comp, path_con) -> Network:
+    if (path_comp is None) != (path_con is None):
+        raise ValueError("path_comp and path_con go together: give both (the Completeness and Connectivity CSVs) "
+                         "or neither (the synthetic network)")
+    key = (None if path_comp is None else os.fspath(path_comp), None if path_con is None else os.fspath(path_con))
+    if key not in _networks:
+        _networks[key] = load_network(key[0], key[1])
+    return _networks[key]
+
+
+def run_exp(exp_name: str, neu_exc: Sequence[int], path_res: Union[str, os.PathLike],
+            path_comp: Optional[Union[str, os.PathLike]] = None, path_con: Optional[Union[str, os.PathLike]] = None,
+            params: Optional[Mapping[str, Any]] = None, neu_slnc: Sequence[int] = [], neu_exc2: Sequence[int] = [],
+            n_proc: int = -1, force_overwrite: bool = False, *, seed: int = 1, engine: str = "cpu",
+            batch: Optional[int] = None) -> Optional[Path]:
+    """The reference's model.run_exp on flysim: n_run trials of t_run with the neurons of
+    neu_exc driven at r_poi, those of neu_exc2 at r_poi2 and those of neu_slnc silenced
+    (outgoing synapses).
+
+    path_comp, path_con: the Completeness and Connectivity CSVs; None: the synthetic network.
+    params: the reference's default_params or a changed copy (Brian2 quantities or SI
+        numbers); its equations (eqs, eq_th, eq_rst) are flysim's and not read.
+    n_proc: the CPU pool's threads (-1: all cores).
+    Writes {path_res}/{exp_name}.parquet (brotli) with columns t (s), trial, flywire_id,
+    exp_name when pandas can write parquet, else {exp_name}.csv with the same columns;
+    path_res is created when missing;
+    an existing file is kept unless force_overwrite. Returns the file written (None when skipped).
+    """
+    if _pd is None:
+        raise ImportError("flysim.run_exp needs pandas (Debian: apt-get install python3-pandas)")
+    model, run_settings = _reference_settings(params)
+    parquet = _parquet_engine()
+    path_save = Path(path_res) / f"{exp_name}.{'parquet' if parquet else 'csv'}"
+    if path_save.is_file() and not force_overwrite:
+        print(f">>> Skipping experiment {exp_name} because {path_save} exists and force_overwrite = {force_overwrite}")
+        return None
+    Path(path_res).mkdir(parents=True, exist_ok=True)
+    net = _network_of(path_comp, path_con)
+    stimulus = {"exc": (neu_exc, run_settings["r_poi"])}
+    if len(neu_exc2):
+        stimulus["exc2"] = (neu_exc2, run_settings["r_poi2"])
+    print(f">>> Experiment:     {exp_name}")
+    print(f"    Output file:    {path_save}" + ("" if parquet else " (CSV: pandas has no parquet engine; "
+                                                      "pyarrow and fastparquet are not importable)"))
+    print(f"    Excited neurons: {len(neu_exc) + len(neu_exc2)}")
+    if len(neu_slnc):
+        print(f"    Silenced neurons: {len(neu_slnc)}")
+    start = time.time()
+    res = run(net, stimulus=stimulus, silence=neu_slnc, duration_ms=run_settings["t_run"] * 1e3,
+              trials=int(run_settings["n_run"]), seed=seed, engine=engine,
+              threads=None if n_proc == -1 else n_proc, batch=batch, model=model)
+    print(f"    Elapsed time:   {int(time.time() - start)} s")
+    # The reference's row order: by trial, then neuron (Brian2 index), then time.
+    spikes = res.spikes
+    order = np.lexsort((res.step, net.index_of(spikes["flywire_id"].to_numpy()), spikes["trial"].to_numpy()))
+    df = spikes.iloc[order].reset_index(drop=True)
+    df["exp_name"] = exp_name
+    if parquet:
+        log.info("run_exp: writing %s (parquet, %s)", path_save, parquet)
+        df.to_parquet(path_save, compression="brotli")
+    else:
+        log.info("run_exp: writing %s (CSV: neither pyarrow nor fastparquet is importable)", path_save)
+        df.to_csv(path_save, index=False)
+    return path_save

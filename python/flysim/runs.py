@@ -1,0 +1,148 @@
+"""flysim.run: trials of one experiment on a loaded network, as tables."""
+from __future__ import annotations
+
+import os
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from . import _flysim
+from ._tables import _sd_over_trials, _table, _trial_rates
+from ._values import _MAX_SEED, _MAX_THREADS, _MAX_TRIALS, _real, _root_ids, _whole
+from .network import Network, sugar_ids
+
+
+def _lif_params(model: Optional[Mapping[str, float]]) -> "_flysim.LifParams":
+    params = _flysim.LifParams()
+    if model is not None and not isinstance(model, Mapping):
+        raise TypeError(f"model must be a dict of parameters by name, not {type(model).__name__}")
+    for key, value in (model or {}).items():
+        if not isinstance(key, str):
+            raise TypeError(f"model: parameter names are strings, not {key!r}")
+        if key == "r_poi_Hz":
+            raise ValueError("model['r_poi_Hz']: give the Poisson rate with each stimulus group instead")
+        if key.startswith("_") or not hasattr(params, key):
+            known = ", ".join(k for k in dir(params) if not k.startswith("_") and k != "r_poi_Hz")
+            raise ValueError(f"model[{key!r}] is not a model parameter (known: {known})")
+        setattr(params, key, _real(value, f"model[{key!r}]"))
+    return params
+
+
+class RunResult:
+    """The spikes of a run, their rates and a summary.
+
+    spikes: columns t (s), trial, flywire_id, sorted by trial, time, neuron (a pandas
+        DataFrame, or a dict of numpy arrays without pandas).
+    step: the time step of each spike (numpy int32), t = step * dt.
+    rates: flywire_id, mean_rate_hz, sd_hz over the trials (sd with ddof=1), for each
+        neuron that spiked; a trial without spikes counts 0 Hz.
+    summary: spikes, active_neurons, wall_s, engine (and trials, duration_ms, batch,
+        engine_reused).
+    """
+
+    def __init__(self, spikes, step: np.ndarray, rates, summary: Dict[str, Any],
+                 per_trial: Tuple[np.ndarray, np.ndarray]) -> None:
+        self.spikes = spikes
+        self.step = step
+        self.rates = rates
+        self.summary = summary
+        self._per_trial = per_trial  # _trial_rates' (ids, rates per trial): screen's tables start from it
+
+    def __repr__(self) -> str:
+        return f"<flysim.RunResult {self.summary}>"
+
+
+def _stimulus_groups(stimulus: Optional[Mapping[str, Tuple[Any, float]]], kicks) -> List[Tuple[str, List[int], float]]:
+    if stimulus is None:
+        if kicks is not None:  # as `flysim run`: stimulus.ids applies only without kicks
+            return []
+        return [("sugar", _root_ids(sugar_ids(), "sugar"),
+                 _flysim.LifParams().r_poi_Hz)]
+    if not isinstance(stimulus, Mapping):
+        raise TypeError(f"stimulus must be a dict {{name: (root_ids, rate_hz)}}, not {type(stimulus).__name__}")
+    groups = []
+    for name, value in stimulus.items():
+        if not isinstance(name, str):
+            raise TypeError(f"stimulus group names are strings, not {name!r}")
+        try:
+            ids, rate = value
+        except (TypeError, ValueError):
+            raise ValueError(f"stimulus[{name!r}] must be a pair (root_ids, rate_hz)") from None
+        groups.append((name, _root_ids(ids, f"stimulus[{name!r}]"), _real(rate, f"stimulus[{name!r}] rate")))
+    return groups
+
+
+def run(net: Network,
+        stimulus: Optional[Mapping[str, Tuple[Sequence[int], float]]] = None,
+        kicks: Optional[Union[str, os.PathLike, Iterable[Tuple[int, int]]]] = None,
+        silence: Optional[Sequence[int]] = None,
+        silence_mode: str = "outgoing",
+        duration_ms: float = 1000,
+        trials: int = 30,
+        seed: int = 1,
+        engine: str = "cpu",
+        threads: Optional[int] = None,
+        batch: Optional[int] = None,
+        model: Optional[Mapping[str, float]] = None) -> RunResult:
+    """Runs `trials` trials of `duration_ms` on `net`, each from rest (trial k draws its
+    Poisson input from `seed` and k): the spikes of `flysim run` with the same options.
+
+    stimulus: Poisson groups {"name": (root_ids, rate_hz), ...}; the first is the default
+        group (stimulus.ids at stimulus.rate), the others stimulus.group.NAME. None: the
+        sugar-sensing neurons (data/sugar_grn_783.txt) at 150 Hz, unless kicks are given.
+        Every driven neuron has refractory period 0; no neuron in two groups.
+    kicks: a kicks CSV (step,neuron_id) or (step, root_id) pairs: at that step the neuron
+        gets v += f_poi * w_syn.
+    silence: root IDs whose synapses carry no weight: outgoing ones (silence_mode
+        "outgoing", the reference's silence()) or incoming too ("both").
+    engine: "cpu" (the CPU pool of `threads`, None: all cores) or "cuda".
+    batch: trials advanced together (None: what fits); never changes the spikes.
+    model: model parameters by LifParams name, e.g. {"w_syn_mV": 0.275, "tau_m_ms": 20}.
+    The engine is kept on `net` for the next run with the same engine, threads, batch,
+    seed and model.
+    """
+    if not isinstance(net, Network):
+        raise TypeError(f"net must be a flysim.Network (from flysim.load_network()), not {type(net).__name__}")
+    args = _run_args(stimulus, kicks, silence, silence_mode, duration_ms, trials, seed, engine, threads, batch, model)
+    return _run_result(net, net._session.run(*args), args)
+
+
+def _run_args(stimulus, kicks, silence, silence_mode, duration_ms, trials, seed, engine, threads, batch, model) -> tuple:
+    """run's arguments, checked, as the compiled session's run takes them."""
+    groups = _stimulus_groups(stimulus, kicks)
+    kicks_file, kick_pairs = "", []
+    if isinstance(kicks, (str, os.PathLike)):
+        kicks_file = os.fspath(kicks)
+    elif kicks is not None:
+        try:
+            kick_pairs = [(int(step), int(root_id)) for step, root_id in kicks]
+        except (TypeError, ValueError):
+            raise ValueError("kicks must be a CSV path or (step, root_id) pairs") from None
+        for step, root_id in kick_pairs:
+            if not 0 <= step < 2**31 or not -2**63 <= root_id < 2**63:
+                raise ValueError(f"kicks: ({step}, {root_id}) is not a step 0..2^31-1 and a 64-bit root ID")
+    params = _lif_params(model)
+    trials = _whole(trials, "trials", 1, _MAX_TRIALS)
+    seed = _whole(seed, "seed", 0, _MAX_SEED)
+    threads = 0 if threads is None else _whole(threads, "threads", 1, _MAX_THREADS)
+    batch = 0 if batch is None else _whole(batch, "batch", 1, _MAX_TRIALS)
+    for name, value in (("engine", engine), ("silence_mode", silence_mode)):
+        if not isinstance(value, str):
+            raise TypeError(f"{name}={value!r} must be a string")
+    return (groups, kicks_file, kick_pairs, _root_ids(silence if silence is not None else [], "silence"),
+            silence_mode, _real(duration_ms, "duration_ms"), trials, seed, engine, threads, batch, params)
+
+
+def _run_result(net: Network, out: Dict[str, Any], args: tuple) -> RunResult:
+    """The RunResult of one run's spikes (`out`) from its arguments (_run_args)."""
+    trials, params = args[6], args[11]
+    step, trial = out["step"], out["trial"].astype(np.int64)
+    flywire_id = net.ids[out["neuron"]]
+    dt_s = params.dt_ms * 1e-3
+    spikes = _table({"t": step * dt_s, "trial": trial, "flywire_id": flywire_id})
+    ids, per_trial = _trial_rates(trial, flywire_id, int(trials), out["steps_per_trial"] * dt_s)
+    rates = _table({"flywire_id": ids, "mean_rate_hz": per_trial.mean(axis=1), "sd_hz": _sd_over_trials(per_trial)})
+    summary = {"spikes": int(step.size), "active_neurons": int(ids.size), "wall_s": out["wall_s"],
+               "engine": out["engine"], "trials": int(trials), "duration_ms": out["steps_per_trial"] * params.dt_ms,
+               "batch": out["batch"], "engine_reused": out["engine_reused"]}
+    return RunResult(spikes, step, rates, summary, (ids, per_trial))

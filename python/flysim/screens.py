@@ -1,0 +1,127 @@
+"""flysim.screen: many experiments on a loaded network, the tables of `flysim screen`."""
+from __future__ import annotations
+
+import inspect
+from typing import Any, Dict, Mapping, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from ._tables import _sd_over_trials, _table
+from ._values import _root_ids, _whole
+from .network import MN9, Network
+from .runs import RunResult, _run_args, _run_result, run
+
+
+class ScreenResult:
+    """The tables of `flysim screen` (docs/OUTPUTS.md), one row per experiment and neuron.
+
+    rates: exp_name, flywire_id, trials, mean_rate_hz, sd_hz (every neuron that spiked in
+        any trial of the experiment; sd with ddof=1; trials without spikes count 0 Hz).
+    readouts: exp_name, readout_id, trials, mean_rate_hz, sd_hz, sem_hz, change_hz
+        (the mean minus the experiment "baseline"'s, when there is one; else NaN).
+    spikes: t (s), trial, flywire_id, exp_name: the reference's schema (when asked for).
+    results: each experiment's RunResult, by name.
+    """
+
+    def __init__(self, rates, readouts, spikes, results: Dict[str, RunResult]) -> None:
+        self.rates = rates
+        self.readouts = readouts
+        self.spikes = spikes
+        self.results = results
+
+    def __repr__(self) -> str:
+        return f"<flysim.ScreenResult {len(self.results)} experiments>"
+
+
+def screen(net: Network,
+           experiments: Union[Mapping[str, Mapping[str, Any]], Sequence[Tuple[str, Mapping[str, Any]]]],
+           readouts: Optional[Sequence[int]] = None,
+           spikes: bool = False,
+           engines: Optional[int] = None,
+           **common: Any) -> ScreenResult:
+    """Runs every experiment on `net`, the engine kept between them, and returns the
+    tables of `flysim screen`.
+
+    experiments: {"name": {run's keyword arguments}, ...} or (name, kwargs) pairs, in the
+        order they run; an experiment named "baseline" is what the others' change_hz is
+        measured from. Each experiment is `run(net, **common, **kwargs)`: its trial k has
+        the spikes of `flysim run` with those options.
+    readouts: root IDs reported per experiment (None: MN9, skipped when the network lacks it).
+    spikes: also return every spike (t, trial, flywire_id, exp_name).
+    engines: engines running experiments at once, each taking the next one not yet taken
+        (flysim screen's engine.per-device): None is 4 with engine="cuda", 1 on the CPU
+        (whose one engine has every thread). Which engine ran an experiment changes no
+        spike. Experiments that differ in more than their stimulus run one at a time.
+    common: run's keyword arguments shared by every experiment (trials, duration_ms, seed,
+        engine, threads, batch, model, ...); an experiment's own win.
+    """
+    if not isinstance(net, Network):
+        raise TypeError(f"net must be a flysim.Network (from flysim.load_network()), not {type(net).__name__}")
+    items = list(experiments.items()) if isinstance(experiments, Mapping) else list(experiments)
+    if not all(isinstance(item, tuple) and len(item) == 2 and isinstance(item[1], Mapping) for item in items):
+        raise TypeError("experiments must be {name: {run's keyword arguments}} or (name, kwargs) pairs")
+    names = [str(name) for name, _ in items]
+    if len(set(names)) != len(names):
+        twice = sorted({n for n in names if names.count(n) > 1})
+        raise ValueError(f"experiment names must be unique; given twice: {', '.join(twice)}")
+    if readouts is None:
+        readouts = [MN9] if np.isin(MN9, net.ids) else []
+    readouts = _root_ids(readouts, "readouts")
+    if len(set(readouts)) != len(readouts):
+        twice = sorted({r for r in readouts if readouts.count(r) > 1})
+        raise ValueError(f"readouts: root ID {twice[0]} is listed twice")
+    net.index_of(readouts)
+    signature = inspect.signature(run)
+    run_args = []
+    for name, kwargs in zip(names, (kw for _, kw in items)):
+        try:
+            bound = signature.bind(net, **{**common, **dict(kwargs)})
+        except TypeError as e:
+            raise TypeError(f"experiment {name!r}: {e}") from None
+        bound.apply_defaults()
+        a = bound.arguments
+        run_args.append(_run_args(a["stimulus"], a["kicks"], a["silence"], a["silence_mode"], a["duration_ms"], a["trials"],
+                                  a["seed"], a["engine"], a["threads"], a["batch"], a["model"]))
+    if engines is None:
+        engines = 4 if run_args and all(args[8] == "cuda" for args in run_args) else 1
+    engines = _whole(engines, "engines", 1, 64)
+    outs = net._session.run_many(run_args, names, int(engines)) if run_args else []
+    results: Dict[str, RunResult] = {}
+    rate_rows, readout_rows, spike_parts = [], [], []
+    for name, args, out in zip(names, run_args, outs):
+        result = _run_result(net, out, args)
+        results[name] = result
+        n_trials = int(result.summary["trials"])
+        duration_s = result.summary["duration_ms"] * 1e-3
+        table = result.spikes
+        trial, flywire_id = np.asarray(table["trial"]), np.asarray(table["flywire_id"])
+        ids, per_trial = result._per_trial
+        rate_rows.append((name, ids, n_trials, per_trial.mean(axis=1), _sd_over_trials(per_trial)))
+        for root in readouts:
+            row = np.asarray([np.count_nonzero((flywire_id == root) & (trial == k)) for k in range(n_trials)]) / duration_s
+            rsd = row.std(ddof=1) if n_trials > 1 else float("nan")
+            readout_rows.append([name, root, n_trials, row.mean(), rsd, rsd / np.sqrt(n_trials)])
+        if spikes:
+            spike_parts.append((np.asarray(table["t"]), trial, flywire_id, name))
+    base = {r[1]: r[3] for r in readout_rows if r[0] == "baseline"}
+    for r in readout_rows:
+        r.append(r[3] - base[r[1]] if r[1] in base else float("nan"))
+    rates_table = _table({
+        "exp_name": np.concatenate([[n] * ids.size for n, ids, *_ in rate_rows]) if rate_rows else np.array([], dtype=object),
+        "flywire_id": np.concatenate([ids for _, ids, *_ in rate_rows]) if rate_rows else np.array([], dtype=np.int64),
+        "trials": np.concatenate([np.full(ids.size, t) for _, ids, t, *_ in rate_rows]) if rate_rows else np.array([], dtype=np.int64),
+        "mean_rate_hz": np.concatenate([m for *_, m, _ in rate_rows]) if rate_rows else np.array([]),
+        "sd_hz": np.concatenate([sd for *_, sd in rate_rows]) if rate_rows else np.array([])})
+    columns = ["exp_name", "readout_id", "trials", "mean_rate_hz", "sd_hz", "sem_hz", "change_hz"]
+    readouts_table = _table({c: np.asarray([r[k] for r in readout_rows], dtype=object if k == 0 else None)
+                             for k, c in enumerate(columns)})
+    spikes_table = None
+    if spikes and not spike_parts:
+        spikes_table = _table({"t": np.array([]), "trial": np.array([], dtype=np.int64),
+                               "flywire_id": np.array([], dtype=np.int64), "exp_name": np.array([], dtype=object)})
+    elif spikes:
+        spikes_table = _table({
+            "t": np.concatenate([p[0] for p in spike_parts]), "trial": np.concatenate([p[1] for p in spike_parts]),
+            "flywire_id": np.concatenate([p[2] for p in spike_parts]),
+            "exp_name": np.concatenate([np.full(p[0].size, p[3], dtype=object) for p in spike_parts])})
+    return ScreenResult(rates_table, readouts_table, spikes_table, results)
