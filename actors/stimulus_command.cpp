@@ -61,7 +61,7 @@ StimulusChange stimulus_change(const TrialPlan& current, const StimulusCommand& 
   }
   std::sort(next.stimulus.kicks.begin(), next.stimulus.kicks.end(),
             [](const Kick& a, const Kick& b) { return a.step != b.step ? a.step < b.step : a.neuron < b.neuron; });
-  if (const std::string problem = groups_and_silence_problem(next.stimulus, net.neuron_count()); !problem.empty())
+  if (const std::string problem = groups_and_silence_problem(next.stimulus, net.neuron_count(), net.root_ids); !problem.empty())
     throw input_error(problem);
   check_stimulus_change(current.stimulus, &next.stimulus, net.neuron_count());
   const uint32_t threshold = poisson_threshold(next.stimulus_rate_Hz, dt_ms);  // refuses a rate above 1/dt

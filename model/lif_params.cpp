@@ -64,8 +64,7 @@ uint32_t poisson_threshold(double rate_Hz, double dt_ms) {
   require_positive(dt_ms, "dt");
   const double probability = rate_Hz * dt_ms * 1e-3;
   if (!(rate_Hz >= 0.0) || probability > 1.0)
-    throw input_error("stimulus rate must be between 0 and 1/dt (" + std::to_string(1e3 / dt_ms) + " Hz), got " +
-                      std::to_string(rate_Hz) + " Hz");
+    throw input_error(fmt::format("stimulus rate must be between 0 and 1/dt ({} Hz), got {} Hz", 1e3 / dt_ms, rate_Hz));
   const double scaled = std::floor(probability * 4294967296.0);
   return scaled >= 4294967295.0 ? 0xffffffffu : static_cast<uint32_t>(scaled);
 }
@@ -79,9 +78,9 @@ LifConstants derive_constants(const LifParams& p) {
       p.delay_ms / p.dt_ms < 2.0 * kMaxDelaySteps ? duration_to_steps(p.delay_ms, p.dt_ms) : kMaxDelaySteps + 1;
   if (delay_steps < 1 || delay_steps > kMaxDelaySteps)
     throw input_error(fmt::format("parameters delay and dt give a synaptic delay of {} steps (delay {} ms / dt {} ms); it "
-                                  "must be 1..{} steps, so dt must lie in {}..{} ms",
-                                  p.delay_ms / p.dt_ms, p.delay_ms, p.dt_ms, kMaxDelaySteps, p.delay_ms / kMaxDelaySteps,
-                                  p.delay_ms));
+                                  "must be 1..{} steps: with this dt, delay in {}..{} ms; with this delay, dt in {}..{} ms",
+                                  p.delay_ms / p.dt_ms, p.delay_ms, p.dt_ms, kMaxDelaySteps, p.dt_ms,
+                                  p.dt_ms * kMaxDelaySteps, p.delay_ms / kMaxDelaySteps, p.delay_ms));
   // Steps are int32 and "never spiked" is -2^30: durations must stay well below that.
   if (!(p.t_ref_ms >= 0.0) || p.t_ref_ms / p.dt_ms >= kMaxRunSteps)
     throw input_error("parameter t_ref must be >= 0 and below 2^29 steps, got " + std::to_string(p.t_ref_ms) + " ms");

@@ -102,7 +102,7 @@ std::string neuron_list_problem(const std::vector<uint32_t>& list, std::size_t n
 }
 }  // namespace
 
-std::string groups_and_silence_problem(const StimulusPlan& plan, std::size_t neurons) {
+std::string groups_and_silence_problem(const StimulusPlan& plan, std::size_t neurons, std::span<const int64_t> root_ids) {
   std::size_t grouped = std::set<uint32_t>(plan.poisson_neurons.begin(), plan.poisson_neurons.end()).size();
   for (const PoissonGroup& group : plan.groups) {
     if (std::string problem = neuron_list_problem(group.neurons, neurons, "stimulus group '" + group.name + "'");
@@ -120,8 +120,10 @@ std::string groups_and_silence_problem(const StimulusPlan& plan, std::size_t neu
     std::sort(owners.begin(), owners.end());
     for (std::size_t k = 1; k < owners.size(); ++k)
       if (owners[k].first == owners[k - 1].first)
-        return "a neuron is in two Poisson groups of the stimulus: model index " + std::to_string(owners[k].first) + " in " +
-               owners[k - 1].second + " and " + owners[k].second;
+        return "a neuron is in two Poisson groups of the stimulus: " +
+               (owners[k].first < root_ids.size() ? "neuron ID " + std::to_string(root_ids[owners[k].first])
+                                                  : "model index " + std::to_string(owners[k].first)) +
+               " in " + owners[k - 1].second + " and " + owners[k].second;
   }
   if (std::string problem = neuron_list_problem(plan.silenced, neurons, "the silenced set"); !problem.empty())
     return problem;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -77,8 +78,10 @@ std::vector<uint8_t> poisson_flags(const StimulusPlan& plan, std::size_t neurons
 std::vector<uint8_t> silence_mask(const StimulusPlan& plan, std::size_t neurons);
 // What is wrong with the plan's groups and silenced set for a network of `neurons`
 // (a list not ascending, a repeat, a neuron outside it or in two groups, an unknown
-// silence mode); empty when nothing is.
-std::string groups_and_silence_problem(const StimulusPlan& plan, std::size_t neurons);
+// silence mode); empty when nothing is. With the network's root IDs, a neuron in two groups
+// is named by its root ID, else by its model index.
+std::string groups_and_silence_problem(const StimulusPlan& plan, std::size_t neurons,
+                                       std::span<const int64_t> root_ids = {});
 // Every Poisson-driven neuron of the plan, ascending.
 std::vector<uint32_t> driven_neurons(const StimulusPlan& plan);
 

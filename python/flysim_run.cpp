@@ -58,17 +58,16 @@ StimulusPlan NetworkSession::stimulus_plan(const RunRequest& r) const {
       if (const auto [it, fresh] = owner.emplace(i, group.name); !fresh)
         throw input_error("neuron ID " + std::to_string(net.root_ids[i]) + " is in stimulus groups '" + it->second +
                           "' and '" + group.name + "': a neuron belongs to one Poisson group");
-    if (g == 0) {
-      plan.poisson_neurons = std::move(neurons);
-      continue;
-    }
-    PoissonGroup poisson{group.name, std::move(neurons), group.rate_Hz, 0u};
+    uint32_t threshold = 0;
     try {
-      poisson.threshold = poisson_threshold(group.rate_Hz, r.params.dt_ms);
+      threshold = poisson_threshold(group.rate_Hz, r.params.dt_ms);
     } catch (const input_error& e) {
       throw input_error(where + ": " + e.what());
     }
-    plan.groups.push_back(std::move(poisson));
+    if (g == 0)
+      plan.poisson_neurons = std::move(neurons);
+    else
+      plan.groups.push_back({group.name, std::move(neurons), group.rate_Hz, threshold});
   }
   if (!r.kicks_file.empty()) plan.kicks = load_kicks(r.kicks_file, net);
   if (!r.kicks.empty()) {
@@ -124,9 +123,12 @@ NetworkSession::Prepared NetworkSession::prepare(const RunRequest& r, unsigned s
   if (p.threads > kMaxPoolThreads)
     throw input_error("threads=" + std::to_string(p.threads) + " must be 1.." + std::to_string(kMaxPoolThreads));
   LifParams params = r.params;
-  if (!r.groups.empty()) params.r_poi_Hz = r.groups.front().rate_Hz;
-  p.constants = derive_constants(params);
+  // The model's parameters checked first, then the stimulus (a bad rate named with its group).
+  params.r_poi_Hz = 0.0;
+  derive_constants(params);
   p.plan = std::make_shared<const StimulusPlan>(stimulus_plan(r));
+  params.r_poi_Hz = r.groups.empty() ? r.params.r_poi_Hz : r.groups.front().rate_Hz;
+  p.constants = derive_constants(params);
 
   p.batches.trials = r.trials;
   p.batches.steps_per_trial = trial_steps(r.duration_ms, params.dt_ms);

@@ -14,14 +14,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import _flysim  # noqa: F401  (the compiled part, as flysim._flysim)
+from . import _flysim
+from ._flysim import InputError
 from .network import MN9, Network, load_network, read_id_list, sugar_ids
 from .reference import get_rate, run_exp
 from .runs import RunResult, run
 from .screens import ScreenResult, screen
 from .service import Service, ServiceError
 
-__all__ = ["Network", "RunResult", "ScreenResult", "Service", "ServiceError", "load_network", "read_id_list", "run",
+__all__ = ["InputError", "Network", "RunResult", "ScreenResult", "Service", "ServiceError", "load_network", "read_id_list", "run",
            "screen", "run_exp", "get_rate", "default_params", "MN9", "sugar_ids"]
 
 

@@ -77,3 +77,11 @@ def sugar_ids() -> np.ndarray:
     """The sugar-sensing neurons' root IDs (numpy int64): data/sugar_grn_783.txt, run's
     default stimulus."""
     return read_id_list(_flysim.sugar_ids_file())
+
+
+def _indices_of(net: Network, root_ids: Any, what: str) -> np.ndarray:
+    """Model indices of root IDs, an unknown ID an error that names the argument `what`."""
+    try:
+        return net._session.index_of(_root_ids(root_ids, what))
+    except _flysim.InputError as e:
+        raise _flysim.InputError(f"{what}: {e}") from None

@@ -14,19 +14,19 @@ import numpy as np
 
 from . import _flysim
 from ._tables import _pd, _trial_rates
-from .network import Network, load_network
+from .network import Network, _indices_of, load_network
 from .runs import run
 
 log = logging.getLogger("flysim")
 
 
-def get_rate(df, duration, n_run: int, flyid2name: Optional[Mapping[int, str]] = None):
+def get_rate(df, t_run, n_run: int, flyid2name: Optional[Mapping[int, str]] = None):
     """The reference's utils.get_rate: per neuron and experiment, the mean rate (Hz) and
     its standard deviation over the n_run trials (numpy's std, ddof=0, as the reference),
     a trial without spikes counting 0 Hz.
 
     df: spikes with columns trial, flywire_id, exp_name (run_exp's file, read back).
-    duration: the trial's length, s (a number, or a Brian2 quantity such as 1000*ms).
+    t_run: the trial's length, s (a number, or a Brian2 quantity such as 1000*ms).
     Returns (df_rate, df_std): index flyid, one column per exp_name (and a first column
     'name' from flyid2name when given).
     """
@@ -35,7 +35,7 @@ def get_rate(df, duration, n_run: int, flyid2name: Optional[Mapping[int, str]] =
     missing = [c for c in ("trial", "flywire_id", "exp_name") if c not in df.columns]
     if missing:
         raise ValueError(f"get_rate: df has no column {', '.join(missing)} (columns: {', '.join(map(str, df.columns))})")
-    duration_s = _seconds(duration, "duration")
+    duration_s = _seconds(t_run, "t_run")
     rows = []
     for exp_name, df_e in df.groupby("exp_name", sort=False):
         ids, per_trial = _trial_rates(df_e["trial"].to_numpy(), df_e["flywire_id"].to_numpy(), int(n_run), duration_s)
@@ -140,6 +140,8 @@ def run_exp(exp_name: str, neu_exc: Sequence[int], path_res: Union[str, os.PathL
     params: the reference's default_params or a changed copy (Brian2 quantities or SI
         numbers); its equations (eqs, eq_th, eq_rst) are flysim's and not read.
     n_proc: the CPU pool's threads (-1: all cores).
+    seed, engine, batch (keyword-only, beyond the reference): run()'s: trial k draws its
+        Poisson input from seed and k; engine "cpu" or "cuda"; batch never changes a spike.
     Writes {path_res}/{exp_name}.parquet (brotli) with columns t (s), trial, flywire_id,
     exp_name when pandas can write parquet, else {exp_name}.csv with the same columns;
     path_res is created when missing;
@@ -155,6 +157,8 @@ def run_exp(exp_name: str, neu_exc: Sequence[int], path_res: Union[str, os.PathL
         return None
     Path(path_res).mkdir(parents=True, exist_ok=True)
     net = _network_of(path_comp, path_con)
+    for ids, what in ((neu_exc, "neu_exc"), (neu_exc2, "neu_exc2"), (neu_slnc, "neu_slnc")):
+        _indices_of(net, ids, what)  # an unknown ID named by argument, before the banner
     stimulus = {"exc": (neu_exc, run_settings["r_poi"])}
     if len(neu_exc2):
         stimulus["exc2"] = (neu_exc2, run_settings["r_poi2"])

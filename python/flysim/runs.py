@@ -9,7 +9,7 @@ import numpy as np
 from . import _flysim
 from ._tables import _sd_over_trials, _table, _trial_rates
 from ._values import _MAX_SEED, _MAX_THREADS, _MAX_TRIALS, _real, _root_ids, _whole
-from .network import Network, sugar_ids
+from .network import Network, _indices_of, sugar_ids
 
 
 def _lif_params(model: Optional[Mapping[str, float]]) -> "_flysim.LifParams":
@@ -104,7 +104,14 @@ def run(net: Network,
     if not isinstance(net, Network):
         raise TypeError(f"net must be a flysim.Network (from flysim.load_network()), not {type(net).__name__}")
     args = _run_args(stimulus, kicks, silence, silence_mode, duration_ms, trials, seed, engine, threads, batch, model)
+    _check_kicked(net, args, "kicks")
     return _run_result(net, net._session.run(*args), args)
+
+
+def _check_kicked(net: Network, args: tuple, what: str) -> None:
+    """The root IDs of run's (step, root_id) kicks (_run_args' args[2]) are in `net`."""
+    if args[2]:
+        _indices_of(net, [root_id for _, root_id in args[2]], what)
 
 
 def _run_args(stimulus, kicks, silence, silence_mode, duration_ms, trials, seed, engine, threads, batch, model) -> tuple:

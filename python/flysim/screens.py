@@ -8,8 +8,8 @@ import numpy as np
 
 from ._tables import _sd_over_trials, _table
 from ._values import _root_ids, _whole
-from .network import MN9, Network
-from .runs import RunResult, _run_args, _run_result, run
+from .network import MN9, Network, _indices_of
+from .runs import RunResult, _check_kicked, _run_args, _run_result, run
 
 
 class ScreenResult:
@@ -70,7 +70,7 @@ def screen(net: Network,
     if len(set(readouts)) != len(readouts):
         twice = sorted({r for r in readouts if readouts.count(r) > 1})
         raise ValueError(f"readouts: root ID {twice[0]} is listed twice")
-    net.index_of(readouts)
+    _indices_of(net, readouts, "readouts")
     signature = inspect.signature(run)
     run_args = []
     for name, kwargs in zip(names, (kw for _, kw in items)):
@@ -82,6 +82,7 @@ def screen(net: Network,
         a = bound.arguments
         run_args.append(_run_args(a["stimulus"], a["kicks"], a["silence"], a["silence_mode"], a["duration_ms"], a["trials"],
                                   a["seed"], a["engine"], a["threads"], a["batch"], a["model"]))
+        _check_kicked(net, run_args[-1], f"experiment {name!r}: kicks")
     if engines is None:
         engines = 4 if run_args and all(args[8] == "cuda" for args in run_args) else 1
     engines = _whole(engines, "engines", 1, 64)

@@ -219,6 +219,20 @@ class RunTest(unittest.TestCase):
                     flysim.run(net, **{"stimulus": stim, "trials": 1, "duration_ms": 10, **kwargs})
         with self.assertRaisesRegex(ValueError, "readouts: root ID .* is listed twice"):
             flysim.screen(net, {"a": {}}, readouts=[STIMULATED[0], STIMULATED[0]], stimulus=stim, trials=1, duration_ms=10)
+        # Unknown root IDs and bad rates are named by the argument that holds them.
+        unknown = 12345
+        with self.assertRaisesRegex(flysim.InputError, "^kicks: root ID 12345 .*not in the network"):
+            flysim.run(net, stimulus=stim, kicks=[(3, unknown)], trials=1, duration_ms=10)
+        with self.assertRaisesRegex(flysim.InputError, "^readouts: root ID 12345 .*not in the network"):
+            flysim.screen(net, {"a": {}}, readouts=[unknown], stimulus=stim, trials=1, duration_ms=10)
+        with self.assertRaisesRegex(flysim.InputError, "^experiment 'k': kicks: root ID 12345 "):
+            flysim.screen(net, {"k": {"kicks": [(3, unknown)]}}, readouts=[], stimulus=stim, trials=1, duration_ms=10)
+        with self.assertRaisesRegex(flysim.InputError, r"^stimulus group 'a': stimulus rate must be between 0 and 1/dt \(10000 Hz\), got 20000 Hz"):
+            flysim.run(net, stimulus={"a": (STIMULATED, 20000.0)}, trials=1, duration_ms=10)
+        with tempfile.TemporaryDirectory() as tmp:
+            with self.assertRaisesRegex(flysim.InputError, "^neu_slnc: root ID 12345 "):
+                flysim.run_exp("bad", STIMULATED[:3], tmp, NEURONS, CONNECTIVITY, neu_slnc=[unknown])
+            self.assertEqual(os.listdir(tmp), [])
         if not flysim._flysim.cuda_compiled_in():
             with self.assertRaisesRegex(ValueError, "engine='cuda': this flysim module was built without CUDA"):
                 flysim.run(net, engine="cuda", trials=1, duration_ms=10)
@@ -246,7 +260,7 @@ class ReferenceApiTest(unittest.TestCase):
             self.assertEqual(list(zip(df["trial"], net_index(df["flywire_id"]))),
                              sorted(zip(df["trial"], net_index(df["flywire_id"]))))
             # get_rate as the reference's utils.get_rate: std with ddof=0 over n_run trials.
-            df_rate, df_std = flysim.get_rate(df, 0.1, 3)
+            df_rate, df_std = flysim.get_rate(df, t_run=0.1, n_run=3)
             per = same.rates.set_index("flywire_id")
             np.testing.assert_allclose(df_rate["sugar"].to_numpy(), per["mean_rate_hz"].to_numpy())
             np.testing.assert_allclose(df_std["sugar"].to_numpy(), per["sd_hz"].to_numpy() * np.sqrt(2 / 3))

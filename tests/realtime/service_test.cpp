@@ -97,8 +97,10 @@ TEST_F(Service, LiveGroupsAndSilencingAreJournaledAndReplayIdentically) {
   const CliResult refused = ctl(port, "stimulus --group=extra --rate=80");
   EXPECT_EQ(refused.code, 1) << "a new group needs its neurons";
   EXPECT_NE((refused.out + refused.err).find("group 'extra' is new"), std::string::npos) << refused.out << refused.err;
-  EXPECT_EQ(ctl(port, "stimulus --group=extra --rate=80 --ids=" + data_path("net2000/stimulated.txt")).code, 1)
-      << "a neuron in two groups is refused";
+  const CliResult shared = ctl(port, "stimulus --group=extra --rate=80 --ids=" + data_path("net2000/stimulated.txt"));
+  EXPECT_EQ(shared.code, 1) << "a neuron in two groups is refused";
+  EXPECT_NE((shared.out + shared.err).find("two Poisson groups of the stimulus: neuron ID 8204759406"), std::string::npos)
+      << "named by its root ID: " << shared.out << shared.err;
   EXPECT_EQ(ctl(port, "stimulus --silence=" + silence + " --silence-mode=both").code, 0);
   EXPECT_EQ(ctl(port, "stimulus --silence=").code, 0);
   EXPECT_EQ(ctl(port, "stimulus --silence=" + silence).code, 0);

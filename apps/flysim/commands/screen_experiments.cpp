@@ -140,7 +140,7 @@ ScreenRun resolve_experiment(const ScreenExperiment& e, const StimulusPlan& base
     plan.silenced = std::move(silenced);
   }
   threshold_of(e, run.rate_Hz, dt_ms, "rate_hz");
-  if (const std::string problem = groups_and_silence_problem(plan, net.network().neuron_count()); !problem.empty())
+  if (const std::string problem = groups_and_silence_problem(plan, net.network().neuron_count(), net.network().root_ids); !problem.empty())
     throw input_error(e.origin() + ": experiment '" + e.name + "': " + problem);
   std::vector<uint32_t> kicked;
   for (const Kick& k : plan.kicks) kicked.push_back(k.neuron * 1000003u + static_cast<uint32_t>(k.step));
