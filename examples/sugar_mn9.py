@@ -36,7 +36,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--small", action="store_true", help="tests/data/net2000: runs in seconds")
     parser.add_argument("--out", default="sugar_mn9.png", help="the picture (default: sugar_mn9.png)")
-    parser.add_argument("--trials", type=int, default=None, help="trials per experiment (default: 10, --small 20)")
+    parser.add_argument("--trials", type=int, default=None, help="trials per experiment (default: 10, --small 8)")
     args = parser.parse_args()
 
     if args.small:

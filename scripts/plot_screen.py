@@ -2,9 +2,11 @@
 """Draws flysim screen's picture from DIR/readouts.csv: for a rate grid (experiments named
 r<rate>_r2<rate2>) a heat map of each readout's mean rate over rates x rates2; otherwise a
 bar chart per readout of its change from the baseline (or its mean, without a baseline) per
-experiment, with the s.e.m. as error bars.
+experiment; the error bars are the s.e.m. of the change (the experiment's and the
+baseline's combined) or of the mean.
     python3 scripts/plot_screen.py readouts.csv screen.png [TITLE]"""
 import csv
+import math
 import re
 import sys
 
@@ -40,12 +42,18 @@ def bars(ax, rows, readout):
     shown = [r for r in rows if not (change and r["exp_name"] == "baseline")]
     values = [float(r["change_hz"] if change else r["mean_rate_hz"]) for r in shown]
     colors = ["tab:red" if v < 0 else "tab:blue" for v in values] if change else "tab:blue"
-    ax.bar(range(len(shown)), values, yerr=[float(r["sem_hz"]) for r in shown], capsize=2, color=colors)
-    ax.set_xticks(range(len(shown)), [r["exp_name"] for r in shown], rotation=60 if len(shown) > 6 else 0,
-                  ha="right" if len(shown) > 6 else "center", fontsize=8 if len(shown) > 20 else 9)
+    base = next(r for r in rows if r["exp_name"] == "baseline") if change else None
+    # A change is the difference of two independent means: its s.e.m. combines both.
+    base_sem = float(base["sem_hz"] or 0) if change else 0.0
+    errors = [math.hypot(float(r["sem_hz"] or 0), base_sem) for r in shown]
+    ax.bar(range(len(shown)), values, yerr=errors, capsize=2, color=colors)
+    names = [r["exp_name"] for r in shown]
+    # Many bars or long names (root IDs) are written slanted, so that they do not overlap.
+    slanted = len(shown) > 6 or max((len(n) for n in names), default=0) * len(shown) > 60
+    ax.set_xticks(range(len(shown)), names, rotation=60 if slanted else 0, ha="right" if slanted else "center",
+                  rotation_mode="anchor" if slanted else "default", fontsize=8 if len(shown) > 20 else 9)
     ax.axhline(0, color="k", linewidth=0.8)
     if change:
-        base = next(r for r in rows if r["exp_name"] == "baseline")
         ax.set_ylabel(f"change from baseline ({float(base['mean_rate_hz']):.1f} Hz), Hz")
     else:
         ax.set_ylabel("mean rate, Hz")

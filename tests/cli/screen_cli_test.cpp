@@ -255,6 +255,16 @@ TEST(ScreenCli, ALostPartIsRunAgainOnResume) {
   EXPECT_NE(resumed.err.find("5 of 6 experiments already done"), std::string::npos) << resumed.err;
   EXPECT_NE(resumed.out.find("(1 run now)"), std::string::npos) << resumed.out;
   expect_same(whole, files_in(dir));
+  // Input files count by what they hold: the same table (and its @files) under another path resumes.
+  fs::copy(fs::path(s.table).parent_path(), d.path("elsewhere"), fs::copy_options::recursive);
+  const std::string copy = d.path("elsewhere/" + fs::path(s.table).filename().string());
+  std::string moved = args;
+  moved.replace(moved.find(s.table), s.table.size(), copy);
+  fs::remove(dir + "/.screen-parts/00003.counts");
+  const CliResult from_copy = screen(d, "copy", moved + " --screen.resume=true");
+  ASSERT_EQ(from_copy.code, 0) << from_copy.err;
+  EXPECT_NE(from_copy.out.find("(1 run now)"), std::string::npos) << from_copy.out;
+  expect_same(whole, files_in(dir));
   // A resume with other options is refused by name.
   expect_one_line_error(screen(d, "other", args + " --screen.resume=true --stimulus.rate=100"),
                         "option screen.resume: the screen in " + dir + "/.screen-parts differs: stimulus.rate was '150', now '100'");

@@ -155,7 +155,7 @@ TEST_F(ShardNode, TokenAuthenticatesRunsAndRefusesOthers) {
   const unsigned port = serving_port(node);
   ASSERT_NE(port, 0u) << slurp(path("node.err"));
   // Logged just after the serving line the port came from: waited for, not read at once.
-  EXPECT_NE(node.wait_for_log("shard node: TLS; only runs with the token of " + good, 30), "") << slurp(path("node.err"));
+  EXPECT_NE(node.wait_for_log("shard node: TLS; only runs that give the token in " + good, 30), "") << slurp(path("node.err"));
 
   const CliResult ok = flysim("ok", run_args(port, "50", "--plasticity.token-file=" + good));
   ASSERT_EQ(ok.code, 0) << ok.err;

@@ -58,16 +58,28 @@ std::vector<OptionSpec> screen_options() {
   return trial_run_options(own);
 }
 
-// The lines that must match for a screen to resume: every option that changes a result,
-// the network, the readouts and each experiment's plan.
+// The files a screen reads, by option.
+std::vector<std::string> screen_input_keys(const Options& o) {
+  std::vector<std::string> inputs = {"network.neurons", "network.connectivity", "screen.experiments", "screen.activate-each",
+                                     "screen.silence-each", "screen.excite2", "screen.plot-script"};
+  for (const std::string& key : stimulus_file_keys(o)) inputs.push_back(key);
+  return inputs;
+}
+
+// The lines that must match for a screen to resume or its parts to merge: the network's
+// content, every option that changes a result, the readouts and each experiment's plan.
+// Input files count by what they hold (the network's hash, the plans), not by the path's
+// spelling, so a part run from another folder still matches.
 std::string manifest(const Options& o, const std::vector<OptionSpec>& specs, const Network& net,
                      const std::vector<int64_t>& readouts, const std::vector<ScreenRun>& runs) {
-  const std::vector<std::string> ignored = {"log.",        "engine.",      "run.batch",   "output.dir",   "screen.resume",
-                                            "screen.part", "screen.plot",  "screen.python", "screen.nodes", "screen.token-file"};
-  std::string text = fmt::format("network = {} ({} neurons)\n", net.description, net.neuron_count());
+  const std::vector<std::string> ignored = {"log.",        "engine.",     "run.batch",     "output.dir",   "screen.resume",
+                                            "screen.part", "screen.plot", "screen.python", "screen.nodes", "screen.token-file"};
+  const std::vector<std::string> inputs = screen_input_keys(o);
+  std::string text = fmt::format("network = {:016x} ({} neurons)\n", net.content_hash(), net.neuron_count());
   for (const OptionSpec& spec : specs)
     for (const std::string& key : o.keys_of(spec))
-      if (std::none_of(ignored.begin(), ignored.end(), [&](const std::string& p) { return key.rfind(p, 0) == 0; }))
+      if (std::none_of(ignored.begin(), ignored.end(), [&](const std::string& p) { return key.rfind(p, 0) == 0; }) &&
+          std::find(inputs.begin(), inputs.end(), key) == inputs.end())
         text += key + " = " + o.text(key) + "\n";
   text += "readouts present = " + fmt::format("{}", fmt::join(readouts, ",")) + "\n";
   for (const ScreenRun& run : runs) text += "experiment " + run.name + " = " + run.description + "\n";
@@ -88,9 +100,7 @@ struct ScreenRequest {
 };
 
 ScreenRequest check_screen_options(const Options& o) {
-  std::vector<std::string> inputs = {"network.neurons", "network.connectivity", "screen.experiments", "screen.activate-each",
-                                     "screen.silence-each", "screen.excite2", "screen.plot-script"};
-  for (const std::string& key : stimulus_file_keys(o)) inputs.push_back(key);
+  const std::vector<std::string> inputs = screen_input_keys(o);
   std::vector<FolderOutput> outputs;
   for (const std::string& name : kOutputs) outputs.push_back({"output.dir", name});
   check_file_roles(o, {inputs, {}, {"output.dir"}, outputs});
@@ -165,7 +175,7 @@ ScreenRunTime run_experiments(const RunBuilder& run, const std::vector<OptionSpe
   const auto wall_s = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(); };
   if (work.to_run.empty()) return {"no engine (every experiment was done)", wall_s()};
   const double dt_ms = run.params().dt_ms;
-  const auto stopped = [] { throw_if_stopped("the screen (finished experiments are kept: --screen.resume=true continues)"); };
+  const auto stopped = [] { throw_if_stopped("running the screen (finished experiments are kept: --screen.resume=true continues)"); };
   std::optional<ScreenNodes> nodes;
   if (has_workers(request.nodes)) {
     std::vector<std::string> options;

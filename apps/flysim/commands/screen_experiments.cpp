@@ -96,7 +96,8 @@ std::vector<ScreenExperiment> screen_experiments(const Options& o) {
   const bool grid2 = !o.text("screen.rates2").empty();
   if (grid2 && o.text("screen.rates").empty()) o.reject("screen.rates2", "needs screen.rates (the grid's first axis)");
   if (grid2 != !o.text("screen.excite2").empty())
-    o.reject(grid2 ? "screen.rates2" : "screen.excite2", "and screen.excite2 / screen.rates2 go together: the group needs neurons and rates");
+    o.reject(grid2 ? "screen.rates2" : "screen.excite2",
+             grid2 ? "needs screen.excite2 (the second group's neurons)" : "needs screen.rates2 (the second group's rates)");
   if (!o.text("screen.rates").empty()) {
     const std::vector<double> rates = rates_of(o, "screen.rates");
     const std::vector<double> rates2 = grid2 ? rates_of(o, "screen.rates2") : std::vector<double>{};

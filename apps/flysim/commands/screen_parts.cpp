@@ -49,7 +49,8 @@ ScreenParts::ScreenParts(const std::string& dir, const std::string& manifest, bo
                         "=true continues it (or re-assembles a finished one); delete the folder to start over");
     if (const std::string diff = first_manifest_difference(read_whole(manifest_path), manifest); !diff.empty())
       throw input_error("option " + resume_key + ": the screen in " + folder_ + " differs: " + diff +
-                        "; resume with its options, or delete the folder to start over");
+                        (resume_key == "output.dir" ? "; merge into another folder, or delete this one to start over"
+                                                    : "; resume with its options, or delete the folder to start over"));
     return;
   }
   std::error_code ec;

@@ -67,7 +67,8 @@ std::vector<ScreenExperiment> read_screen_table(const std::string& path) {
   const std::size_t columns = reader.fields().size();
   std::vector<ScreenExperiment> experiments;
   while (reader.next_line()) {
-    if (CsvReader::trim(reader.line()).empty()) continue;
+    // Blank lines and '#' comments are skipped, as in the ID lists.
+    if (const std::string_view line = CsvReader::trim(reader.line()); line.empty() || line.front() == '#') continue;
     if (reader.fields().size() != columns)
       throw reader.error(std::to_string(reader.fields().size()) + " fields, but the header has " + std::to_string(columns));
     const auto field = [&](const std::string& column) -> std::string_view {

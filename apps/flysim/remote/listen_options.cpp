@@ -38,7 +38,7 @@ ListenRequest listen_request(const Options& o, const std::string& peer_token_key
                      "as " + peer_token_key + "); without one anyone who can reach the port could use it");
   } else {
     r.token = user_token();
-    r.token_from = user_token_path() + ", this user's peers on this machine,";
+    r.token_from = user_token_path() + " (this user's own: only this user's processes on this machine read it)";
   }
   return r;
 }

@@ -50,8 +50,8 @@ void serve_until_stopped(caf::actor_system& system, const Handle& node, const Li
   }
   // stdout carries the address (a script reads the chosen port from it); logs go to stderr.
   std::cout << "flysim " << words.command << ": serving " << words.what << " on " << listen.bind << ":" << *published << std::endl;
-  spdlog::info("{}: TLS; only {} with the token of {} ({}) get through", words.log_name, words.peers, listen.token_from,
-               words.token_key);
+  spdlog::info("{}: TLS; only {} that give the token in {} (as {}) get through", words.log_name, words.peers,
+               listen.token_from, words.token_key);
   while (stop_signal() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   spdlog::info("{}: stopping (signal {})", words.log_name, stop_signal());
   deadline.arm(limit, words.log_name, 0);
