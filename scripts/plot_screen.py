@@ -2,11 +2,10 @@
 """Draws flysim screen's picture from DIR/readouts.csv: for a rate grid (experiments named
 r<rate>_r2<rate2>) a heat map of each readout's mean rate over rates x rates2; otherwise a
 bar chart per readout of its change from the baseline (or its mean, without a baseline) per
-experiment; the error bars are the s.e.m. of the change (the experiment's and the
-baseline's combined) or of the mean.
+experiment, with the experiment's s.e.m. over its trials as error bars (trial k of every
+experiment has the same seed as the baseline's: the runs are paired, not independent).
     python3 scripts/plot_screen.py readouts.csv screen.png [TITLE]"""
 import csv
-import math
 import re
 import sys
 
@@ -43,10 +42,7 @@ def bars(ax, rows, readout):
     values = [float(r["change_hz"] if change else r["mean_rate_hz"]) for r in shown]
     colors = ["tab:red" if v < 0 else "tab:blue" for v in values] if change else "tab:blue"
     base = next(r for r in rows if r["exp_name"] == "baseline") if change else None
-    # A change is the difference of two independent means: its s.e.m. combines both.
-    base_sem = float(base["sem_hz"] or 0) if change else 0.0
-    errors = [math.hypot(float(r["sem_hz"] or 0), base_sem) for r in shown]
-    ax.bar(range(len(shown)), values, yerr=errors, capsize=2, color=colors)
+    ax.bar(range(len(shown)), values, yerr=[float(r["sem_hz"] or 0) for r in shown], capsize=2, color=colors)
     names = [r["exp_name"] for r in shown]
     # Many bars or long names (root IDs) are written slanted, so that they do not overlap.
     slanted = len(shown) > 6 or max((len(n) for n in names), default=0) * len(shown) > 60
@@ -58,6 +54,8 @@ def bars(ax, rows, readout):
     else:
         ax.set_ylabel("mean rate, Hz")
     ax.grid(axis="y", alpha=0.3)
+    ax.text(0.99, 0.02, "error bars: s.e.m. over the experiment's trials", transform=ax.transAxes, ha="right",
+            va="bottom", fontsize=7, color="0.4")
 
 
 def main(source, target, title):
