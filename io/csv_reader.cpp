@@ -1,8 +1,10 @@
 #include "io/csv_reader.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <utility>
 
 #include "io/input_file.hpp"
 
@@ -30,7 +32,18 @@ bool CsvReader::refill() {
     if (std::ferror(file_)) throw input_error(path_ + ": read error: " + std::strerror(errno));
     eof_ = true;
   }
+  if (std::exchange(first_block_, false)) refuse_binary_formats();
   return end_ > 0;
+}
+
+void CsvReader::refuse_binary_formats() const {
+  // FlyWire also ships its tables as parquet and gzip: name the format, not a missing column.
+  const std::string_view head(buffer_.get(), std::min<std::size_t>(end_, 4));
+  if (head == "PAR1")
+    throw input_error(path_ + ": is a parquet file, not CSV; convert it first, e.g. python3 -c \"import pandas as pd; "
+                      "pd.read_parquet('" + path_ + "').to_csv('OUT.csv', index=False)\"");
+  if (head.size() >= 2 && head[0] == '\x1f' && head[1] == '\x8b')
+    throw input_error(path_ + ": is gzip-compressed; decompress it first (gunzip -k " + path_ + ")");
 }
 
 std::string_view CsvReader::trim(std::string_view s) {

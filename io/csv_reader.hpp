@@ -55,11 +55,13 @@ class CsvReader {
 
  private:
   bool refill();
+  void refuse_binary_formats() const;
   std::string path_;
   std::FILE* file_ = nullptr;
   std::unique_ptr<char[]> buffer_;
   std::size_t begin_ = 0, end_ = 0;
   bool eof_ = false;
+  bool first_block_ = true;  // its head tells a binary format
   std::string carry_;  // a line that straddles two blocks
   std::string_view line_;
   std::vector<std::string_view> fields_;

@@ -36,7 +36,7 @@ std::vector<Kick> load_kicks(const std::string& path, const Network& net) {
     const auto id = reader.integer<int64_t>(col[1], "neuron_id");
     if (step < 0) throw reader.error("step " + std::to_string(step) + " is negative");
     const auto it = index.find(id);
-    if (it == index.end()) throw reader.error("neuron ID " + std::to_string(id) + " is not in the network (" + net.description + ")");
+    if (it == index.end()) throw reader.error("neuron ID " + std::to_string(id) + " is not in the network (" + net.short_description() + ")");
     kicks.push_back({step, it->second});
   }
   if (kicks.empty()) throw input_error(path + ": no kicks after the header 'step,neuron_id'");

@@ -19,6 +19,12 @@ void hash_vector(XXH3_state_t* state, const std::vector<T>& values) {
 }
 }  // namespace
 
+std::string Network::short_description() const {
+  // generator_signature lists "synthetic vV seed=S n=N" first, then the parameters that follow from them.
+  const std::size_t cut = description.rfind("synthetic ", 0) == 0 ? description.find(" connections=") : std::string::npos;
+  return cut == std::string::npos ? description : description.substr(0, cut);
+}
+
 uint64_t Network::content_hash() const {
   XXH3_state_t* state = XXH3_createState();
   XXH3_64bits_reset(state);

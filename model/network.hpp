@@ -21,6 +21,9 @@ struct Network {
   std::size_t neuron_count() const { return root_ids.size(); }
   std::size_t connection_count() const { return out_targets.size(); }
 
+  // The description as an error message names the network: a file's path, or the
+  // generator's name, seed and size without the rest of its parameters.
+  std::string short_description() const;
   // 64-bit hash of everything that changes the dynamics (IDs, topology, weights).
   uint64_t content_hash() const;
   // Total synapse count (sum of |weight| in synapses).

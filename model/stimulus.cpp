@@ -16,7 +16,7 @@ std::vector<uint32_t> root_ids_as_indices(const std::vector<int64_t>& ids, const
     const uint32_t* found = index.find(ids[k]);
     if (!found)
       throw input_error(where(k) + ": neuron ID " + std::to_string(ids[k]) + " is not in the network (" +
-                        index.network().description + ")");
+                        index.network().short_description() + ")");
     if (!seen.insert(*found).second) throw input_error(where(k) + ": neuron ID " + std::to_string(ids[k]) + " is listed twice");
     neurons.push_back(*found);
   }

@@ -36,7 +36,7 @@ std::vector<uint32_t> NetworkSession::indices_of(const std::vector<int64_t>& ids
     const uint32_t* found = ids_.find(ids[k]);
     if (!found)
       throw input_error("root ID " + std::to_string(ids[k]) + " (item " + std::to_string(k) + ") is not in the network (" +
-                        network_->description + ")");
+                        network_->short_description() + ")");
     out.push_back(*found);
   }
   return out;

@@ -1,8 +1,13 @@
 // CsvReader on a file larger than its 8 MiB block, with a line that straddles the block
-// boundary: every line and line number comes back whole.
+// boundary: every line and line number comes back whole; parquet and gzip files are named
+// as such.
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
+#include <vector>
+
+#include "model/errors.hpp"
 
 #include "scratch_dir.hpp"
 #include "io/csv_reader.hpp"
@@ -37,6 +42,34 @@ TEST(CsvReader, LinesAcrossTheBlockBoundaryComeBackWhole) {
   EXPECT_FALSE(reader.next_line());
   EXPECT_EQ(reader.bytes_read(), text.size());
   EXPECT_EQ(reader.file_size(), text.size());
+}
+
+// FlyWire's tables also come as parquet and gzip: the error names the format.
+TEST(CsvReader, ParquetAndGzipFilesAreNamedAsSuch) {
+  const ScratchDir dir("flysim-csv-binary");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {std::string("PAR1\x15\x04\x15", 7), "is a parquet file, not CSV; convert it first"},
+      {std::string("\x1f\x8b\x08\x00", 4), "is gzip-compressed; decompress it first"}};
+  for (const auto& [bytes, message] : cases) {
+    spit(dir.path("table"), bytes);
+    CsvReader reader(dir.path("table"));
+    try {
+      reader.next_line();
+      ADD_FAILURE() << "read as CSV: " << message;
+    } catch (const input_error& e) {
+      EXPECT_EQ(std::string(e.what()).rfind(dir.path("table") + ": " + message, 0), 0u) << e.what();
+    }
+  }
+  // The second block of a CSV is not taken for a format's header.
+  std::string text = "id\n";
+  while (text.size() < kBlockBytes) text += "1\n";
+  text.resize(kBlockBytes);
+  text += "PAR1\n";
+  spit(dir.path("long.csv"), text);
+  CsvReader reader(dir.path("long.csv"));
+  std::size_t lines = 0;
+  while (reader.next_line()) ++lines;
+  EXPECT_GT(lines, 1u);
 }
 
 }  // namespace

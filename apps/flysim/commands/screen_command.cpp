@@ -127,7 +127,7 @@ std::vector<int64_t> present_readouts(const Options& o, const std::vector<int64_
   std::vector<int64_t> readouts = readouts_in(o, roots, net, "screen.readouts");
   for (int64_t id : roots)
     if (std::find(readouts.begin(), readouts.end(), id) == readouts.end())
-      spdlog::warn("readout {} is not in the network ({}): skipped", id, net.description);
+      spdlog::warn("readout {} is not in the network ({}): skipped", id, net.short_description());
   std::sort(readouts.begin(), readouts.end());
   return readouts;
 }

@@ -30,7 +30,7 @@ std::vector<int64_t> readouts_in(const Options& o, const std::vector<int64_t>& i
     if (std::find(net.root_ids.begin(), net.root_ids.end(), id) != net.root_ids.end())
       present.push_back(id);
     else if (o.given(key))
-      o.reject(key, "lists root ID " + std::to_string(id) + ", which is not in the network (" + net.description + ")");
+      o.reject(key, "lists root ID " + std::to_string(id) + ", which is not in the network (" + net.short_description() + ")");
   }
   return present;
 }
