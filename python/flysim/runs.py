@@ -95,11 +95,13 @@ def run(net: Network,
         gets v += f_poi * w_syn.
     silence: root IDs whose synapses carry no weight: outgoing ones (silence_mode
         "outgoing", the reference's silence()) or incoming too ("both").
-    engine: "cpu" (the CPU pool of `threads`, None: all cores) or "cuda".
+    duration_ms: each trial's length, cut to whole steps of dt (at least one step).
+    trials: 1..1,000,000; seed: 0..2^63-1 (as flysim run's run.trials and run.seed).
+    engine: "cpu" (the CPU pool of `threads`, 1..1024; None: all cores) or "cuda".
     batch: trials advanced together (None: what fits); never changes the spikes.
     model: model parameters by LifParams name, e.g. {"w_syn_mV": 0.275, "tau_m_ms": 20}.
     The engine is kept on `net` for the next run with the same engine, threads, batch,
-    seed and model.
+    seed and model. Returns a RunResult: spikes, step, rates and summary (its docstring).
     """
     if not isinstance(net, Network):
         raise TypeError(f"net must be a flysim.Network (from flysim.load_network()), not {type(net).__name__}")

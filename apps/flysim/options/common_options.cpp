@@ -141,7 +141,7 @@ std::vector<OptionSpec> run_options() {
        "trials the engine advances together, each with its own state and Poisson input over the shared network; the "
        "spikes are those of the trials run one after another, whatever the batch. 'auto': as many as fit in half the "
        "free memory, on the CPU pool at most one per thread (1 for a paced run, with plasticity or a replay), or "
-       "1..run.trials"},
+       "a number >= 1 (above run.trials it is run.trials)"},
       {"run.seed", OptionType::integer, "1", "seed of the Poisson input (0..2^63-1)"},
       {"run.swap-at", OptionType::text, "",
        "scheduled engine swaps, 'MS:KIND,...' (e.g. 500:cuda,800:cpu): at the first delay-cell boundary at or after MS "
