@@ -54,8 +54,9 @@ def bars(ax, rows, readout):
     else:
         ax.set_ylabel("mean rate, Hz")
     ax.grid(axis="y", alpha=0.3)
-    ax.text(0.99, 0.02, "error bars: s.e.m. over the experiment's trials", transform=ax.transAxes, ha="right",
-            va="bottom", fontsize=7, color="0.4")
+    if any(float(r["sem_hz"] or 0) > 0 for r in shown):
+        ax.text(0.99, 0.02, "error bars: s.e.m. over the experiment's trials", transform=ax.transAxes, ha="right",
+                va="bottom", fontsize=7, color="0.4")
 
 
 def main(source, target, title):

@@ -12,6 +12,7 @@ The spikes of trial k are those of `flysim run` with the same options.
 """
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from . import _flysim
@@ -21,6 +22,9 @@ from .reference import get_rate, run_exp
 from .runs import RunResult, run
 from .screens import ScreenResult, screen
 from .service import Service, ServiceError
+
+# The module's logger (messages of load_network and run_exp): flysim.log.setLevel(logging.INFO).
+log = logging.getLogger("flysim")
 
 __all__ = ["InputError", "Network", "RunResult", "ScreenResult", "Service", "ServiceError", "load_network", "read_id_list", "run",
            "screen", "run_exp", "get_rate", "default_params", "MN9", "sugar_ids"]

@@ -36,7 +36,8 @@ def run(net: Network, stimulus: Optional[Mapping[str, Tuple[Sequence[int], float
         silence_mode: str = ..., duration_ms: float = ..., trials: int = ..., seed: int = ..., engine: str = ...,
         threads: Optional[int] = ..., batch: Optional[int] = ...,
         model: Optional[Mapping[str, float]] = ...) -> RunResult: ...
-def get_rate(df: Any, t_run: Any, n_run: int, flyid2name: Optional[Mapping[int, str]] = ...) -> Tuple[Any, Any]: ...
+def get_rate(df: Any, t_run: Any = ..., n_run: Optional[int] = ..., flyid2name: Optional[Mapping[int, str]] = ..., *,
+             duration: Any = ...) -> Tuple[Any, Any]: ...
 def run_exp(exp_name: str, neu_exc: Sequence[int], path_res: PathLike, path_comp: Optional[PathLike] = ...,
             path_con: Optional[PathLike] = ..., params: Optional[Mapping[str, Any]] = ..., neu_slnc: Sequence[int] = ...,
             neu_exc2: Sequence[int] = ..., n_proc: int = ..., force_overwrite: bool = ..., *, seed: int = ...,

@@ -20,13 +20,15 @@ from .runs import run
 log = logging.getLogger("flysim")
 
 
-def get_rate(df, t_run, n_run: int, flyid2name: Optional[Mapping[int, str]] = None):
+def get_rate(df, t_run=None, n_run: Optional[int] = None, flyid2name: Optional[Mapping[int, str]] = None, *,
+             duration=None):
     """The reference's utils.get_rate: per neuron and experiment, the mean rate (Hz) and
     its standard deviation over the n_run trials (numpy's std, ddof=0, as the reference),
     a trial without spikes counting 0 Hz.
 
     df: spikes with columns trial, flywire_id, exp_name (run_exp's file, read back).
-    t_run: the trial's length, s (a number, or a Brian2 quantity such as 1000*ms).
+    t_run: the trial's length, s (a number, or a Brian2 quantity such as 1000*ms);
+        `duration=` is taken for it too (flysim's earlier name).
     Returns (df_rate, df_std): index flyid, one column per exp_name (and a first column
     'name' from flyid2name when given).
     """
@@ -35,6 +37,12 @@ def get_rate(df, t_run, n_run: int, flyid2name: Optional[Mapping[int, str]] = No
     missing = [c for c in ("trial", "flywire_id", "exp_name") if c not in df.columns]
     if missing:
         raise ValueError(f"get_rate: df has no column {', '.join(missing)} (columns: {', '.join(map(str, df.columns))})")
+    if duration is not None:
+        if t_run is not None:
+            raise TypeError("get_rate: give t_run or duration (its other name), not both")
+        t_run = duration
+    if t_run is None or n_run is None:
+        raise TypeError("get_rate needs t_run (the trial's length, s) and n_run (the number of trials)")
     duration_s = _seconds(t_run, "t_run")
     rows = []
     for exp_name, df_e in df.groupby("exp_name", sort=False):

@@ -91,8 +91,11 @@ Screen make_screen(const ScratchDir& d) {
   const std::string silenced = d.write("lists/silenced.txt", ids[0] + "\n" + ids[3] + "\n");
   Screen s;
   s.table = d.write("lists/experiments.csv",
+                    "# comments and blank lines are skipped, before the header too\n"
+                    "\n"
                     "name,excite,rate_hz,excite2,rate2_hz,silence\n"
                     "plain,,,,,\n"
+                    "# the stimulus at 250 Hz\n"
                     "fast,,250,,,\n"
                     "quiet,,,,,@silenced.txt\n"
                     "two groups,@first.txt,90,@second.txt,200,\n"
@@ -265,6 +268,12 @@ TEST(ScreenCli, ALostPartIsRunAgainOnResume) {
   ASSERT_EQ(from_copy.code, 0) << from_copy.err;
   EXPECT_NE(from_copy.out.find("(1 run now)"), std::string::npos) << from_copy.out;
   expect_same(whole, files_in(dir));
+  // A folder an earlier flysim wrote (another manifest format) is refused as such.
+  const std::string manifest = dir + "/.screen-parts/manifest.txt", current = slurp(manifest);
+  spit(manifest, current.substr(current.find('\n') + 1));
+  expect_one_line_error(screen(d, "old", args + " --screen.resume=true"),
+                        dir + "/.screen-parts holds a screen written by an earlier flysim (another manifest format)");
+  spit(manifest, current);
   // A resume with other options is refused by name.
   expect_one_line_error(screen(d, "other", args + " --screen.resume=true --stimulus.rate=100"),
                         "option screen.resume: the screen in " + dir + "/.screen-parts differs: stimulus.rate was '150', now '100'");

@@ -261,6 +261,7 @@ class ReferenceApiTest(unittest.TestCase):
                              sorted(zip(df["trial"], net_index(df["flywire_id"]))))
             # get_rate as the reference's utils.get_rate: std with ddof=0 over n_run trials.
             df_rate, df_std = flysim.get_rate(df, t_run=0.1, n_run=3)
+            pd.testing.assert_frame_equal(flysim.get_rate(df, duration=0.1, n_run=3)[0], df_rate)  # the earlier name
             per = same.rates.set_index("flywire_id")
             np.testing.assert_allclose(df_rate["sugar"].to_numpy(), per["mean_rate_hz"].to_numpy())
             np.testing.assert_allclose(df_std["sugar"].to_numpy(), per["sd_hz"].to_numpy() * np.sqrt(2 / 3))

@@ -22,6 +22,7 @@
 #include "apps/flysim/commands/screen_engines.hpp"
 #include "apps/flysim/commands/screen_nodes.hpp"
 #include "apps/flysim/commands/screen_part.hpp"
+#include "apps/flysim/commands/screen_parts.hpp"
 #include "apps/flysim/options/cuda_devices_option.hpp"
 #include "apps/flysim/run/device_engines.hpp"
 #include "apps/flysim/commands/screen_trials.hpp"
@@ -75,7 +76,7 @@ std::string manifest(const Options& o, const std::vector<OptionSpec>& specs, con
   const std::vector<std::string> ignored = {"log.",        "engine.",     "run.batch",     "output.dir",   "screen.resume",
                                             "screen.part", "screen.plot", "screen.python", "screen.nodes", "screen.token-file"};
   const std::vector<std::string> inputs = screen_input_keys(o);
-  std::string text = fmt::format("network = {:016x} ({} neurons)\n", net.content_hash(), net.neuron_count());
+  std::string text = kManifestFormatLine + fmt::format("network = {:016x} ({} neurons)\n", net.content_hash(), net.neuron_count());
   for (const OptionSpec& spec : specs)
     for (const std::string& key : o.keys_of(spec))
       if (std::none_of(ignored.begin(), ignored.end(), [&](const std::string& p) { return key.rfind(p, 0) == 0; }) &&

@@ -40,6 +40,13 @@ std::string fingerprint(const std::vector<uint32_t>& neurons) {
   return fmt::format("{}#{:016x}", neurons.size(), h);
 }
 
+// The same of timed kicks, each neuron and step hashed on its own.
+std::string fingerprint(const std::vector<Kick>& kicks) {
+  uint64_t h = 1469598103934665603ull;
+  for (const Kick& k : kicks) h = fnv(fnv(h, k.neuron), static_cast<uint32_t>(k.step));
+  return fmt::format("{}#{:016x}", kicks.size(), h);
+}
+
 std::vector<uint32_t> indices(const ScreenIds& ids, const RootIdIndex& net) {
   return listed_ids_as_indices(ids.file, ids.ids, net, ids.column.empty() ? "" : "column '" + ids.column + "'");
 }
@@ -143,10 +150,8 @@ ScreenRun resolve_experiment(const ScreenExperiment& e, const StimulusPlan& base
   threshold_of(e, run.rate_Hz, dt_ms, "rate_hz");
   if (const std::string problem = groups_and_silence_problem(plan, net.network().neuron_count(), net.network().root_ids); !problem.empty())
     throw input_error(e.origin() + ": experiment '" + e.name + "': " + problem);
-  std::vector<uint32_t> kicked;
-  for (const Kick& k : plan.kicks) kicked.push_back(k.neuron * 1000003u + static_cast<uint32_t>(k.step));
   run.description = fmt::format("driven {} at {} Hz; silenced {} ({}); kicks {}", fingerprint(plan.poisson_neurons), run.rate_Hz,
-                                fingerprint(plan.silenced), silence_mode_name(plan.silence_mode), fingerprint(kicked));
+                                fingerprint(plan.silenced), silence_mode_name(plan.silence_mode), fingerprint(plan.kicks));
   for (const PoissonGroup& g : plan.groups) run.description += fmt::format("; group {} {} at {} Hz", g.name, fingerprint(g.neurons), g.rate_Hz);
   return run;
 }

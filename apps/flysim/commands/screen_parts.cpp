@@ -24,6 +24,15 @@ std::string read_whole(const std::string& path) {
 // The key of a manifest line ("key = value" -> "key").
 std::string key_of(const std::string& line) { return line.substr(0, line.find(" = ")); }
 
+// The manifest at `path`, refused when an earlier flysim wrote it in another format.
+std::string read_manifest(const std::string& path, const std::string& folder) {
+  std::string text = read_whole(path);
+  if (text.rfind(kManifestFormatLine, 0) != 0)
+    throw input_error(folder + " holds a screen written by an earlier flysim (another manifest format): finish it with "
+                      "the flysim that began it, or delete the folder to start over");
+  return text;
+}
+
 }  // namespace
 
 std::string first_manifest_difference(const std::string& before, const std::string& now) {
@@ -47,7 +56,7 @@ ScreenParts::ScreenParts(const std::string& dir, const std::string& manifest, bo
     if (!resume)
       throw input_error(folder_ + " holds an earlier screen's progress: --" + resume_key +
                         "=true continues it (or re-assembles a finished one); delete the folder to start over");
-    if (const std::string diff = first_manifest_difference(read_whole(manifest_path), manifest); !diff.empty())
+    if (const std::string diff = first_manifest_difference(read_manifest(manifest_path, folder_), manifest); !diff.empty())
       throw input_error("option " + resume_key + ": the screen in " + folder_ + " differs: " + diff +
                         (resume_key == "output.dir" ? "; merge into another folder, or delete this one to start over"
                                                     : "; resume with its options, or delete the folder to start over"));
@@ -68,7 +77,7 @@ ScreenParts ScreenParts::existing(const std::string& dir) {
 std::string ScreenParts::manifest_of(const std::string& dir) {
   const std::string path = dir + "/.screen-parts/manifest.txt";
   if (!std::filesystem::exists(path)) throw input_error(dir + ": holds no screen (no .screen-parts/manifest.txt)");
-  return read_whole(path);
+  return read_manifest(path, dir + "/.screen-parts");
 }
 
 std::string ScreenParts::counts_path(std::size_t index) const { return fmt::format("{}/{:05}.counts", folder_, index); }

@@ -10,6 +10,9 @@
 
 namespace flysim::app {
 
+// A manifest's first line: a folder from a flysim that wrote another format is refused as such.
+inline constexpr const char* kManifestFormatLine = "manifest format = 2\n";
+
 // The first line where two manifests differ ("KEY was 'A', now 'B'"), or empty when they are equal.
 std::string first_manifest_difference(const std::string& before, const std::string& now);
 

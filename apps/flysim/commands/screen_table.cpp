@@ -55,7 +55,13 @@ double rate_field(const CsvReader& reader, std::string_view text, const std::str
 
 std::vector<ScreenExperiment> read_screen_table(const std::string& path) {
   CsvReader reader(path);
-  if (!reader.next_line()) throw input_error(path + ": empty file, expected a header with 'name' and any of excite, rate_hz, excite2, rate2_hz, silence");
+  // Blank lines and '#' comments are skipped, before the header too, as in the ID lists.
+  const auto next_row = [&reader] {
+    while (reader.next_line())
+      if (const std::string_view line = CsvReader::trim(reader.line()); !line.empty() && line.front() != '#') return true;
+    return false;
+  };
+  if (!next_row()) throw input_error(path + ": empty file, expected a header with 'name' and any of excite, rate_hz, excite2, rate2_hz, silence");
   std::map<std::string, std::size_t> column_of;
   for (std::size_t k = 0; k < reader.fields().size(); ++k) {
     const std::string column(CsvReader::trim(reader.fields()[k]));
@@ -66,9 +72,7 @@ std::vector<ScreenExperiment> read_screen_table(const std::string& path) {
   if (!column_of.count("name")) throw reader.error("no column 'name': every experiment needs one");
   const std::size_t columns = reader.fields().size();
   std::vector<ScreenExperiment> experiments;
-  while (reader.next_line()) {
-    // Blank lines and '#' comments are skipped, as in the ID lists.
-    if (const std::string_view line = CsvReader::trim(reader.line()); line.empty() || line.front() == '#') continue;
+  while (next_row()) {
     if (reader.fields().size() != columns)
       throw reader.error(std::to_string(reader.fields().size()) + " fields, but the header has " + std::to_string(columns));
     const auto field = [&](const std::string& column) -> std::string_view {
