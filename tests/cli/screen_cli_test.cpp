@@ -347,7 +347,9 @@ TEST(ScreenCli, ThreePartsMergeToTheFilesOfTheWholeScreen) {
   const std::string args = six_experiments(s);
   ASSERT_EQ(screen(d, "whole", args + " --output.dir=" + d.path("whole")).code, 0);
   for (const std::string k : {"1", "2"}) {
-    const CliResult part = screen(d, "part" + k, args + " --screen.part=" + k + "/3 --output.dir=" + d.path("part" + k));
+    // Part 2 with its own network cache, as on another node: the same network, the same screen.
+    const std::string cache = k == "2" ? " --network.cache-dir=" + d.path("cache2") : "";
+    const CliResult part = screen(d, "part" + k, args + cache + " --screen.part=" + k + "/3 --output.dir=" + d.path("part" + k));
     ASSERT_EQ(part.code, 0) << part.err;
     EXPECT_NE(part.err.find("part " + k + "/3: 2 of 6 experiments"), std::string::npos) << part.err;
     EXPECT_FALSE(fs::exists(d.path("part" + k + "/rates.csv")));  // a part writes only its progress

@@ -70,11 +70,13 @@ std::vector<std::string> screen_input_keys(const Options& o) {
 // The lines that must match for a screen to resume or its parts to merge: the network's
 // content, every option that changes a result, the readouts and each experiment's plan.
 // Input files count by what they hold (the network's hash, the plans), not by the path's
-// spelling, so a part run from another folder still matches.
+// spelling, so a part run from another folder still matches; the network.* options count
+// through the network they give (a cache folder changes nothing).
 std::string manifest(const Options& o, const std::vector<OptionSpec>& specs, const Network& net,
                      const std::vector<int64_t>& readouts, const std::vector<ScreenRun>& runs) {
-  const std::vector<std::string> ignored = {"log.",        "engine.",     "run.batch",     "output.dir",   "screen.resume",
-                                            "screen.part", "screen.plot", "screen.python", "screen.nodes", "screen.token-file"};
+  const std::vector<std::string> ignored = {"log.",          "engine.",      "network.",         "run.batch",
+                                            "output.dir",    "screen.resume", "screen.part",     "screen.plot",
+                                            "screen.python", "screen.nodes",  "screen.token-file"};
   const std::vector<std::string> inputs = screen_input_keys(o);
   std::string text = kManifestFormatLine + fmt::format("network = {:016x} ({} neurons)\n", net.content_hash(), net.neuron_count());
   for (const OptionSpec& spec : specs)
