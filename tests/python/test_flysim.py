@@ -236,6 +236,12 @@ class RunTest(unittest.TestCase):
         if not flysim._flysim.cuda_compiled_in():
             with self.assertRaisesRegex(ValueError, "engine='cuda': this flysim module was built without CUDA"):
                 flysim.run(net, engine="cuda", trials=1, duration_ms=10)
+        else:
+            try:  # without a usable GPU the advice names run's argument, not the program's option
+                flysim.run(net, stimulus=stim, engine="cuda", trials=1, duration_ms=10)
+            except flysim.InputError as e:
+                self.assertIn("engine='cpu'", str(e))
+                self.assertNotIn("engine.kind", str(e))
 
 
 class ReferenceApiTest(unittest.TestCase):
