@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Draws flysim screen's picture from DIR/readouts.csv: for a rate grid (experiments named
-r<rate>_r2<rate2>) a heat map of each readout's mean rate over rates x rates2; otherwise a
+r<rate>_r2=<rate2>) a heat map of each readout's mean rate over rates x rates2; otherwise a
 bar chart per readout of its change from the baseline (or its mean, without a baseline) per
 experiment, with the experiment's s.e.m. over its trials as error bars (trial k of every
 experiment has the same seed as the baseline's: the runs are paired, not independent).
@@ -14,7 +14,7 @@ import matplotlib
 matplotlib.use("Agg")  # no display: write the file only
 import matplotlib.pyplot as plt  # noqa: E402
 
-GRID = re.compile(r"^r([-+0-9.eE]+)_r2([-+0-9.eE]+)$")
+GRID = re.compile(r"^r([-+0-9.eE]+)_r2=([-+0-9.eE]+)$")
 
 
 def heat_map(ax, fig, rows, readout):
@@ -25,6 +25,7 @@ def heat_map(ax, fig, rows, readout):
     xs, ys = sorted({k[0] for k in cells}), sorted({k[1] for k in cells})
     grid = [[cells.get((x, y), float("nan")) for x in xs] for y in ys]
     image = ax.imshow(grid, origin="lower", aspect="auto", cmap="viridis")
+    low, high = image.get_clim()
     ax.set_xticks(range(len(xs)), [f"{x:g}" for x in xs])
     ax.set_yticks(range(len(ys)), [f"{y:g}" for y in ys])
     ax.set_xlabel("stimulus rate (rate_hz), Hz")
@@ -32,7 +33,8 @@ def heat_map(ax, fig, rows, readout):
     for j, y in enumerate(ys):
         for i, x in enumerate(xs):
             if (x, y) in cells:
-                ax.text(i, j, f"{cells[(x, y)]:.0f}", ha="center", va="center", color="w", fontsize=8)
+                bright = cells[(x, y)] > low + 0.6 * (high - low)  # viridis turns yellow: dark text there
+                ax.text(i, j, f"{cells[(x, y)]:.0f}", ha="center", va="center", color="k" if bright else "w", fontsize=8)
     fig.colorbar(image, ax=ax, label="readout mean rate, Hz")
 
 

@@ -215,6 +215,36 @@ TEST(ScreenCli, RatesAreTheMeanAndSampleSdOverTrials) {
   EXPECT_GT(varied, 0u);
 }
 
+// A rate grid is the table of its cells: the base group at each rate x excite2 at each rate2.
+TEST(ScreenCli, ARateGridIsTheTableOfItsCells) {
+  ScratchDir d("screen-grid");
+  const Screen s = make_screen(d);  // lists/first.txt and lists/second.txt
+  const std::string base = " --stimulus.ids=" + d.path("lists/first.txt") + " --run.trials=2 --run.duration-ms=300";
+  const CliResult grid = screen(d, "grid", base + " --screen.rates=60,90 --screen.excite2=" + d.path("lists/second.txt") +
+                                               " --screen.rates2=0,200 --output.dir=" + d.path("grid"));
+  ASSERT_EQ(grid.code, 0) << grid.err;
+  const std::string table = d.write("lists/grid.csv", "name,rate_hz,excite2,rate2_hz\n"
+                                                      "r60_r2=0,60,@second.txt,0\nr60_r2=200,60,@second.txt,200\n"
+                                                      "r90_r2=0,90,@second.txt,0\nr90_r2=200,90,@second.txt,200\n");
+  const CliResult cells = screen(d, "cells", base + " --screen.experiments=" + table + " --output.dir=" + d.path("cells"));
+  ASSERT_EQ(cells.code, 0) << cells.err;
+  for (const std::string name : {"rates.csv", "readouts.csv"}) {
+    SCOPED_TRACE(name);
+    EXPECT_EQ(slurp(d.path("grid/" + name)), slurp(d.path("cells/" + name)));
+  }
+  const std::string rates = slurp(d.path("grid/rates.csv"));
+  for (const std::string cell : {"r60_r2=0", "r60_r2=200", "r90_r2=0", "r90_r2=200"})
+    EXPECT_NE(rates.find("\n" + cell + ","), std::string::npos) << cell;
+  const auto rows_of = [&rates](const std::string& name) {  // rates.csv's rows of one experiment, without its name
+    std::istringstream in(rates);
+    std::string line, out;
+    while (std::getline(in, line))
+      if (line.rfind(name + ",", 0) == 0) out += line.substr(name.size()) + "\n";
+    return out;
+  };
+  EXPECT_NE(rows_of("r90_r2=200"), rows_of("r90_r2=0"));  // the second group's rate mattered
+}
+
 TEST(ScreenCli, OneTrialLeavesTheSpreadEmptyAsPandasNaN) {
   ScratchDir d("screen-one-trial");
   const std::string dir = d.path("out");

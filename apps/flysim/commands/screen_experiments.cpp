@@ -116,7 +116,7 @@ std::vector<ScreenExperiment> screen_experiments(const Options& o) {
         continue;
       }
       for (double rate2 : rates2)
-        all.push_back({fmt::format("r{}_r2{}", rate, rate2), "options screen.rates, screen.rates2", 0, {}, excite2, {}, rate, rate2});
+        all.push_back({fmt::format("r{}_r2={}", rate, rate2), "options screen.rates, screen.rates2", 0, {}, excite2, {}, rate, rate2});
     }
   }
   if (all.empty())
