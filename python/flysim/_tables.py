@@ -20,8 +20,7 @@ def _trial_rates(trial: np.ndarray, flywire_id: np.ndarray, n_trials: int,
     trial = np.asarray(trial, dtype=np.int64)
     if trial.size and (trial.min() < 0 or trial.max() >= n_trials):
         raise ValueError(f"trial numbers run {trial.min()}..{trial.max()}, outside 0..{n_trials - 1} (n_run={n_trials})")
-    counts = np.zeros((ids.size, n_trials))
-    np.add.at(counts, (neuron, trial), 1.0)
+    counts = np.bincount(neuron * n_trials + trial, minlength=ids.size * n_trials).reshape(ids.size, n_trials)
     return ids, counts / duration_s
 
 

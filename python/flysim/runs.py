@@ -40,13 +40,26 @@ class RunResult:
         engine_reused).
     """
 
-    def __init__(self, spikes, step: np.ndarray, rates, summary: Dict[str, Any],
-                 per_trial: Tuple[np.ndarray, np.ndarray]) -> None:
-        self.spikes = spikes
+    def __init__(self, spike_columns: Dict[str, np.ndarray], step: np.ndarray, rate_columns: Dict[str, np.ndarray],
+                 summary: Dict[str, Any], per_trial: Tuple[np.ndarray, np.ndarray]) -> None:
+        # The tables are made on first use: a screen of many short experiments reads the columns.
+        self._spike_columns, self._rate_columns = spike_columns, rate_columns
+        self._spikes = self._rates = None
         self.step = step
-        self.rates = rates
         self.summary = summary
         self._per_trial = per_trial  # _trial_rates' (ids, rates per trial): screen's tables start from it
+
+    @property
+    def spikes(self):
+        if self._spikes is None:
+            self._spikes = _table(self._spike_columns)
+        return self._spikes
+
+    @property
+    def rates(self):
+        if self._rates is None:
+            self._rates = _table(self._rate_columns)
+        return self._rates
 
     def __repr__(self) -> str:
         return f"<flysim.RunResult {self.summary}>"
@@ -148,9 +161,9 @@ def _run_result(net: Network, out: Dict[str, Any], args: tuple) -> RunResult:
     step, trial = out["step"], out["trial"].astype(np.int64)
     flywire_id = net.ids[out["neuron"]]
     dt_s = params.dt_ms * 1e-3
-    spikes = _table({"t": step * dt_s, "trial": trial, "flywire_id": flywire_id})
+    spikes = {"t": step * dt_s, "trial": trial, "flywire_id": flywire_id}
     ids, per_trial = _trial_rates(trial, flywire_id, int(trials), out["steps_per_trial"] * dt_s)
-    rates = _table({"flywire_id": ids, "mean_rate_hz": per_trial.mean(axis=1), "sd_hz": _sd_over_trials(per_trial)})
+    rates = {"flywire_id": ids, "mean_rate_hz": per_trial.mean(axis=1), "sd_hz": _sd_over_trials(per_trial)}
     summary = {"spikes": int(step.size), "active_neurons": int(ids.size), "wall_s": out["wall_s"],
                "engine": out["engine"], "trials": int(trials), "duration_ms": out["steps_per_trial"] * params.dt_ms,
                "batch": out["batch"], "engine_reused": out["engine_reused"]}

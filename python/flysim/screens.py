@@ -94,8 +94,8 @@ def screen(net: Network,
         results[name] = result
         n_trials = int(result.summary["trials"])
         duration_s = result.summary["duration_ms"] * 1e-3
-        table = result.spikes
-        trial, flywire_id = np.asarray(table["trial"]), np.asarray(table["flywire_id"])
+        columns = result._spike_columns
+        trial, flywire_id = columns["trial"], columns["flywire_id"]
         ids, per_trial = result._per_trial
         rate_rows.append((name, ids, n_trials, per_trial.mean(axis=1), _sd_over_trials(per_trial)))
         for root in readouts:
@@ -103,7 +103,7 @@ def screen(net: Network,
             rsd = row.std(ddof=1) if n_trials > 1 else float("nan")
             readout_rows.append([name, root, n_trials, row.mean(), rsd, rsd / np.sqrt(n_trials)])
         if spikes:
-            spike_parts.append((np.asarray(table["t"]), trial, flywire_id, name))
+            spike_parts.append((columns["t"], trial, flywire_id, name))
     base = {r[1]: r[3] for r in readout_rows if r[0] == "baseline"}
     for r in readout_rows:
         r.append(r[3] - base[r[1]] if r[1] in base else float("nan"))
