@@ -15,8 +15,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from . import _flysim
-from ._flysim import InputError
+from ._flysim import InputError  # (and flysim._flysim, the compiled part)
 from .network import MN9, Network, load_network, read_id_list, sugar_ids
 from .reference import get_rate, run_exp
 from .runs import RunResult, run

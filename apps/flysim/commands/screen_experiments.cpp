@@ -28,6 +28,8 @@ std::vector<double> rates_of(const Options& o, const std::string& key) {
   }
 }
 
+// FNV-1a over the bytes of 64-bit values, from its offset basis.
+constexpr uint64_t kFnvOffset = 1469598103934665603ull;
 uint64_t fnv(uint64_t h, uint64_t value) {
   for (int b = 0; b < 8; ++b) h = (h ^ ((value >> (8 * b)) & 0xff)) * 1099511628211ull;
   return h;
@@ -35,14 +37,14 @@ uint64_t fnv(uint64_t h, uint64_t value) {
 
 // A short fingerprint of a list of model indices: its size and a hash.
 std::string fingerprint(const std::vector<uint32_t>& neurons) {
-  uint64_t h = 1469598103934665603ull;
+  uint64_t h = kFnvOffset;
   for (uint32_t n : neurons) h = fnv(h, n);
   return fmt::format("{}#{:016x}", neurons.size(), h);
 }
 
 // The same of timed kicks, each neuron and step hashed on its own.
 std::string fingerprint(const std::vector<Kick>& kicks) {
-  uint64_t h = 1469598103934665603ull;
+  uint64_t h = kFnvOffset;
   for (const Kick& k : kicks) h = fnv(fnv(h, k.neuron), static_cast<uint32_t>(k.step));
   return fmt::format("{}#{:016x}", kicks.size(), h);
 }
