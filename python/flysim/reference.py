@@ -28,7 +28,7 @@ def get_rate(df, t_run=None, n_run: Optional[int] = None, flyid2name: Optional[M
 
     df: spikes with columns trial, flywire_id, exp_name (run_exp's file, read back).
     t_run: the trial's length, s (a number, or a Brian2 quantity such as 1000*ms);
-        `duration=` is taken for it too (flysim's earlier name).
+        `duration=` is another name for it.
     Returns (df_rate, df_std): index flyid, one column per exp_name (and a first column
     'name' from flyid2name when given).
     """
