@@ -130,6 +130,7 @@ class CudaEngine final : public Engine {
   cuda::DeviceBuffer<uint32_t> synaptic_slots_;  // ring slots holding input
   cuda::DeviceBuffer<uint32_t> kick_steps_;      // kicks in the current epoch
   cuda::DeviceBuffer<uint32_t> poisson_steps_;   // a driven neuron's draws in the epoch
+  cuda::DeviceBuffer<uint8_t> flags_;            // what the sort must read (cuda::NeuronFlags)
   cuda::DeviceBuffer<uint8_t> poisson_;          // per neuron: Poisson-driven (every trial)
   cuda::DeviceBuffer<uint32_t> poisson_list_;    // the driven neurons, ascending; may be longer
   cuda::DeviceBuffer<uint32_t> poisson_threshold_;  // per neuron: its Poisson threshold (every trial)
@@ -221,6 +222,7 @@ CudaEngine::CudaEngine(EngineSetup setup, int device, std::string device_name)
   synaptic_slots_ = cuda::DeviceBuffer<uint32_t>(batch * n_, "allocating the state");
   kick_steps_ = cuda::DeviceBuffer<uint32_t>(batch * n_, "allocating the state");
   poisson_steps_ = cuda::DeviceBuffer<uint32_t>(batch * n_, "allocating the state");
+  flags_ = cuda::DeviceBuffer<uint8_t>(batch * n_, "allocating the state");
   poisson_ = cuda::DeviceBuffer<uint8_t>(n_, "allocating the state");
   poisson_threshold_ = cuda::DeviceBuffer<uint32_t>(n_, "allocating the state");
   silenced_ = cuda::DeviceBuffer<uint8_t>(n_, "allocating the state");
@@ -309,6 +311,7 @@ cuda::DeviceState CudaEngine::device_state() const {
           synaptic_slots_.get(),
           kick_steps_.get(),
           poisson_steps_.get(),
+          flags_.get(),
           poisson_.get(),
           poisson_list_.get(),
           poisson_neurons_,
@@ -576,6 +579,8 @@ void CudaEngine::clear_for_batch(std::size_t trials) {
               "clearing the delay ring");
   cuda::check(cudaMemsetAsync(synaptic_slots_.get(), 0, used * sizeof(uint32_t), s), "clearing the ring flags");
   cuda::check(cudaMemsetAsync(kick_steps_.get(), 0, used * sizeof(uint32_t), s), "clearing the kicks");
+  // Every flag set until a neuron's first epoch looks (an imported state may be anything).
+  cuda::check(cudaMemsetAsync(flags_.get(), cuda::NeuronFlags::all, used * sizeof(uint8_t), s), "setting the flags");
   round_graphs_.clear();
 }
 

@@ -103,6 +103,9 @@ __global__ void __launch_bounds__(kBlock)
        k += static_cast<uint64_t>(gridDim.x) * blockDim.x) {
     const Kick kick = kicks[epoch.kick_begin + k];
     atomicOr(kick_steps + kick.neuron, 1u << (kick.step - epoch.span.first));
+    // Every kick of a neuron stores the same byte: its bits, kicked among them.
+    uint8_t& flags = state.flags[static_cast<std::size_t>(blockIdx.y) * state.neurons + kick.neuron];
+    flags = flags | NeuronFlags::kicked;
   }
 }
 
@@ -113,6 +116,7 @@ __global__ void __launch_bounds__(kBlock) rest_kernel(double v0, DeviceState sta
     state.v[k] = v0;
     state.g[k] = 0.0;
     state.last_spike[k] = kNeverSpiked;
+    state.flags[k] = 0u;
   }
 }
 
@@ -178,28 +182,65 @@ __device__ inline void constants_to_shared(const LifConstants& parameter_c, LifC
   __syncthreads();
 }
 
-// Neuron `at` (neuron i of its trial) as an epoch's sort finds it: its inputs, its state
-// and its path; a quiet one has taken its one multi-step decay (stored).
+// Neuron `at` (neuron i of its trial) as an epoch's sort finds it: its inputs, its state,
+// its flags and its path; a quiet one has taken its one multi-step decay (stored).
+// Where its recent_spike flag is clear, last_spike holds kNeverSpiked in its stead (the
+// refractory period is over either way, so no path, step or result can tell them apart).
 struct SortedNeuron {
   kernels::NeuronInputs in;
   double v, g;
   int32_t last_spike;
   kernels::EpochPath path;
+  uint8_t flags;
 };
-__device__ inline SortedNeuron sort_neuron(const LifConstants& c, kernels::EpochSpan span, const DeviceState& state,
-                                           uint32_t at, uint32_t i) {
-  SortedNeuron n{{state.synaptic_slots[at], state.kick_steps[at], state.poisson[i] != 0},
-                 state.v[at],
-                 state.g[at],
-                 state.last_spike[at],
-                 kernels::EpochPath::unchanged};
+
+// The flags after an epoch through `span` that left the neuron at (v, g, last_spike) and
+// took its kicks (an epoch with kicks is stepwise), stored when they changed.
+__device__ inline void store_flags(const LifConstants& c, kernels::EpochSpan span, const DeviceState& state,
+                                   uint32_t at, uint8_t was, double v, double g, int32_t last_spike) {
+  const uint8_t now = (kernels::at_rest(c, v, g) ? 0u : NeuronFlags::off_rest) |
+                      (span.first + span.steps - last_spike < c.ref_steps ? NeuronFlags::recent_spike : 0u);
+  if (now != was) state.flags[at] = now;
+}
+
+// A sort looks at a neuron in three phases, so that a thread sorting several can have
+// the loads of all of them in flight before it waits on any: first_look reads the ring
+// flags, the Poisson flag and the flags byte; where they say the neuron may change
+// (needs_state), read_state reads its v, g, and its kicks and last spike only where the
+// flags say they can matter; settle_path chooses its path and takes a quiet one's decay.
+// A neuron at rest without input (most of a sparse batch) is done after the first.
+__device__ inline SortedNeuron first_look(const LifConstants& c, const DeviceState& state, uint32_t at, uint32_t i) {
+  return {{state.synaptic_slots[at], 0u, state.poisson[i] != 0}, c.v0, 0.0, kNeverSpiked, kernels::EpochPath::unchanged,
+          state.flags[at]};
+}
+__device__ inline bool needs_state(const SortedNeuron& n) {
+  return n.in.synaptic_slots != 0u || n.in.poisson || (n.flags & (NeuronFlags::off_rest | NeuronFlags::kicked)) != 0u;
+}
+__device__ inline void read_state(const DeviceState& state, uint32_t at, SortedNeuron& n) {
+  if (n.flags & NeuronFlags::kicked) n.in.kick_steps = state.kick_steps[at];
+  if (n.flags & NeuronFlags::recent_spike) n.last_spike = state.last_spike[at];
+  n.v = state.v[at];
+  n.g = state.g[at];
+}
+__device__ inline void settle_path(const LifConstants& c, kernels::EpochSpan span, const DeviceState& state, uint32_t at,
+                                   SortedNeuron& n) {
   n.path = kernels::choose_path(c, n.in, span, n.v, n.g, n.last_spike);
   if (n.path == kernels::EpochPath::quiet) {
     double v = n.v, g = n.g;
     kernels::advance_quiet(c, span, v, g);
     state.v[at] = v;
     state.g[at] = g;
+    store_flags(c, span, state, at, n.flags, v, g, n.last_spike);
+  } else if (n.path == kernels::EpochPath::unchanged) {
+    store_flags(c, span, state, at, n.flags, n.v, n.g, n.last_spike);
   }
+}
+__device__ inline SortedNeuron sort_neuron(const LifConstants& c, kernels::EpochSpan span, const DeviceState& state,
+                                           uint32_t at, uint32_t i) {
+  SortedNeuron n = first_look(c, state, at, i);
+  if (!needs_state(n)) return n;
+  read_state(state, at, n);
+  settle_path(c, span, state, at, n);
   return n;
 }
 
@@ -232,6 +273,7 @@ __device__ inline void step_neuron(const LifConstants& c, const RoundPlan& plan,
   if (last_spike != n.last_spike) state.last_spike[at] = last_spike;
   if ((n.in.synaptic_slots & consumed) != 0u) state.synaptic_slots[at] = n.in.synaptic_slots & ~consumed;
   if (n.in.kick_steps != 0u) state.kick_steps[at] = 0u;
+  store_flags(c, span, state, at, n.flags, v, g, last_spike);
 }
 
 // The epoch's Poisson draws (kernels::poisson_steps) of a driven neuron, by a whole warp,
@@ -311,7 +353,8 @@ __global__ void __launch_bounds__(kBlock)
                          state.v[at],
                          state.g[at],
                          state.last_spike[at],
-                         kernels::EpochPath::stepwise};
+                         kernels::EpochPath::stepwise,
+                         state.flags[at]};
     step_neuron(c, *plan, span, state, at, i, n, n.in.poisson ? state.poisson_steps[at] : 0u, stage, out);
   }
 }

@@ -36,6 +36,9 @@ struct DeviceState {
   uint32_t* synaptic_slots;
   uint32_t* kick_steps;
   uint32_t* poisson_steps;  // a driven neuron's draws in the current epoch (kernels::poisson_steps)
+  // What the sort must read besides the ring flags (NeuronFlags): a bit left set costs
+  // a read, never a result.
+  uint8_t* flags;
   const uint8_t* poisson;
   const uint32_t* poisson_list;
   uint32_t poisson_count;
@@ -44,6 +47,17 @@ struct DeviceState {
   // connections carry nothing; null when none are.
   const uint8_t* silenced_out;
   const uint8_t* silenced_in;
+};
+
+// The bits of DeviceState::flags. Clear, each says the sort need not read a field:
+// off_rest clear: v = v_0 and g = 0 exactly; kicked clear: kick_steps is 0;
+// recent_spike clear: the refractory period (the longer, ref_steps) of the neuron's
+// last spike was over by the current epoch, so its last_spike cannot matter.
+struct NeuronFlags {
+  static constexpr uint8_t off_rest = 1u;
+  static constexpr uint8_t kicked = 2u;
+  static constexpr uint8_t recent_spike = 4u;
+  static constexpr uint8_t all = off_rest | kicked | recent_spike;
 };
 
 // A spike of trial `slot` of the batch, as the device keeps a cell's spikes.
