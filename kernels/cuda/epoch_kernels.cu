@@ -203,27 +203,23 @@ __device__ inline void store_flags(const LifConstants& c, kernels::EpochSpan spa
   if (now != was) state.flags[at] = now;
 }
 
-// A sort looks at a neuron in three phases, so that a thread sorting several can have
-// the loads of all of them in flight before it waits on any: first_look reads the ring
-// flags, the Poisson flag and the flags byte; where they say the neuron may change
-// (needs_state), read_state reads its v, g, and its kicks and last spike only where the
-// flags say they can matter; settle_path chooses its path and takes a quiet one's decay.
-// A neuron at rest without input (most of a sparse batch) is done after the first.
-__device__ inline SortedNeuron first_look(const LifConstants& c, const DeviceState& state, uint32_t at, uint32_t i) {
-  return {{state.synaptic_slots[at], 0u, state.poisson[i] != 0}, c.v0, 0.0, kNeverSpiked, kernels::EpochPath::unchanged,
-          state.flags[at]};
-}
-__device__ inline bool needs_state(const SortedNeuron& n) {
-  return n.in.synaptic_slots != 0u || n.in.poisson || (n.flags & (NeuronFlags::off_rest | NeuronFlags::kicked)) != 0u;
-}
-__device__ inline void read_state(const DeviceState& state, uint32_t at, SortedNeuron& n) {
+// A neuron at rest without input (most of a sparse batch) costs its ring flags, its
+// Poisson flag and its flags byte; its kicks and last spike are read only where its
+// flags say they can matter.
+__device__ inline SortedNeuron sort_neuron(const LifConstants& c, kernels::EpochSpan span, const DeviceState& state,
+                                           uint32_t at, uint32_t i) {
+  SortedNeuron n{{state.synaptic_slots[at], 0u, state.poisson[i] != 0},
+                 c.v0,
+                 0.0,
+                 kNeverSpiked,
+                 kernels::EpochPath::unchanged,
+                 state.flags[at]};
+  if (n.in.synaptic_slots == 0u && !n.in.poisson && (n.flags & (NeuronFlags::off_rest | NeuronFlags::kicked)) == 0u)
+    return n;
   if (n.flags & NeuronFlags::kicked) n.in.kick_steps = state.kick_steps[at];
   if (n.flags & NeuronFlags::recent_spike) n.last_spike = state.last_spike[at];
   n.v = state.v[at];
   n.g = state.g[at];
-}
-__device__ inline void settle_path(const LifConstants& c, kernels::EpochSpan span, const DeviceState& state, uint32_t at,
-                                   SortedNeuron& n) {
   n.path = kernels::choose_path(c, n.in, span, n.v, n.g, n.last_spike);
   if (n.path == kernels::EpochPath::quiet) {
     double v = n.v, g = n.g;
@@ -234,13 +230,6 @@ __device__ inline void settle_path(const LifConstants& c, kernels::EpochSpan spa
   } else if (n.path == kernels::EpochPath::unchanged) {
     store_flags(c, span, state, at, n.flags, n.v, n.g, n.last_spike);
   }
-}
-__device__ inline SortedNeuron sort_neuron(const LifConstants& c, kernels::EpochSpan span, const DeviceState& state,
-                                           uint32_t at, uint32_t i) {
-  SortedNeuron n = first_look(c, state, at, i);
-  if (!needs_state(n)) return n;
-  read_state(state, at, n);
-  settle_path(c, span, state, at, n);
   return n;
 }
 
