@@ -198,8 +198,9 @@ struct SortedNeuron {
 // took its kicks (an epoch with kicks is stepwise), stored when they changed.
 __device__ inline void store_flags(const LifConstants& c, kernels::EpochSpan span, const DeviceState& state,
                                    uint32_t at, uint8_t was, double v, double g, int32_t last_spike) {
+  const kernels::EpochSpan next{span.first + span.steps, 0};
   const uint8_t now = (kernels::at_rest(c, v, g) ? 0u : NeuronFlags::off_rest) |
-                      (span.first + span.steps - last_spike < c.ref_steps ? NeuronFlags::recent_spike : 0u);
+                      (kernels::refractory_over(next, last_spike, c.ref_steps) ? 0u : NeuronFlags::recent_spike);
   if (now != was) state.flags[at] = now;
 }
 
