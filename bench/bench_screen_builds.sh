@@ -9,6 +9,7 @@
 set -uo pipefail
 (( $# >= 2 )) || { echo "usage: bench_screen_builds.sh BUILD_A/flysim BUILD_B/flysim [MORE...]" >&2; exit 2; }
 here=$(cd "$(dirname "$0")/.." && pwd)
+source "$here/bench/bench_lib.sh"  # check
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 status=0
@@ -22,10 +23,6 @@ for ((r = 1; r <= ${ROUNDS:-2}; r++)); do
   done
 done
 for ((b = 2; b <= $#; b++)); do
-  for f in rates.csv readouts.csv; do
-    if [[ ! -f $work/files_1_1/$f || ! -f $work/files_${b}_1/$f ]]; then echo "no $f to compare: $1 and ${!b}"; status=1
-    elif cmp -s "$work/files_1_1/$f" "$work/files_${b}_1/$f"; then echo "identical $f: $1 and ${!b}"
-    else echo "DIFFERENT $f: $1 and ${!b}"; status=1; fi
-  done
+  for f in rates.csv readouts.csv; do check "$f of $1 and ${!b}" "$work/files_1_1/$f" "$work/files_${b}_1/$f"; done
 done
 exit $status
