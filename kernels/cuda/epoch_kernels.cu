@@ -583,7 +583,9 @@ void launch_advance(cudaStream_t stream, const LifConstants& c, const RoundPlan*
     return;
   }
   if (state.neurons > 0)
-    sort_paths_kernel<<<(state.neurons * state.trials + kSortBlockEntries - 1) / kSortBlockEntries, kBlock, 0, stream>>>(
+    sort_paths_kernel<<<static_cast<unsigned>((uint64_t{state.neurons} * state.trials + kSortBlockEntries - 1) /
+                                              kSortBlockEntries),
+                        kBlock, 0, stream>>>(
         c, plan, j, seed, first_trial, state, stepwise, out.counts);
   stepwise_kernel<<<std::max(stepwise_blocks, 1u), kBlock, advance_shared_bytes(c), stream>>>(c, plan, j, state,
                                                                                              stepwise, out);
