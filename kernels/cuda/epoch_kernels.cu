@@ -11,12 +11,6 @@ constexpr unsigned kUnroll = 4;
 constexpr unsigned kChunk = kBlock * kUnroll;
 // gridDim.y's limit; a spike with more chunks than this loops over them.
 constexpr uint64_t kMaxChunksPerSpike = 65535;
-#ifndef FLYSIM_SCATTER_WARP
-#define FLYSIM_SCATTER_WARP 0
-#endif
-#ifndef FLYSIM_SCATTER_ONE_WAVE
-#define FLYSIM_SCATTER_ONE_WAVE 1
-#endif
 
 // Block (x, y) adds chunk y (kChunk connections) of spike x's out-connections, so a hub
 // with thousands of targets is spread over many blocks instead of one warp looping for
@@ -59,56 +53,11 @@ __device__ inline void scatter_spike(const LifConstants& c, const DeviceNetwork&
   }
 }
 
-#if !FLYSIM_SCATTER_WARP
 // Row x of blocks takes spikes x, x + gridDim.x, ... of spikes[0, count).
 __device__ inline void scatter_spikes(const LifConstants& c, const DeviceNetwork& net, const DeviceState& state,
                                       const CellSpike* spikes, uint32_t count, int32_t first_delivery) {
   for (uint32_t x = blockIdx.x; x < count; x += gridDim.x) scatter_spike(c, net, state, spikes[x], first_delivery);
 }
-#else
-constexpr unsigned kWarps = kBlock / 32u;
-constexpr unsigned kWarpPass = 32u * kUnroll;  // connections a warp adds per pass
-// A warp's part of one spike: passes y, y + gridDim.y, ... (blockIdx.y) of kWarpPass
-// connections each.
-__device__ inline void scatter_spike_warp(const LifConstants& c, const DeviceNetwork& net, const DeviceState& state,
-                                          const CellSpike& cell_spike, int32_t first_delivery) {
-  const Spike spike{cell_spike.step, cell_spike.neuron};
-  if (kernels::already_delivered(c, spike, first_delivery)) return;
-  if (state.silenced_out != nullptr && state.silenced_out[spike.neuron] != 0u) return;
-  const int32_t slot = kernels::delivery_slot(c, spike.step);
-  auto* ring_slot = reinterpret_cast<unsigned long long*>(state.ring_at(slot, cell_spike.slot, 0));
-  uint32_t* synaptic_slots = state.synaptic_slots + state.at(cell_spike.slot, 0);
-  const std::size_t trials = state.trials;
-  const uint32_t flag = 1u << slot, lane = threadIdx.x % 32u;
-  const uint64_t begin = __ldg(net.out_offsets + spike.neuron), end = __ldg(net.out_offsets + spike.neuron + 1);
-  for (uint64_t chunk = begin + uint64_t{blockIdx.y} * kWarpPass; chunk < end;
-       chunk += uint64_t{gridDim.y} * kWarpPass) {
-    uint32_t post[kUnroll];
-    int32_t weight[kUnroll];
-#pragma unroll
-    for (unsigned u = 0; u < kUnroll; ++u) {
-      const uint64_t e = chunk + u * 32u + lane;
-      if (e < end) {
-        post[u] = __ldg(net.out_targets + e);
-        weight[u] = __ldg(net.out_weights + e);
-      }
-    }
-#pragma unroll
-    for (unsigned u = 0; u < kUnroll; ++u) {
-      if (chunk + u * 32u + lane < end && (state.silenced_in == nullptr || state.silenced_in[post[u]] == 0u)) {
-        atomicAdd(ring_slot + post[u] * trials, static_cast<unsigned long long>(static_cast<int64_t>(weight[u])));
-        atomicOr(synaptic_slots + post[u] * trials, flag);
-      }
-    }
-  }
-}
-// Warp w of block row x takes spikes x * kWarps + w, then every gridDim.x * kWarps-th.
-__device__ inline void scatter_spikes(const LifConstants& c, const DeviceNetwork& net, const DeviceState& state,
-                                      const CellSpike* spikes, uint32_t count, int32_t first_delivery) {
-  for (uint32_t x = blockIdx.x * kWarps + threadIdx.x / 32u; x < count; x += gridDim.x * kWarps)
-    scatter_spike_warp(c, net, state, spikes[x], first_delivery);
-}
-#endif
 
 __global__ void __launch_bounds__(kBlock)
     scatter_kernel(LifConstants c, DeviceNetwork net, DeviceState state, const CellSpike* spikes, uint32_t count,
@@ -350,10 +299,7 @@ __device__ inline uint32_t warp_poisson_steps(uint32_t threshold, kernels::RngKe
 // issued for all of a thread's entries before any is used, so that a thread does not
 // wait on two loads in a row per entry. The driven neurons get their draws here too, a
 // warp per neuron and trial, into poisson_steps for the stepwise launch.
-#ifndef FLYSIM_SORT_PER_THREAD
-#define FLYSIM_SORT_PER_THREAD 4
-#endif
-constexpr uint32_t kSortPerThread = FLYSIM_SORT_PER_THREAD;
+constexpr uint32_t kSortPerThread = 4;
 constexpr uint32_t kSortBlockEntries = kBlock * kSortPerThread;
 __global__ void __launch_bounds__(kBlock)
     sort_paths_kernel(LifConstants c, const RoundPlan* plan, uint32_t j, uint64_t seed, int32_t first_trial,
@@ -512,24 +458,12 @@ unsigned scatter_chunks(const DeviceNetwork& net) {
 // blocks for the largest out-degree's chunks mostly find nothing to add, and a batch's
 // cell of several hundred spikes made ten waves of them, each paying a block's loads.
 unsigned round_scatter_chunks(const DeviceNetwork& net, uint32_t rows) {
-#if FLYSIM_SCATTER_ONE_WAVE
   return std::clamp(net.scatter_wave / std::max(rows, 1u), 1u, scatter_chunks(net));
-#else
-  (void)rows;
-  return scatter_chunks(net);
-#endif
 }
 
 // The grid of a scatter of `spikes` spikes.
 dim3 scatter_grid(const DeviceNetwork& net, uint32_t spikes) {
-#if FLYSIM_SCATTER_WARP
-  const uint32_t rows = std::clamp((spikes + kWarps - 1) / kWarps, 1u, std::max(net.scatter_wave, 1u));
-  const auto passes = static_cast<uint32_t>(
-      std::min<uint64_t>(std::max<uint64_t>((net.max_out_degree + kWarpPass - 1) / kWarpPass, 1), kMaxChunksPerSpike));
-  return dim3(rows, std::clamp(net.scatter_wave / rows, 1u, passes));
-#else
   return dim3(std::max(spikes, 1u), round_scatter_chunks(net, spikes));
-#endif
 }
 
 std::size_t advance_shared_bytes(const LifConstants& c) {
