@@ -23,6 +23,23 @@ void upload(cudaStream_t stream, T* device, const std::vector<T>& host, const ch
     cuda::check(cudaMemcpyAsync(device, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice, stream), what);
 }
 
+// Trial k of a batch's per-neuron array, as the device keeps it ([neuron][trial],
+// cuda::DeviceState), and a batch's array from its trials' states.
+template <class T>
+std::vector<T> trial_of_batch(const std::vector<T>& batch, std::size_t trials, std::size_t k) {
+  std::vector<T> trial(batch.size() / trials);
+  for (std::size_t i = 0; i < trial.size(); ++i) trial[i] = batch[cuda::batch_entry(trials, k, i)];
+  return trial;
+}
+template <class T>
+std::vector<T> batch_of_trials(const std::vector<EngineState>& states, std::vector<T> EngineState::*field) {
+  const std::size_t trials = states.size(), neurons = (states.front().*field).size();
+  std::vector<T> batch(trials * neurons);
+  for (std::size_t k = 0; k < trials; ++k)
+    for (std::size_t i = 0; i < neurons; ++i) batch[cuda::batch_entry(trials, k, i)] = (states[k].*field)[i];
+  return batch;
+}
+
 // A grid size for `needed` blocks that changes rarely: a power of two, grown at once,
 // shrunk only when a quarter would do. Rounds then keep their shape, and their graph,
 // while the activity drifts (every grid size gives the same result).
@@ -123,7 +140,9 @@ class CudaEngine final : public Engine {
   cuda::DeviceBuffer<uint32_t> out_targets_;
   cuda::DeviceBuffer<int32_t> out_weights_;
   uint64_t max_out_degree_ = 0;
-  // Per trial of the batch and neuron ([trial][neuron]; the ring [trial][slot][neuron]).
+  uint32_t scatter_wave_ = 1;
+  // Per neuron and trial of the batch ([neuron][trial]; the ring [slot][neuron][trial]:
+  // cuda::DeviceState).
   cuda::DeviceBuffer<double> v_, g_;
   cuda::DeviceBuffer<int32_t> last_spike_;
   cuda::DeviceBuffer<int64_t> ring_;             // fixed-point units
@@ -148,7 +167,7 @@ class CudaEngine final : public Engine {
   // One trial's worst cell of keys: a busier round is copied from cell_spikes_ instead.
   cuda::MappedHostBuffer<uint64_t> round_keys_;
   cuda::MappedHostBuffer<uint32_t> round_spike_count_;
-  // The neurons each epoch lists for its stepwise phase ([trial][neuron] indices; room
+  // The neurons each epoch lists for its stepwise phase (DeviceState::at indices; room
   // for all of the batch) and the most one epoch listed lately (mapped), which sizes
   // the stepwise launches: a fifth more blocks than that took, so the grid follows the
   // activity instead of covering every neuron (any size gives the same result).
@@ -209,6 +228,7 @@ CudaEngine::CudaEngine(EngineSetup setup, int device, std::string device_name)
   select_device();
   cuda::check(cuda::allow_advance_shared_memory(), "setting the advance kernel's shared memory");
   cuda::check(cuda::load_round_kernels(), "loading the round's kernels");
+  cuda::check(cuda::scatter_wave_blocks(&scatter_wave_), "asking the device for its scatter's occupancy");
 
   for (std::size_t i = 0; i < n_; ++i)
     max_out_degree_ = std::max(max_out_degree_, net.out_offsets[i + 1] - net.out_offsets[i]);
@@ -321,7 +341,7 @@ cuda::DeviceState CudaEngine::device_state() const {
 }
 
 cuda::DeviceNetwork CudaEngine::device_network() const {
-  return {out_offsets_.get(), out_targets_.get(), out_weights_.get(), max_out_degree_};
+  return {out_offsets_.get(), out_targets_.get(), out_weights_.get(), max_out_degree_, scatter_wave_};
 }
 
 void CudaEngine::read_round_keys(uint32_t count, uint32_t base, int32_t round_first) {
@@ -517,22 +537,23 @@ std::vector<EngineState> CudaEngine::export_batch() const {
   select_device();
   const cudaStream_t s = stream_.get();
   std::vector<EngineState> states(batch_size_);
+  const std::size_t entries = std::size_t{batch_size_} * n_;
+  std::vector<double> v(entries), g(entries);
+  std::vector<int32_t> last_spike(entries);
+  cuda::check(cudaMemcpyAsync(v.data(), v_.get(), entries * sizeof(double), cudaMemcpyDeviceToHost, s), "exporting v");
+  cuda::check(cudaMemcpyAsync(g.data(), g_.get(), entries * sizeof(double), cudaMemcpyDeviceToHost, s), "exporting g");
+  cuda::check(cudaMemcpyAsync(last_spike.data(), last_spike_.get(), entries * sizeof(int32_t), cudaMemcpyDeviceToHost, s),
+              "exporting last_spike");
+  cuda::check(cudaStreamSynchronize(s), "exporting the state");
   for (uint32_t k = 0; k < batch_size_; ++k) {
     EngineState& state = states[k];
     state.trial = first_trial_ + static_cast<int32_t>(k);
     state.next_step = next_step_;
-    state.v.resize(n_);
-    state.g.resize(n_);
-    state.last_spike.resize(n_);
-    const std::size_t at = k * n_;
-    cuda::check(cudaMemcpyAsync(state.v.data(), v_.get() + at, n_ * sizeof(double), cudaMemcpyDeviceToHost, s), "exporting v");
-    cuda::check(cudaMemcpyAsync(state.g.data(), g_.get() + at, n_ * sizeof(double), cudaMemcpyDeviceToHost, s), "exporting g");
-    cuda::check(cudaMemcpyAsync(state.last_spike.data(), last_spike_.get() + at, n_ * sizeof(int32_t),
-                                cudaMemcpyDeviceToHost, s),
-                "exporting last_spike");
+    state.v = trial_of_batch(v, batch_size_, k);
+    state.g = trial_of_batch(g, batch_size_, k);
+    state.last_spike = trial_of_batch(last_spike, batch_size_, k);
     state.pending = queues_[k].undelivered(next_step_, setup_.constants.delay_steps);
   }
-  cuda::check(cudaStreamSynchronize(s), "exporting the state");
   if (!plastic_.empty()) {
     std::vector<int32_t> weights(plastic_.size());
     cuda::launch_gather_weights(s, out_weights_.get(), plastic_edges_.get(), static_cast<uint32_t>(plastic_.size()),
@@ -619,17 +640,14 @@ void CudaEngine::import_batch(const std::vector<EngineState>& states) {
   if (!weights.empty()) plastic_.check_all(weights);
   select_device();
   const cudaStream_t s = stream_.get();
-  for (std::size_t k = 0; k < states.size(); ++k) {
-    const EngineState& state = states[k];
-    const std::size_t at = k * n_;
-    cuda::check(cudaMemcpyAsync(v_.get() + at, state.v.data(), n_ * sizeof(double), cudaMemcpyHostToDevice, s),
-                "importing v");
-    cuda::check(cudaMemcpyAsync(g_.get() + at, state.g.data(), n_ * sizeof(double), cudaMemcpyHostToDevice, s),
-                "importing g");
-    cuda::check(cudaMemcpyAsync(last_spike_.get() + at, state.last_spike.data(), n_ * sizeof(int32_t),
-                                cudaMemcpyHostToDevice, s),
-                "importing last_spike");
-  }
+  const std::vector<double> v = batch_of_trials(states, &EngineState::v);
+  const std::vector<double> g = batch_of_trials(states, &EngineState::g);
+  const std::vector<int32_t> last_spike = batch_of_trials(states, &EngineState::last_spike);
+  cuda::check(cudaMemcpyAsync(v_.get(), v.data(), v.size() * sizeof(double), cudaMemcpyHostToDevice, s), "importing v");
+  cuda::check(cudaMemcpyAsync(g_.get(), g.data(), g.size() * sizeof(double), cudaMemcpyHostToDevice, s), "importing g");
+  cuda::check(cudaMemcpyAsync(last_spike_.get(), last_spike.data(), last_spike.size() * sizeof(int32_t),
+                              cudaMemcpyHostToDevice, s),
+              "importing last_spike");
   if (!weights.empty()) {
     cuda::check(cudaMemcpyAsync(plastic_values_.get(), weights.data(), plastic_.size() * sizeof(int32_t),
                                 cudaMemcpyHostToDevice, s),

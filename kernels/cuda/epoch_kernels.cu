@@ -25,10 +25,10 @@ __device__ inline void scatter_spike(const LifConstants& c, const DeviceNetwork&
   if (kernels::already_delivered(c, spike, first_delivery)) return;
   if (state.silenced_out != nullptr && state.silenced_out[spike.neuron] != 0u) return;
   const int32_t slot = kernels::delivery_slot(c, spike.step);
-  const std::size_t trial_base = static_cast<std::size_t>(cell_spike.slot) * state.neurons;
-  auto* ring_slot = reinterpret_cast<unsigned long long*>(
-      state.ring + (static_cast<std::size_t>(cell_spike.slot) * c.delay_steps + slot) * state.neurons);
-  uint32_t* synaptic_slots = state.synaptic_slots + trial_base;
+  // Target j of this trial lies at ring_slot[j * trials] and synaptic_slots[j * trials].
+  auto* ring_slot = reinterpret_cast<unsigned long long*>(state.ring_at(slot, cell_spike.slot, 0));
+  uint32_t* synaptic_slots = state.synaptic_slots + state.at(cell_spike.slot, 0);
+  const std::size_t trials = state.trials;
   const uint32_t flag = 1u << slot;
   const uint64_t begin = __ldg(net.out_offsets + spike.neuron), end = __ldg(net.out_offsets + spike.neuron + 1);
   for (uint64_t chunk = begin + uint64_t{blockIdx.y} * kChunk; chunk < end; chunk += uint64_t{gridDim.y} * kChunk) {
@@ -46,8 +46,8 @@ __device__ inline void scatter_spike(const LifConstants& c, const DeviceNetwork&
     for (unsigned u = 0; u < kUnroll; ++u) {
       if (chunk + u * kBlock + threadIdx.x < end &&
           (state.silenced_in == nullptr || state.silenced_in[post[u]] == 0u)) {
-        atomicAdd(ring_slot + post[u], static_cast<unsigned long long>(static_cast<int64_t>(weight[u])));
-        atomicOr(synaptic_slots + post[u], flag);
+        atomicAdd(ring_slot + post[u] * trials, static_cast<unsigned long long>(static_cast<int64_t>(weight[u])));
+        atomicOr(synaptic_slots + post[u] * trials, flag);
       }
     }
   }
@@ -98,13 +98,13 @@ __global__ void publish_round_kernel(const RoundCounts* counts, uint32_t epochs,
 __global__ void __launch_bounds__(kBlock)
     set_kicks_kernel(const Kick* kicks, const RoundPlan* plan, uint32_t j, DeviceState state) {
   const EpochPlan epoch = plan->epochs[j];
-  uint32_t* kick_steps = state.kick_steps + static_cast<std::size_t>(blockIdx.y) * state.neurons;
   for (uint64_t k = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < epoch.kick_count;
        k += static_cast<uint64_t>(gridDim.x) * blockDim.x) {
     const Kick kick = kicks[epoch.kick_begin + k];
-    atomicOr(kick_steps + kick.neuron, 1u << (kick.step - epoch.span.first));
+    const std::size_t at = state.at(blockIdx.y, kick.neuron);
+    atomicOr(state.kick_steps + at, 1u << (kick.step - epoch.span.first));
     // Every kick of a neuron stores the same byte: its bits, kicked among them.
-    uint8_t& flags = state.flags[static_cast<std::size_t>(blockIdx.y) * state.neurons + kick.neuron];
+    uint8_t& flags = state.flags[at];
     flags = flags | NeuronFlags::kicked;
   }
 }
@@ -204,23 +204,31 @@ __device__ inline void store_flags(const LifConstants& c, kernels::EpochSpan spa
   if (now != was) state.flags[at] = now;
 }
 
-// A neuron at rest without input (most of a sparse batch) costs its ring flags, its
-// Poisson flag and its flags byte; its kicks and last spike are read only where its
-// flags say they can matter.
-__device__ inline SortedNeuron sort_neuron(const LifConstants& c, kernels::EpochSpan span, const DeviceState& state,
-                                           uint32_t at, uint32_t i) {
-  SortedNeuron n{{state.synaptic_slots[at], 0u, state.poisson[i] != 0},
-                 c.v0,
-                 0.0,
-                 kNeverSpiked,
-                 kernels::EpochPath::unchanged,
-                 state.flags[at]};
-  if (n.in.synaptic_slots == 0u && !n.in.poisson && (n.flags & (NeuronFlags::off_rest | NeuronFlags::kicked)) == 0u)
-    return n;
+// A sort looks at a neuron in three steps, so that a thread sorting several can have the
+// loads of all of them in flight before it waits on any. first_look reads the ring
+// flags, the Poisson flag and the flags byte: a neuron at rest without input (most of a
+// sparse batch) is done there. Where the neuron may change (may_change), read_state
+// reads v and g, and its kicks and last spike only where its flags say they can matter;
+// settle_path chooses its path and takes a quiet one's decay.
+__device__ inline SortedNeuron first_look(const LifConstants& c, const DeviceState& state, uint32_t at, uint32_t i) {
+  return {{state.synaptic_slots[at], 0u, state.poisson[i] != 0},
+          c.v0,
+          0.0,
+          kNeverSpiked,
+          kernels::EpochPath::unchanged,
+          state.flags[at]};
+}
+__device__ inline bool may_change(const SortedNeuron& n) {
+  return n.in.synaptic_slots != 0u || n.in.poisson || (n.flags & (NeuronFlags::off_rest | NeuronFlags::kicked)) != 0u;
+}
+__device__ inline void read_state(const DeviceState& state, uint32_t at, SortedNeuron& n) {
   if (n.flags & NeuronFlags::kicked) n.in.kick_steps = state.kick_steps[at];
   if (n.flags & NeuronFlags::recent_spike) n.last_spike = state.last_spike[at];
   n.v = state.v[at];
   n.g = state.g[at];
+}
+__device__ inline void settle_path(const LifConstants& c, kernels::EpochSpan span, const DeviceState& state,
+                                   uint32_t at, SortedNeuron& n) {
   n.path = kernels::choose_path(c, n.in, span, n.v, n.g, n.last_spike);
   if (n.path == kernels::EpochPath::quiet) {
     double v = n.v, g = n.g;
@@ -230,6 +238,14 @@ __device__ inline SortedNeuron sort_neuron(const LifConstants& c, kernels::Epoch
     store_flags(c, span, state, at, n.flags, v, g, n.last_spike);
   } else if (n.path == kernels::EpochPath::unchanged) {
     store_flags(c, span, state, at, n.flags, n.v, n.g, n.last_spike);
+  }
+}
+__device__ inline SortedNeuron sort_neuron(const LifConstants& c, kernels::EpochSpan span, const DeviceState& state,
+                                           uint32_t at, uint32_t i) {
+  SortedNeuron n = first_look(c, state, at, i);
+  if (may_change(n)) {
+    read_state(state, at, n);
+    settle_path(c, span, state, at, n);
   }
   return n;
 }
@@ -242,13 +258,11 @@ __device__ inline SortedNeuron sort_neuron(const LifConstants& c, kernels::Epoch
 __device__ inline void step_neuron(const LifConstants& c, const RoundPlan& plan, kernels::EpochSpan span,
                                    const DeviceState& state, uint32_t at, uint32_t i, const SortedNeuron& n,
                                    uint32_t draws, int64_t* stage, const EpochOutput& out) {
-  const uint32_t trial_slot = at / state.neurons;
+  const uint32_t trial_slot = state.trial_of(at);
   const uint32_t consumed = kernels::consumed_slots(c, span);
   // The epoch reads the staged copy; advance_neuron_drawn's clearing of what it read
   // then lands in shared memory, and the ring was cleared while staging.
-  stage_ring_slots(n.in.synaptic_slots & consumed,
-                   state.ring + static_cast<std::size_t>(trial_slot) * c.delay_steps * state.neurons + i, state.neurons,
-                   stage);
+  stage_ring_slots(n.in.synaptic_slots & consumed, state.ring_at(0, trial_slot, i), state.ring_stride(), stage);
   double v = n.v, g = n.g;
   int32_t last_spike = n.last_spike;
   const uint32_t base = plan.base;
@@ -274,41 +288,67 @@ __device__ inline uint32_t warp_poisson_steps(uint32_t threshold, kernels::RngKe
   return __ballot_sync(kFullWarp, step < span.steps && kernels::poisson_event(threshold, key, neuron, span.first + step));
 }
 
-// Phase 1 of an epoch of a batch. Block (x, y) takes neurons [x * kBlock, (x + 1) * kBlock)
-// of trial y of the batch and sorts them by kernels::choose_path: unchanged ones are left
-// alone, quiet ones take their one multi-step decay here, and stepwise ones (input, a
-// Poisson drive, or near threshold) are listed for phase 2. Most neurons of a warp need
-// nothing, so stepping each in place kept whole warps busy for one stepwise lane: in
-// the FlyWire-scale sugar experiment about 3,000 of 138,639 neurons per trial step
-// through a cell. Trial y's driven neurons get their draws here too, a warp per neuron,
-// into poisson_steps for the stepwise launch.
+// Phase 1 of an epoch of a batch. Thread x of the launch takes kSortPerThread entries of
+// the per-neuron arrays (neuron i of batch slot t at [i][t]: DeviceState::at), kBlock
+// apart so that each load of a warp is one stretch, and sorts them by
+// kernels::choose_path: unchanged ones are left alone, quiet ones take their one
+// multi-step decay here, and stepwise ones (input, a Poisson drive, or near threshold)
+// are listed for phase 2. Most neurons of a warp need nothing, so stepping each in place
+// kept whole warps busy for one stepwise lane: in the FlyWire-scale sugar experiment
+// about 3,000 of 138,639 neurons per trial step through a cell. Each step's loads are
+// issued for all of a thread's entries before any is used, so that a thread does not
+// wait on two loads in a row per entry. The driven neurons get their draws here too, a
+// warp per neuron and trial, into poisson_steps for the stepwise launch.
+constexpr uint32_t kSortPerThread = 4;
+constexpr uint32_t kSortBlockEntries = kBlock * kSortPerThread;
 __global__ void __launch_bounds__(kBlock)
     sort_paths_kernel(LifConstants c, const RoundPlan* plan, uint32_t j, uint64_t seed, int32_t first_trial,
                       DeviceState state, uint32_t* stepwise, RoundCounts* counts) {
   const kernels::EpochSpan span = plan->epochs[j].span;
-  const uint64_t index = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const kernels::RngKey key = kernels::rng_key(seed, first_trial + static_cast<int32_t>(blockIdx.y));
   const uint32_t lane = threadIdx.x % 32u, warps = gridDim.x * (kBlock / 32u);
-  for (uint32_t p = static_cast<uint32_t>(index / 32u); p < state.poisson_count; p += warps) {
-    const uint32_t neuron = state.poisson_list[p];
+  for (uint32_t p = (blockIdx.x * kBlock + threadIdx.x) / 32u; p < state.poisson_count * state.trials; p += warps) {
+    const uint32_t neuron = state.poisson_list[p / state.trials], t = p % state.trials;
+    const kernels::RngKey key = kernels::rng_key(seed, first_trial + static_cast<int32_t>(t));
     const uint32_t events = warp_poisson_steps(state.poisson_threshold[neuron], key, neuron, span);
-    if (lane == 0u) state.poisson_steps[std::size_t{blockIdx.y} * state.neurons + neuron] = events;
+    if (lane == 0u) state.poisson_steps[state.at(t, neuron)] = events;
   }
-  bool listed = false;
-  uint32_t at = 0;
-  if (index < state.neurons) {
-    const auto i = static_cast<uint32_t>(index);
-    at = blockIdx.y * state.neurons + i;
-    listed = sort_neuron(c, span, state, at, i).path == kernels::EpochPath::stepwise;
+  const uint32_t entries = state.neurons * state.trials;
+  const uint32_t first = blockIdx.x * kSortBlockEntries + threadIdx.x;
+  SortedNeuron n[kSortPerThread];
+  bool look[kSortPerThread];
+#pragma unroll
+  for (uint32_t u = 0; u < kSortPerThread; ++u) {
+    const uint32_t at = first + u * kBlock;
+    look[u] = at < entries;
+    if (look[u]) n[u] = first_look(c, state, at, state.neuron_of(at));
+  }
+#pragma unroll
+  for (uint32_t u = 0; u < kSortPerThread; ++u) {
+    look[u] = look[u] && may_change(n[u]);
+    if (look[u]) read_state(state, first + u * kBlock, n[u]);
+  }
+  bool listed[kSortPerThread];
+  bool any = false;
+#pragma unroll
+  for (uint32_t u = 0; u < kSortPerThread; ++u) {
+    if (look[u]) settle_path(c, span, state, first + u * kBlock, n[u]);
+    listed[u] = look[u] && n[u].path == kernels::EpochPath::stepwise;
+    any = any || listed[u];
   }
   // One atomic per block for its listed neurons: one per warp would queue thousands of
   // warps on the counter's address, each waiting for its answer.
-  if (!__syncthreads_or(listed)) return;
+  if (!__syncthreads_or(any)) return;
   __shared__ uint32_t warp_first[kBlock / 32u];
   __shared__ uint32_t block_first;
-  const unsigned want = __ballot_sync(kFullWarp, listed);
+  unsigned want[kSortPerThread];
+  uint32_t warp_count = 0;
+#pragma unroll
+  for (uint32_t u = 0; u < kSortPerThread; ++u) {
+    want[u] = __ballot_sync(kFullWarp, listed[u]);
+    warp_count += __popc(want[u]);
+  }
   const uint32_t warp = threadIdx.x / 32u;
-  if (lane == 0u) warp_first[warp] = __popc(want);
+  if (lane == 0u) warp_first[warp] = warp_count;
   __syncthreads();
   if (threadIdx.x == 0u) {
     uint32_t total = 0;
@@ -320,7 +360,12 @@ __global__ void __launch_bounds__(kBlock)
     block_first = atomicAdd(counts->listed + j, total);
   }
   __syncthreads();
-  if (listed) stepwise[block_first + warp_first[warp] + __popc(want & ((1u << lane) - 1u))] = at;
+  uint32_t to = block_first + warp_first[warp];
+#pragma unroll
+  for (uint32_t u = 0; u < kSortPerThread; ++u) {
+    if (listed[u]) stepwise[to + __popc(want[u] & ((1u << lane) - 1u))] = first + u * kBlock;
+    to += __popc(want[u]);
+  }
 }
 
 // Phase 2: the listed neurons, stepwise (step_neuron), their Poisson draws the sort
@@ -338,7 +383,7 @@ __global__ void __launch_bounds__(kBlock)
   for (uint32_t from = blockIdx.x * kBlock; from < listed; from += gridDim.x * kBlock) {
     if (from + threadIdx.x >= listed) continue;
     const uint32_t at = stepwise[from + threadIdx.x];
-    const uint32_t i = at % state.neurons;
+    const uint32_t i = state.neuron_of(at);
     const SortedNeuron n{{state.synaptic_slots[at], state.kick_steps[at], state.poisson[i] != 0},
                          state.v[at],
                          state.g[at],
@@ -407,6 +452,20 @@ unsigned scatter_chunks(const DeviceNetwork& net) {
       std::min<uint64_t>(std::max<uint64_t>((net.max_out_degree + kChunk - 1) / kChunk, 1), kMaxChunksPerSpike));
 }
 
+// Blocks per spike in a round's scatter of `rows` rows: as scatter_chunks, but no more
+// than keep the grid within one wave of resident blocks; a block loops over the chunks
+// of its spike beyond that. Why: most spikes have a few hundred connections, so the
+// blocks for the largest out-degree's chunks mostly find nothing to add, and a batch's
+// cell of several hundred spikes made ten waves of them, each paying a block's loads.
+unsigned round_scatter_chunks(const DeviceNetwork& net, uint32_t rows) {
+  return std::clamp(net.scatter_wave / std::max(rows, 1u), 1u, scatter_chunks(net));
+}
+
+// The grid of a scatter of `spikes` spikes.
+dim3 scatter_grid(const DeviceNetwork& net, uint32_t spikes) {
+  return dim3(std::max(spikes, 1u), round_scatter_chunks(net, spikes));
+}
+
 std::size_t advance_shared_bytes(const LifConstants& c) {
   return static_cast<std::size_t>(c.delay_steps) * kBlock * sizeof(int64_t);
 }
@@ -420,20 +479,19 @@ unsigned stepwise_blocks_for(uint64_t neurons) { return std::max(blocks_for(neur
 void launch_scatter(cudaStream_t stream, const LifConstants& c, DeviceNetwork net, DeviceState state,
                     const CellSpike* spikes, uint32_t count, int32_t first_delivery) {
   if (count == 0) return;
-  scatter_kernel<<<dim3(count, scatter_chunks(net)), kBlock, 0, stream>>>(c, net, state, spikes, count,
-                                                                         first_delivery);
+  scatter_kernel<<<scatter_grid(net, count), kBlock, 0, stream>>>(c, net, state, spikes, count, first_delivery);
 }
 
 void launch_round_start_scatter(cudaStream_t stream, const LifConstants& c, DeviceNetwork net, DeviceState state,
                                 const CellSpike* cell_spikes, const RoundPlan* plan, uint32_t rows) {
-  round_start_scatter_kernel<<<dim3(std::max(rows, 1u), scatter_chunks(net)), kBlock, 0, stream>>>(
+  round_start_scatter_kernel<<<scatter_grid(net, rows), kBlock, 0, stream>>>(
       c, net, state, cell_spikes, plan);
 }
 
 void launch_scatter_last_cell(cudaStream_t stream, const LifConstants& c, DeviceNetwork net, DeviceState state,
                               const CellSpike* cell_spikes, RoundCounts* counts, const RoundPlan* plan, uint32_t j,
                               uint32_t rows) {
-  scatter_last_cell_kernel<<<dim3(std::max(rows, 1u), scatter_chunks(net)), kBlock, 0, stream>>>(
+  scatter_last_cell_kernel<<<scatter_grid(net, rows), kBlock, 0, stream>>>(
       c, net, state, cell_spikes, counts, plan, j);
 }
 
@@ -459,7 +517,9 @@ void launch_advance(cudaStream_t stream, const LifConstants& c, const RoundPlan*
     return;
   }
   if (state.neurons > 0)
-    sort_paths_kernel<<<dim3(blocks_for(state.neurons), state.trials), kBlock, 0, stream>>>(
+    sort_paths_kernel<<<static_cast<unsigned>((uint64_t{state.neurons} * state.trials + kSortBlockEntries - 1) /
+                                              kSortBlockEntries),
+                        kBlock, 0, stream>>>(
         c, plan, j, seed, first_trial, state, stepwise, out.counts);
   stepwise_kernel<<<std::max(stepwise_blocks, 1u), kBlock, advance_shared_bytes(c), stream>>>(c, plan, j, state,
                                                                                              stepwise, out);
@@ -507,6 +567,15 @@ cudaError_t allow_advance_shared_memory() {
   const auto bytes = static_cast<int>(advance_shared_bytes(largest));
   const cudaError_t e = cudaFuncSetAttribute(stepwise_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
   return e != cudaSuccess ? e : cudaFuncSetAttribute(sort_and_step_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+}
+
+cudaError_t scatter_wave_blocks(uint32_t* blocks) {
+  int device = 0, sms = 0, per_sm = 0;
+  cudaError_t e = cudaGetDevice(&device);
+  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+  if (e == cudaSuccess) e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, scatter_last_cell_kernel, kBlock, 0);
+  *blocks = static_cast<uint32_t>(std::max(sms * per_sm, 1));
+  return e;
 }
 
 cudaError_t advance_kernel_attributes(cudaFuncAttributes* attributes) {

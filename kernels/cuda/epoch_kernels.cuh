@@ -4,6 +4,7 @@
 // kernel can only be launched from the file that defines it.
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <cstdint>
 
 #include "kernels/epoch_rules.hpp"
@@ -21,11 +22,18 @@ struct DeviceNetwork {
   const uint32_t* out_targets;
   const int32_t* out_weights;
   uint64_t max_out_degree;  // sizes the scatter's grid
+  uint32_t scatter_wave;     // scatter blocks the device holds at once (scatter_wave_blocks)
 };
 
+// Where neuron i of batch slot t lies in a batch's per-neuron arrays: [neuron][trial].
+FLYSIM_HD inline std::size_t batch_entry(std::size_t trials, std::size_t t, std::size_t i) { return i * trials + t; }
+
 // Per-neuron state and inputs of a batch of `trials` trials: every per-neuron array is
-// [trial][neuron] and the ring [trial][slot][neuron]; the Poisson flags and the list of
-// the driven neurons (poisson_list[0, poisson_count), ascending) are shared.
+// [neuron][trial] and the ring [slot][neuron][trial] (a neuron's trials side by side);
+// the Poisson flags and the list of the driven neurons (poisson_list[0, poisson_count),
+// ascending) are shared. Why side by side: the trials of a batch share their stimulus,
+// so a neuron at rest in one trial mostly is in all of them, and a sort that skips a
+// resting neuron's state then skips whole sectors of memory instead of a word of each.
 struct DeviceState {
   uint32_t neurons;
   uint32_t trials;
@@ -47,6 +55,17 @@ struct DeviceState {
   // connections carry nothing; null when none are.
   const uint8_t* silenced_out;
   const uint8_t* silenced_in;
+
+  // Where neuron i of batch slot t lies in the per-neuron arrays, and back.
+  FLYSIM_HD std::size_t at(uint32_t t, uint32_t i) const { return batch_entry(trials, t, i); }
+  // (neurons x trials < 2^32: the engine refuses a batch beyond that.)
+  FLYSIM_HD uint32_t neuron_of(uint32_t at) const { return at / trials; }
+  FLYSIM_HD uint32_t trial_of(uint32_t at) const { return at % trials; }
+  // Ring slot `slot` of neuron i of batch slot t; the next slot lies ring_stride() further.
+  FLYSIM_HD int64_t* ring_at(int32_t slot, uint32_t t, uint32_t i) const {
+    return ring + static_cast<std::size_t>(slot) * ring_stride() + at(t, i);
+  }
+  FLYSIM_HD std::size_t ring_stride() const { return std::size_t{neurons} * trials; }
 };
 
 // The bits of DeviceState::flags. Clear, each says the sort need not read a field:
@@ -188,6 +207,10 @@ bool advance_in_one_launch(uint32_t trials);
 
 // Loads every kernel a round launches: a graph capture cannot load a module lazily.
 cudaError_t load_round_kernels();
+
+// Blocks of a round's scatter that the current device holds at once (its SMs times the
+// blocks of the scatter kernel each holds).
+cudaError_t scatter_wave_blocks(uint32_t* blocks);
 
 // Blocks of a launch that give `threads` threads one item each.
 unsigned blocks_for(uint64_t threads);
