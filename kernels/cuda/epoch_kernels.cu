@@ -452,18 +452,14 @@ unsigned scatter_chunks(const DeviceNetwork& net) {
       std::min<uint64_t>(std::max<uint64_t>((net.max_out_degree + kChunk - 1) / kChunk, 1), kMaxChunksPerSpike));
 }
 
-// Blocks per spike in a round's scatter of `rows` rows: as scatter_chunks, but no more
-// than keep the grid within one wave of resident blocks; a block loops over the chunks
-// of its spike beyond that. Why: most spikes have a few hundred connections, so the
-// blocks for the largest out-degree's chunks mostly find nothing to add, and a batch's
-// cell of several hundred spikes made ten waves of them, each paying a block's loads.
-unsigned round_scatter_chunks(const DeviceNetwork& net, uint32_t rows) {
-  return std::clamp(net.scatter_wave / std::max(rows, 1u), 1u, scatter_chunks(net));
-}
-
-// The grid of a scatter of `spikes` spikes.
-dim3 scatter_grid(const DeviceNetwork& net, uint32_t spikes) {
-  return dim3(std::max(spikes, 1u), round_scatter_chunks(net, spikes));
+// The grid of a scatter of `rows` rows of spikes: a row per spike, and blocks per spike as
+// scatter_chunks, but no more than keep the grid within one wave of resident blocks; a
+// block loops over the chunks of its spike beyond that. Why: most spikes have a few
+// hundred connections, so the blocks for the largest out-degree's chunks mostly find
+// nothing to add, each paying a block's loads.
+dim3 scatter_grid(const DeviceNetwork& net, uint32_t rows) {
+  rows = std::max(rows, 1u);
+  return dim3(rows, std::clamp(net.scatter_wave / rows, 1u, scatter_chunks(net)));
 }
 
 std::size_t advance_shared_bytes(const LifConstants& c) {
