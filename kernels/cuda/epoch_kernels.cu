@@ -9,8 +9,10 @@ constexpr unsigned kBlock = 256;
 // Connections one scatter block adds per pass: kUnroll per thread.
 constexpr unsigned kUnroll = 4;
 constexpr unsigned kChunk = kBlock * kUnroll;
-// gridDim.y's limit; a spike with more chunks than this loops over them.
-constexpr uint64_t kMaxChunksPerSpike = 65535;
+// gridDim.y's limit: a spike with more chunks than this loops over them, and a batch with
+// more trials set_kicks_kernel's rows over their trials.
+constexpr uint64_t kMaxGridY = 65535;
+constexpr uint64_t kMaxChunksPerSpike = kMaxGridY;
 
 // Block (x, y) adds chunk y (kChunk connections) of spike x's out-connections, so a hub
 // with thousands of targets is spread over many blocks instead of one warp looping for
@@ -94,18 +96,21 @@ __global__ void publish_round_kernel(const RoundCounts* counts, uint32_t epochs,
   *host_most_stepwise = most;
 }
 
-// Block row y sets the kicks of trial y; block columns loop over the epoch's kicks.
+// Block row y sets the kicks of trials y, y + gridDim.y, ...; block columns loop over the
+// epoch's kicks.
 __global__ void __launch_bounds__(kBlock)
     set_kicks_kernel(const Kick* kicks, const RoundPlan* plan, uint32_t j, DeviceState state) {
   const EpochPlan epoch = plan->epochs[j];
-  for (uint64_t k = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < epoch.kick_count;
-       k += static_cast<uint64_t>(gridDim.x) * blockDim.x) {
-    const Kick kick = kicks[epoch.kick_begin + k];
-    const std::size_t at = state.at(blockIdx.y, kick.neuron);
-    atomicOr(state.kick_steps + at, 1u << (kick.step - epoch.span.first));
-    // Every kick of a neuron stores the same byte: its bits, kicked among them.
-    uint8_t& flags = state.flags[at];
-    flags = flags | NeuronFlags::kicked;
+  for (uint32_t trial = blockIdx.y; trial < state.trials; trial += gridDim.y) {
+    for (uint64_t k = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < epoch.kick_count;
+         k += static_cast<uint64_t>(gridDim.x) * blockDim.x) {
+      const Kick kick = kicks[epoch.kick_begin + k];
+      const std::size_t at = state.at(trial, kick.neuron);
+      atomicOr(state.kick_steps + at, 1u << (kick.step - epoch.span.first));
+      // Every kick of a neuron stores the same byte: its bits, kicked among them.
+      uint8_t& flags = state.flags[at];
+      flags = flags | NeuronFlags::kicked;
+    }
   }
 }
 
@@ -498,7 +503,8 @@ void launch_publish_round(cudaStream_t stream, const RoundCounts* counts, uint32
 
 void launch_set_kicks(cudaStream_t stream, const Kick* kicks, const RoundPlan* plan, uint32_t j, uint32_t blocks,
                       DeviceState state) {
-  set_kicks_kernel<<<dim3(std::max(blocks, 1u), state.trials), kBlock, 0, stream>>>(kicks, plan, j, state);
+  const auto rows = static_cast<uint32_t>(std::min<uint64_t>(state.trials, kMaxGridY));
+  set_kicks_kernel<<<dim3(std::max(blocks, 1u), rows), kBlock, 0, stream>>>(kicks, plan, j, state);
 }
 
 bool advance_in_one_launch(uint32_t trials) { return trials == 1; }

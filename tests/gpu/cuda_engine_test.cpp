@@ -710,5 +710,36 @@ TEST(CudaBatch, EveryTrialOfABatchEqualsTheCpuTrialAlone) {
   EXPECT_TRUE(same_spikes(alone[4], last[1]));
 }
 
+// More trials than a grid has rows (65,535): the kicks reach every trial, the last
+// included, which equals the CPU trial alone.
+TEST(CudaBatch, BatchOfMoreTrialsThanGridRowsEqualsCpuTrialsAlone) {
+  SKIP_WITHOUT_CUDA();
+  constexpr int32_t kTrials = 65537, kSteps = 18 * 12;
+  EngineSetup setup = net2000_setup();
+  ASSERT_FALSE(setup.stimulus->kicks.empty());
+  ASSERT_LT(setup.stimulus->kicks.front().step, kSteps);
+  const std::size_t n = setup.network->neuron_count();
+  setup.batch = kTrials;
+  std::unique_ptr<Engine> gpu = make_cuda_engine(setup);
+  gpu->start_at_rest(0, kTrials);
+  std::vector<std::vector<Spike>> batched(kTrials);
+  for (int32_t step = 0; step < kSteps;) {
+    const kernels::EpochSpan span = next_epoch(step, kSteps, setup.constants.delay_steps);
+    const BatchSpikes spikes = gpu->advance_batch(span);
+    ASSERT_EQ(spikes.size(), std::size_t{kTrials});
+    for (const int32_t k : {0, kTrials - 1}) batched[k].insert(batched[k].end(), spikes[k].begin(), spikes[k].end());
+    step += span.steps;
+  }
+  for (const int32_t k : {0, kTrials - 1}) {
+    EngineSetup alone_setup = setup;
+    alone_setup.batch = 1;
+    CpuEngine cpu(alone_setup, 2);
+    cpu.import_state(resting_state(n, setup.constants.v0, k));
+    const std::vector<Spike> alone = run_until(cpu, 0, kSteps);
+    EXPECT_FALSE(alone.empty());
+    EXPECT_TRUE(same_spikes(alone, batched[k])) << "trial " << k;
+  }
+}
+
 }  // namespace
 }  // namespace flysim::test
