@@ -3,9 +3,11 @@
 // whichever engine took it; a failing engine stops the others and its error reaches the caller.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <map>
 #include <mutex>
 #include <stdexcept>
+#include <thread>
 
 #include "apps/flysim/commands/screen_engines.hpp"
 #include "apps/flysim/commands/screen_trials.hpp"
@@ -36,7 +38,10 @@ struct Result {
   std::string lines;
 };
 
-std::map<std::size_t, Result> screen_on(std::size_t engine_count, const std::function<void(std::size_t)>& before = {}) {
+// `before(i, screen)` runs as experiment i starts.
+using BeforeExperiment = std::function<void(std::size_t, const app::ScreenEngines&)>;
+
+std::map<std::size_t, Result> screen_on(std::size_t engine_count, const BeforeExperiment& before = {}) {
   EngineSetup setup = net2000_setup();
   setup.batch = 2;
   std::vector<std::unique_ptr<Engine>> engines;
@@ -48,7 +53,7 @@ std::map<std::size_t, Result> screen_on(std::size_t engine_count, const std::fun
   std::mutex lock;
   std::map<std::size_t, Result> results;
   screen.run(to_run, [&](Engine& engine, std::size_t i) {
-    if (before) before(i);
+    if (before) before(i, screen);
     engine.set_stimulus(setup.stimulus, threshold_of(i));
     Result r;
     r.counts = app::run_screen_experiment(engine, plan, *setup.network, "e" + std::to_string(i), 0.1, &r.lines,
@@ -77,9 +82,13 @@ TEST(ScreenEngines, ThreeEnginesGiveEachExperimentTheSpikesOfOneEngine) {
 TEST(ScreenEngines, AFailingExperimentStopsTheOthersAndItsErrorReachesTheCaller) {
   std::atomic<int> started{0};
   try {
-    screen_on(2, [&](std::size_t i) {
+    screen_on(2, [&](std::size_t i, const app::ScreenEngines& screen) {
       ++started;
       if (i == 2) throw std::runtime_error("engine lost on experiment 2");
+      // The experiments after it wait (10 s at most) until the failure has reached the
+      // screen: how soon the failing thread runs again must not decide the outcome.
+      for (int ms = 0; i > 2 && ms < 10'000 && !screen.stopping(); ++ms)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
     });
     FAIL() << "the failure must reach the caller";
   } catch (const std::runtime_error& e) {
