@@ -91,6 +91,21 @@ summary_show swaps
 flysim run --run.duration-ms=200 --engine.kind=cuda --run.swap-at=100:cpu --log.level=warn --output.summary="$(summary_file)" > /dev/null
 summary_show swaps
 
+echo "== dense activity: every 10th neuron Poisson-driven at 50 Hz, cpu (every neuron listed, swept block by block) vs cuda"
+write_dense_ids "$FLYSIM_DATA_DIR" "$work/dense_ids.txt"
+dense=(--stimulus.ids="$work/dense_ids.txt" --stimulus.rate=50 --run.duration-ms=300 --run.trials=2 --log.level=warn)
+for t in 1 16; do
+  flysim run "${dense[@]}" --engine.kind=cpu --engine.threads=$t --output.spikes="$work/dense_cpu$t.csv" \
+    --output.rates="$work/dense_cpu${t}_rates.csv" --output.summary="$(summary_file)" > /dev/null
+  summary_show spikes wall_s_per_simulated_s engine
+done
+flysim run "${dense[@]}" --engine.kind=cuda --output.spikes="$work/dense_cuda.csv" --output.rates="$work/dense_cuda_rates.csv" \
+  --output.summary="$(summary_file)" > /dev/null
+summary_show spikes wall_s_per_simulated_s engine
+check "dense: cpu 1 thread vs 16 threads spikes" "$work/dense_cpu1.csv" "$work/dense_cpu16.csv"
+check "dense: cpu vs cuda spikes" "$work/dense_cpu16.csv" "$work/dense_cuda.csv"
+check "dense: cpu vs cuda rates" "$work/dense_cpu16_rates.csv" "$work/dense_cuda_rates.csv"
+
 echo "== plasticity through the app (FlyWire-scale, every excitatory connection plastic)"
 write_dense_ids "$FLYSIM_DATA_DIR" "$work/dense_ids.txt"
 dense=(--stimulus.ids="$work/dense_ids.txt" --stimulus.rate=50 --run.duration-ms=300 --log.level=warn

@@ -21,8 +21,9 @@ CpuEngine::CpuEngine(EngineSetup setup, unsigned threads)
   check_stimulus(*setup_.stimulus, n_);
   flag_poisson();
   trials_.reserve(static_cast<std::size_t>(setup_.batch));
-  for (int32_t k = 0; k < setup_.batch; ++k) trials_.emplace_back(n_, setup_.constants.delay_steps, pool_.size(), setup_.cpu_spread_from,
-                         setup_.cpu_list_all_from);
+  for (int32_t k = 0; k < setup_.batch; ++k)
+    trials_.emplace_back(n_, setup_.constants.delay_steps, pool_.size(), setup_.cpu_spread_from, setup_.cpu_list_all_from,
+                         setup_.cpu_block_neurons);
   start_at_rest(0, 1);
 }
 

@@ -28,6 +28,8 @@ class CpuEngine final : public Engine {
   void set_stimulus(std::shared_ptr<const StimulusPlan> stimulus, uint32_t poisson_threshold) override;
   // Whether trial k of the batch lists every neuron now (EngineSetup::cpu_list_all_from).
   bool lists_every_neuron(std::size_t k) const { return trials_.at(k).lists_every_neuron(); }
+  // Cells trial k swept block by block so far (EngineSetup::cpu_block_neurons).
+  int64_t cells_in_blocks(std::size_t k) const { return trials_.at(k).cells_in_blocks(); }
 
  private:
   CpuShared shared() const;

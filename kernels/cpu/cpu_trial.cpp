@@ -11,12 +11,13 @@
 namespace flysim {
 
 CpuTrial::CpuTrial(std::size_t neurons, int32_t delay_steps, unsigned workers, std::size_t spread_from,
-                   double list_all_from)
+                   double list_all_from, uint32_t block_neurons)
     : n_(neurons),
       d_(static_cast<std::size_t>(delay_steps)),
       spread_from_(spread_from),
       list_all_from_(static_cast<std::size_t>(std::ceil((std::isnan(list_all_from) ? 2.0 : std::clamp(list_all_from, 0.0, 2.0)) * static_cast<double>(neurons)))),
       list_active_below_(list_all_from_ / 2),
+      block_neurons_(std::clamp(block_neurons, 1u, kMaxBlockNeurons)),
       entry_of_(neurons, kUnlisted),
       rest_last_spike_(neurons, kNeverSpiked),
       v_(neurons),
@@ -49,6 +50,11 @@ uint32_t CpuTrial::enlist(const CpuShared& shared, uint32_t i) {
   return e;
 }
 
+bool CpuTrial::delivers(const CpuShared& shared, const Spike& s, int32_t first_delivery) {
+  return !kernels::already_delivered(shared.constants, s, first_delivery) &&
+         !(shared.silenced_out && shared.silenced_out[s.neuron]);
+}
+
 void CpuTrial::scatter_share(const CpuShared& shared, const std::vector<Spike>& spikes, int32_t first_delivery,
                              unsigned w, unsigned workers) {
   const Network& net = shared.network;
@@ -63,8 +69,7 @@ void CpuTrial::scatter_share(const CpuShared& shared, const std::vector<Spike>& 
   const uint8_t* const silenced_in = shared.silenced_in;
   uint32_t* const slots_of = synaptic_slots_.data();
   for (const Spike& s : spikes) {
-    if (kernels::already_delivered(c, s, first_delivery)) continue;
-    if (shared.silenced_out && shared.silenced_out[s.neuron]) continue;
+    if (!delivers(shared, s, first_delivery)) continue;
     const int32_t slot = kernels::delivery_slot(c, s.step);
     const uint32_t flag = 1u << slot;
     uint64_t begin = net.out_offsets[s.neuron], end = net.out_offsets[s.neuron + 1];
@@ -158,13 +163,12 @@ uint32_t CpuTrial::sort_share(const CpuShared& shared, kernels::EpochSpan span, 
   return kernels::sort_pool_paths(shared.constants, span, pool, begin, end, stepwise.data(), worker_leaving_[w]);
 }
 
-void CpuTrial::step_share(const CpuShared& shared, kernels::EpochSpan span, kernels::RngKey key, unsigned w,
-                          unsigned workers) {
+void CpuTrial::step_entries(const CpuShared& shared, kernels::EpochSpan span, kernels::RngKey key,
+                            const uint32_t* list, std::size_t count, const RingView& ring, unsigned w) {
   // A copy the compiler may keep in registers: nothing the loop stores can change it.
   const LifConstants c = shared.constants;
   std::vector<Spike>& out = worker_spikes_[w];
   std::vector<uint32_t>& leaving = worker_leaving_[w];
-  out.clear();
   double* const v = v_.data();
   double* const g = g_.data();
   int32_t* const last_spike = last_spike_.data();
@@ -172,6 +176,9 @@ void CpuTrial::step_share(const CpuShared& shared, kernels::EpochSpan span, kern
   const uint32_t* const thresholds = shared.thresholds.data();
   uint32_t* const synaptic_slots = synaptic_slots_.data();
   uint32_t* const kick_steps = kick_steps_.data();
+  int64_t* const ring_base = ring.base;
+  const uint32_t ring_first = ring.first;
+  const std::size_t stride = ring.stride;
   const uint32_t consumed = kernels::consumed_slots(c, span);
   const auto step_entry = [&](uint32_t e) {
     const uint32_t i = index_[e];
@@ -179,7 +186,7 @@ void CpuTrial::step_share(const CpuShared& shared, kernels::EpochSpan span, kern
     double ve = v[e], ge = g[e];
     int32_t last = last_spike[e];
     const uint32_t draws = in.poisson ? kernels::poisson_draws(thresholds[i], key, i, span) : 0u;
-    kernels::advance_neuron_drawn(c, span, in, draws, ring_row(e), n_, ve, ge, last,
+    kernels::advance_neuron_drawn(c, span, in, draws, ring_base + (e - ring_first), stride, ve, ge, last,
                                   [&](int32_t step) { out.push_back({step, i}); });
     v[e] = ve;
     g[e] = ge;
@@ -188,6 +195,21 @@ void CpuTrial::step_share(const CpuShared& shared, kernels::EpochSpan span, kern
     kick_steps[e] = 0;
     if (!stays_active(shared, e)) leaving.push_back(e);
   };
+  for (std::size_t k = 0; k < count; ++k) {
+    // The ring slots that hold input for an entry a few ahead: the scatter wrote them
+    // long ago (a dense run's ring rows far exceed the caches).
+    if (ring.fetch_ahead && k + kPrefetchAhead < count) {
+      const uint32_t ahead = list[k + kPrefetchAhead];
+      for (uint32_t bits = synaptic_slots[ahead]; bits != 0; bits &= bits - 1)
+        __builtin_prefetch(ring_base + (ahead - ring_first) + std::size_t(kernels::lowest_bit(bits)) * stride, 1);
+    }
+    step_entry(list[k]);
+  }
+}
+
+void CpuTrial::step_share(const CpuShared& shared, kernels::EpochSpan span, kernels::RngKey key, unsigned w,
+                          unsigned workers) {
+  worker_spikes_[w].clear();
   // Worker w's share of all workers' stepwise lists joined: the first pass found them in
   // its own share of the pool, but they cluster (the Poisson-driven neurons, listed
   // first, are all stepwise), so the stepwise work is shared out anew.
@@ -196,20 +218,93 @@ void CpuTrial::step_share(const CpuShared& shared, kernels::EpochSpan span, kern
   const auto [lo, hi] = share_of(total, w, workers);
   std::size_t offset = 0;
   for (unsigned j = 0; j < workers && offset < hi; ++j) {
-    const uint32_t* const list = worker_stepwise_[j].data();
     const std::size_t count = worker_stepwise_count_[j];
     const std::size_t from = std::max(lo, offset) - offset, to = std::min(hi, offset + count) - offset;
-    for (std::size_t k = from; k < to; ++k) {
-      // The ring slots that hold input for an entry a few ahead: the scatter wrote them
-      // long ago (a dense run's ring rows far exceed the caches).
-      if (k + kPrefetchAhead < to) {
-        const uint32_t ahead = list[k + kPrefetchAhead];
-        for (uint32_t bits = synaptic_slots[ahead]; bits != 0; bits &= bits - 1)
-          __builtin_prefetch(&ring_slot(ahead, kernels::lowest_bit(bits)), 1);
-      }
-      step_entry(list[k]);
-    }
+    if (from < to) step_entries(shared, span, key, worker_stepwise_[j].data() + from, to - from, {ring_.data(), n_, 0, true}, w);
     offset += count;
+  }
+}
+
+namespace {
+
+// A worker thread's scratch for the blocked sweep, kept between cells (and trials): the
+// cell's deliveries onto each block, and one block's delay ring, all zero between blocks.
+struct BlockScratch {
+  std::vector<std::vector<CpuTrial::BlockDelivery>> buckets;
+  std::vector<int64_t> ring;
+};
+
+}  // namespace
+
+void CpuTrial::sweep_in_blocks(const CpuShared& shared, const std::vector<Spike>& delivering, kernels::EpochSpan span,
+                               kernels::RngKey key, unsigned w, unsigned workers) {
+  const Network& net = shared.network;
+  const LifConstants& c = shared.constants;
+  const uint32_t* const targets = net.out_targets.data();
+  const uint64_t* const offsets = net.out_offsets.data();
+  const int32_t* const weights = shared.weights;
+  const uint8_t* const silenced_in = shared.silenced_in;
+  const std::size_t block = block_neurons_;
+  const auto [lo, hi] = share_of(n_, w, workers);
+  const std::size_t blocks = (hi - lo + block - 1) / block;
+  thread_local BlockScratch scratch;
+  if (scratch.buckets.size() < blocks) scratch.buckets.resize(blocks);
+  if (scratch.ring.size() < d_ * block) scratch.ring.resize(d_ * block, 0);
+  // The cell's deliveries onto this worker's neurons, row by row as they lie in memory
+  // (rows are sorted by target: this worker's stretch of each is found by search), dealt
+  // into one bucket per block.
+  for (std::size_t b = 0; b < blocks; ++b) scratch.buckets[b].clear();
+  for (std::size_t k = 0; k < delivering.size(); ++k) {
+    // The rows ahead lie anywhere in the network: the offsets of the spike 2 kRowsAhead
+    // on, the first lines of the row kRowsAhead on (the hardware streams the rest).
+    if (k + 2 * kRowsAhead < delivering.size()) __builtin_prefetch(offsets + delivering[k + 2 * kRowsAhead].neuron);
+    if (k + kRowsAhead < delivering.size()) {
+      const uint64_t ahead = offsets[delivering[k + kRowsAhead].neuron];
+      for (uint32_t line = 0; line < kRowLinesAhead; ++line) {
+        __builtin_prefetch(targets + ahead + line * 16);
+        __builtin_prefetch(weights + ahead + line * 16);
+      }
+    }
+    const Spike& s = delivering[k];
+    if (!delivers(shared, s, span.first)) continue;
+    const uint32_t slot = static_cast<uint32_t>(kernels::delivery_slot(c, s.step));
+    const uint32_t* const row_end = targets + offsets[s.neuron + 1];
+    const uint32_t* p = targets + offsets[s.neuron];
+    if (workers > 1) p = std::lower_bound(p, row_end, static_cast<uint32_t>(lo));
+    for (; p < row_end && *p < hi; ++p) {
+      const uint32_t post = *p;
+      if (silenced_in && silenced_in[post]) continue;
+      const std::size_t local = post - lo;
+      scratch.buckets[local / block].push_back(
+          {static_cast<uint32_t>(local % block) * kSlotsPerNeuron + slot, weights[p - targets]});
+    }
+  }
+  // Block by block: its deliveries into the block's ring, then both passes of the sweep,
+  // the second reading (and clearing) that ring.
+  worker_spikes_[w].clear();
+  worker_leaving_[w].clear();
+  std::vector<uint32_t>& stepwise = worker_stepwise_[w];
+  stepwise.resize(block);
+  int64_t* const ring = scratch.ring.data();
+  uint32_t* const slots_of = synaptic_slots_.data();
+  const kernels::PoolArrays pool{v_.data(),           g_.data(),              last_spike_.data(),
+                                 poisson_.data(),     synaptic_slots_.data(), kick_steps_.data()};
+  try {
+    for (std::size_t b = 0; b < blocks; ++b) {
+      const uint32_t begin = static_cast<uint32_t>(lo + b * block);
+      const uint32_t end = static_cast<uint32_t>(std::min(begin + block, hi));
+      for (const BlockDelivery& d : scratch.buckets[b]) {
+        const uint32_t neuron = d.neuron_slot / kSlotsPerNeuron, slot = d.neuron_slot % kSlotsPerNeuron;
+        ring[slot * block + neuron] += d.weight;
+        slots_of[begin + neuron] |= 1u << slot;
+      }
+      const uint32_t count = kernels::sort_pool_paths(c, span, pool, begin, end, stepwise.data(), worker_leaving_[w]);
+      step_entries(shared, span, key, stepwise.data(), count, {ring, block, begin, false}, w);
+    }
+  } catch (...) {
+    // A block left half swept would leave input behind for the thread's next use.
+    std::fill(scratch.ring.begin(), scratch.ring.end(), 0);
+    throw;
   }
 }
 
@@ -226,8 +321,14 @@ std::vector<Spike> CpuTrial::advance(const CpuShared& shared, kernels::EpochSpan
   if (!identity_ && size_ >= list_all_from_) list_every_neuron(shared);
   const kernels::RngKey key = kernels::rng_key(shared.stimulus.seed, trial_);
   unsigned epoch_workers = 1;  // what `run` gave this epoch (its worker 0 says; read after it returns)
+  // Where the whole brain is listed, a whole cell goes block by block.
+  const bool blocked = delivering && identity_ && shared.rows_sorted && span.steps == c.delay_steps;
   const auto epoch = [&](unsigned w, unsigned workers) {
     if (w == 0) epoch_workers = workers;
+    if (blocked) {
+      sweep_in_blocks(shared, *delivering, span, key, w, workers);
+      return;
+    }
     if (delivering) {
       scatter_share(shared, *delivering, span.first, w, workers);
       barrier_.arrive_and_wait(workers);
@@ -239,6 +340,7 @@ std::vector<Spike> CpuTrial::advance(const CpuShared& shared, kernels::EpochSpan
     if (workers > 1) barrier_.arrive_and_wait(workers);
     step_share(shared, span, key, w, workers);
   };
+  cells_in_blocks_ += blocked;
   if (size_ >= spread_from_)
     run(epoch);
   else

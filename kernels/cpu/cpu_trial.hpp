@@ -38,11 +38,25 @@ class CpuTrial {
  public:
   // `workers`: the most workers a loop of this trial is spread over (the pool's size);
   // `spread_from`: listed neurons from which an epoch is spread over them; `list_all_from`:
-  // the share of the neurons listed from which every neuron is (EngineSetup).
-  CpuTrial(std::size_t neurons, int32_t delay_steps, unsigned workers, std::size_t spread_from, double list_all_from);
+  // the share of the neurons listed from which every neuron is; `block_neurons`: the
+  // blocked sweep's block (EngineSetup).
+  CpuTrial(std::size_t neurons, int32_t delay_steps, unsigned workers, std::size_t spread_from, double list_all_from,
+           uint32_t block_neurons);
+
+  // One delivery of the blocked sweep: the target's place in its block times
+  // kSlotsPerNeuron plus the ring slot, and the weight.
+  struct BlockDelivery {
+    uint32_t neuron_slot;
+    int32_t weight;
+  };
+  static constexpr uint32_t kSlotsPerNeuron = 32;  // > any slot (kMaxDelaySteps)
+  // The largest block: its places times kSlotsPerNeuron fit a BlockDelivery.
+  static constexpr uint32_t kMaxBlockNeurons = 1u << 26;
 
   int32_t trial() const { return trial_; }
   bool lists_every_neuron() const { return identity_; }
+  // Cells this trial swept block by block so far (the blocked sweep).
+  int64_t cells_in_blocks() const { return cells_in_blocks_; }
   int32_t next_step() const { return next_step_; }
   // The epoch of this trial through `span`: its spikes, sorted by (step, neuron).
   std::vector<Spike> advance(const CpuShared& shared, kernels::EpochSpan span, const RunWorkers& run);
@@ -60,9 +74,16 @@ class CpuTrial {
   static constexpr uint32_t kUnlisted = ~0u;
   static constexpr uint32_t kPrefetchAhead = 4;   // stepwise entries
   static constexpr uint32_t kScatterAhead = 32;   // connections, in the identity pool
+  // How far the blocked sweep's scatter fetches rows ahead (spikes), and how many lines
+  // of 16 connections of each.
+  static constexpr std::size_t kRowsAhead = 4;
+  static constexpr uint32_t kRowLinesAhead = 4;
 
   // Lists neuron i (at rest) at the end of the pool unless it is listed; its entry.
   uint32_t enlist(const CpuShared& shared, uint32_t i);
+  // Whether spike s reaches targets from `first_delivery` on (not delivered yet, its
+  // outgoing connections not silenced).
+  static bool delivers(const CpuShared& shared, const Spike& s, int32_t first_delivery);
   // Worker w's part of the scatter: adds the connections of `spikes` that deliver at or
   // after `first_delivery` onto its share of the neurons, listing those not yet listed.
   void scatter_share(const CpuShared& shared, const std::vector<Spike>& spikes, int32_t first_delivery, unsigned w,
@@ -74,6 +95,26 @@ class CpuTrial {
   // Its second: worker w's share of all workers' stepwise entries through span (its
   // spikes in worker_spikes_[w], leaving entries appended to worker_leaving_[w]).
   void step_share(const CpuShared& shared, kernels::EpochSpan span, kernels::RngKey key, unsigned w, unsigned workers);
+  // A delay ring as the sweep's second pass reads it: [slot][entry - first], slots
+  // `stride` apart; the trial's, or a block's (the blocked sweep), which lies in the
+  // core's cache already.
+  struct RingView {
+    int64_t* base;
+    std::size_t stride;
+    uint32_t first;    // the entry of column 0
+    bool fetch_ahead;  // fetch the slots of entries a few ahead
+  };
+  // Steps list[0, count) (stepwise entries) through span, reading their input from
+  // `ring`: their spikes appended to worker_spikes_[w], those that leave to
+  // worker_leaving_[w].
+  void step_entries(const CpuShared& shared, kernels::EpochSpan span, kernels::RngKey key, const uint32_t* list,
+                    std::size_t count, const RingView& ring, unsigned w);
+  // A whole cell of the identity pool, worker w's share of the neurons block by block
+  // (kernels/README.md, "The blocked sweep"): the cell's deliveries onto a block land in a
+  // ring of the block alone, which the block's sweep then reads and clears, so neither
+  // touches the trial's delay ring. Needs rows sorted by target.
+  void sweep_in_blocks(const CpuShared& shared, const std::vector<Spike>& delivering, kernels::EpochSpan span,
+                       kernels::RngKey key, unsigned w, unsigned workers);
   // Empties the pool, leaving every entry clean (no input flags, kicks or ring units).
   void clear_pool();
   // Lists every neuron at the entry of its index (the identity pool): taken once most of
@@ -93,8 +134,6 @@ class CpuTrial {
   // Moves entry `from` (the last) to the free entry `to`.
   void move_entry(uint32_t from, uint32_t to);
   bool stays_active(const CpuShared& shared, uint32_t entry) const;
-  // Slot 0 of an entry's ring row; its slots lie n_ apart.
-  int64_t* ring_row(uint32_t entry) { return ring_.data() + entry; }
   int64_t& ring_slot(uint32_t entry, int32_t slot) { return ring_[std::size_t(slot) * n_ + entry]; }
 
   std::size_t n_;
@@ -103,6 +142,8 @@ class CpuTrial {
   // Listed neurons from which every neuron is listed, and active ones below which the
   // identity pool goes back to the ordinary one.
   std::size_t list_all_from_, list_active_below_;
+  std::size_t block_neurons_;
+  int64_t cells_in_blocks_ = 0;
   int32_t trial_ = 0;
   int32_t next_step_ = 0;
   // Per neuron: its pool entry (kUnlisted when not listed), and while not listed, its

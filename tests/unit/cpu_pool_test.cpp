@@ -189,6 +189,29 @@ TEST(CpuPool, ListsEveryNeuronOnlyWhileCrowded) {
   }
 }
 
+// Every neuron listed from the first epoch on, whole cells are swept block by block
+// (EngineSetup::cpu_block_neurons): blocks of one neuron, of a prime number, of a few
+// dozen and one of the whole network, each worker's share cut into them, straight and
+// through imports mid-cell: the plain engine's bits, and the cells did go by blocks.
+TEST(CpuPool, SweepingBlockByBlockChangesNoBit) {
+  EngineSetup setup = crowded_setup();
+  const std::vector<uint64_t> plain = plain_bits(setup);
+  setup.cpu_list_all_from = 0.0;
+  for (const uint32_t block : {1u, 7u, 64u, 4096u}) {
+    setup.cpu_block_neurons = block;
+    for (const unsigned threads : {1u, 2u, 3u})
+      EXPECT_EQ(pool_bits(setup, threads), plain) << "blocks of " << block << ", " << threads << " threads";
+    EXPECT_EQ(pool_bits(setup, 3, 2), plain) << "blocks of " << block << ", 3 threads imported into 2";
+    CpuEngine engine(setup, 2);
+    for (int32_t step = 0; step < 900;) {
+      const kernels::EpochSpan span = next_epoch(step, 900, setup.constants.delay_steps);
+      engine.advance(span);
+      step += span.steps;
+    }
+    EXPECT_EQ(engine.cells_in_blocks(0), 900 / setup.constants.delay_steps) << "blocks of " << block;
+  }
+}
+
 // The scatter's workers find their targets by search in rows sorted by target, and filter
 // every connection in rows that are not: with each row reversed, the same bits.
 TEST(CpuPool, RowsOutOfTargetOrderGiveTheSameBits) {

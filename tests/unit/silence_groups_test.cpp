@@ -67,6 +67,12 @@ TEST(SilenceAndGroups, CpuPoolSpikesAreThePlainEnginesForAnyThreadCount) {
     EXPECT_NE(plain, unsilenced) << "silencing and the groups change the spikes";
     for (const unsigned threads : {1u, 2u, 3u})
       EXPECT_EQ(run_cpu(setup, 3000, threads), plain) << silence_mode_name(mode) << ", " << threads << " threads";
+    // Every neuron listed, whole cells swept in blocks of 64 (the blocked sweep's scatter).
+    EngineSetup blocked = setup;
+    blocked.cpu_list_all_from = 0.0;
+    blocked.cpu_block_neurons = 64;
+    for (const unsigned threads : {1u, 2u})
+      EXPECT_EQ(run_cpu(blocked, 3000, threads), plain) << silence_mode_name(mode) << ", blocked, " << threads << " threads";
   }
 }
 
