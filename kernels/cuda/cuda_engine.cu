@@ -10,6 +10,7 @@
 #include "kernels/cuda/cuda_support.cuh"
 #include "kernels/cuda/epoch_kernels.cuh"
 #include "kernels/plastic_weights.hpp"
+#include "kernels/radix_sort.hpp"
 #include "kernels/spike_queue.hpp"
 #include "model/errors.hpp"
 
@@ -126,7 +127,7 @@ class CudaEngine final : public Engine {
   // Mid-cell, the current cell's spikes must lie at the start of cell_spikes_ when a
   // round begins: moves them there (from the host's copy in the queues) if they do not.
   void current_cell_to_front();
-  // The keys of the round's `count` spikes: from mapped memory, or, when they did not
+  // The packed keys of the round's `count` spikes: from mapped memory, or, when they did not
   // fit there, from cell_spikes_[base, base + count).
   void read_round_keys(uint32_t count, uint32_t base, int32_t round_first);
 
@@ -174,7 +175,9 @@ class CudaEngine final : public Engine {
   cuda::DeviceBuffer<uint32_t> stepwise_;
   cuda::MappedHostBuffer<uint32_t> most_stepwise_;
   unsigned stepwise_blocks_ = 1;
-  std::vector<uint64_t> sort_keys_;
+  // The round's spikes as the host sorts them (cuda::PackedRoundKeys), and the sort's room.
+  cuda::PackedRoundKeys packed_keys_{n_, static_cast<std::size_t>(std::max(setup_.batch, 1))};
+  std::vector<uint64_t> sort_keys_, sort_scratch_;
   std::vector<cuda::CellSpike> overflow_spikes_;
   std::vector<cuda::CellSpike> moved_spikes_;  // current_cell_to_front's staging
   uint32_t poisson_neurons_ = 0;               // in the current plan, for max_spikes_per_cell
@@ -347,7 +350,8 @@ cuda::DeviceNetwork CudaEngine::device_network() const {
 void CudaEngine::read_round_keys(uint32_t count, uint32_t base, int32_t round_first) {
   sort_keys_.resize(count);
   if (count <= round_keys_.size()) {
-    std::copy(round_keys_.host(), round_keys_.host() + count, sort_keys_.begin());
+    const uint64_t* const keys = round_keys_.host();
+    for (uint32_t k = 0; k < count; ++k) sort_keys_[k] = packed_keys_.pack(keys[k]);
     return;
   }
   overflow_spikes_.resize(count);
@@ -357,7 +361,7 @@ void CudaEngine::read_round_keys(uint32_t count, uint32_t base, int32_t round_fi
   cuda::check(cudaStreamSynchronize(stream_.get()), "copying the round's spikes");
   for (uint32_t k = 0; k < count; ++k) {
     const cuda::CellSpike& x = overflow_spikes_[k];
-    sort_keys_[k] = cuda::round_spike_key(x.slot, x.step - round_first, x.neuron);
+    sort_keys_[k] = packed_keys_.pack(x.slot, x.step - round_first, x.neuron);
   }
 }
 
@@ -479,13 +483,12 @@ void CudaEngine::run_round(const Round& round, BatchSpikes& spikes) {
   if (std::size_t{base} + count > capacity)
     throw std::logic_error("CUDA engine: " + std::to_string(count) + " spikes in a round exceed the room of " +
                            std::to_string(capacity - base));
-  // Sorted by (trial, step, neuron) as one 64-bit key: plain integers sort faster than
-  // the tuple comparison.
+  // Sorted by (trial, step, neuron) as one packed integer key, by radix.
   read_round_keys(count, base, round.first);
-  std::sort(sort_keys_.begin(), sort_keys_.end());
+  kernels::radix_sort(sort_keys_, sort_scratch_, packed_keys_.bits);
   BatchSpikes got(batch_size_);
   for (const uint64_t key : sort_keys_)
-    got[cuda::key_slot(key)].push_back({round.first + cuda::key_step_in_round(key), cuda::key_neuron(key)});
+    got[packed_keys_.slot(key)].push_back({round.first + packed_keys_.step_in_round(key), packed_keys_.neuron(key)});
 
   // The queues take the round epoch by epoch, as CpuTrial's take each epoch.
   const kernels::EpochSpan last = round.epochs.back();

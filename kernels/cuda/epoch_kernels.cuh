@@ -102,6 +102,32 @@ inline int32_t key_step_in_round(uint64_t key) {
 }
 inline uint32_t key_neuron(uint64_t key) { return static_cast<uint32_t>(key); }
 
+// The same fields as the host sorts them: the neuron in the bits the network needs, the
+// step above it and the slot above that (as many bits as the batch needs), so that a
+// radix sort of a round's keys takes three passes of 11 bits at FlyWire scale.
+struct PackedRoundKeys {
+  int neuron_bits;  // of the largest neuron index
+  int bits;         // in all
+
+  PackedRoundKeys(std::size_t neurons, std::size_t batch_slots)
+      : neuron_bits(bit_width(neurons - 1)), bits(neuron_bits + kRoundStepBits + bit_width(batch_slots - 1)) {}
+  uint64_t pack(uint32_t slot, int32_t step_in_round, uint32_t neuron) const {
+    return (uint64_t{slot} << kRoundStepBits | static_cast<uint32_t>(step_in_round)) << neuron_bits | neuron;
+  }
+  uint64_t pack(uint64_t round_key) const {
+    return pack(key_slot(round_key), key_step_in_round(round_key), key_neuron(round_key));
+  }
+  uint32_t slot(uint64_t key) const { return static_cast<uint32_t>(key >> (neuron_bits + kRoundStepBits)); }
+  int32_t step_in_round(uint64_t key) const {
+    return static_cast<int32_t>((key >> neuron_bits) & ((uint64_t{1} << kRoundStepBits) - 1));
+  }
+  uint32_t neuron(uint64_t key) const { return static_cast<uint32_t>(key & ((uint64_t{1} << neuron_bits) - 1)); }
+
+ private:
+  // Bits of the largest value, at least 1.
+  static int bit_width(std::size_t largest) { return largest == 0 ? 1 : 64 - __builtin_clzll(largest); }
+};
+
 // What changes from one round to the next, read by the round's kernels from device
 // memory instead of taken by value at launch: so one captured graph (a CUDA Graph of the
 // round's launches) serves every round of the same shape. The host writes it to pinned
