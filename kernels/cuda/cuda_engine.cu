@@ -486,26 +486,32 @@ void CudaEngine::run_round(const Round& round, BatchSpikes& spikes) {
   // Sorted by (trial, step, neuron) as one packed integer key, by radix.
   read_round_keys(count, base, round.first);
   kernels::radix_sort(sort_keys_, sort_scratch_, packed_keys_.bits);
-  BatchSpikes got(batch_size_);
-  for (const uint64_t key : sort_keys_)
-    got[packed_keys_.slot(key)].push_back({round.first + packed_keys_.step_in_round(key), packed_keys_.neuron(key)});
-
-  // The queues take the round epoch by epoch, as CpuTrial's take each epoch.
+  // Each trial's keys lie together (the slot leads the key): they are decoded straight
+  // onto the end of its list, and the queues take them epoch by epoch, as CpuTrial's take
+  // each epoch.
   const kernels::EpochSpan last = round.epochs.back();
   std::vector<std::size_t> per_epoch(round.epochs.size(), 0);
   std::size_t before_last = 0;
+  auto key = sort_keys_.cbegin();
   for (uint32_t k = 0; k < batch_size_; ++k) {
-    auto from = got[k].begin();
+    const auto trial_end =
+        std::partition_point(key, sort_keys_.cend(), [&](uint64_t x) { return packed_keys_.slot(x) <= k; });
+    std::vector<Spike>& out = spikes[k];
+    const std::size_t start = out.size();
+    const std::size_t need = start + static_cast<std::size_t>(trial_end - key);
+    if (out.capacity() < need) out.reserve(std::max(need, 2 * out.capacity()));
+    for (; key != trial_end; ++key)
+      out.push_back({round.first + packed_keys_.step_in_round(*key), packed_keys_.neuron(*key)});
+    auto from = out.cbegin() + static_cast<std::ptrdiff_t>(start);
     for (std::size_t j = 0; j < round.epochs.size(); ++j) {
       const kernels::EpochSpan epoch = round.epochs[j];
-      const auto to = std::find_if(from, got[k].end(), [&](const Spike& x) { return x.step >= epoch.first + epoch.steps; });
+      const auto to = std::partition_point(from, out.cend(), [&](const Spike& x) { return x.step < epoch.first + epoch.steps; });
       if (epoch.first % c.delay_steps == 0) queues_[k].begin_cell();
       queues_[k].record(std::span<const Spike>(from, to));
       per_epoch[j] += static_cast<std::size_t>(to - from);
       if (j + 1 < round.epochs.size()) before_last += static_cast<std::size_t>(to - from);
       from = to;
     }
-    spikes[k].insert(spikes[k].end(), got[k].begin(), got[k].end());
   }
   // The device appended epoch after epoch: the last epoch's cell is the end of the list,
   // and when that epoch continues a cell (a round of one epoch), the cell began at 0.
