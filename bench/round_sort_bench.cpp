@@ -1,7 +1,6 @@
 // The CUDA engine host's sort of a round's spikes, alone: std::sort against
-// kernels::radix_sort (and Boost's spreadsort where its headers are installed) on keys laid
-// out as the engine packs them (cuda::PackedRoundKeys: neuron 18 bits, step in round 10,
-// trial slot above). A round of 28 delay cells of 18 steps, SPIKES per cell and trial
+// kernels::radix_sort (and Boost's spreadsort where its headers are installed) on keys packed
+// as the engine packs them (cuda::PackedRoundKeys) for the FlyWire-scale network. A round of 28 delay cells of 18 steps, SPIKES per cell and trial
 // (dense Poisson at FlyWire scale: about 1,500), appended cell by cell and in no order
 // within a cell, as the device's atomics leave them. Prints the fastest of 5 per sort.
 //   flysim_round_sort_bench [SPIKES]
@@ -12,6 +11,7 @@
 #include <random>
 #include <vector>
 
+#include "kernels/cuda/round_keys.hpp"
 #include "kernels/radix_sort.hpp"
 #if __has_include(<boost/sort/spreadsort/integer_sort.hpp>)
 #include <boost/sort/spreadsort/integer_sort.hpp>
@@ -19,6 +19,8 @@
 #endif
 
 namespace {
+
+constexpr std::size_t kNeurons = 138'639;  // FlyWire
 
 double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -33,13 +35,15 @@ int main(int argc, char** argv) {
     return 2;
   }
   for (const int trials : {1, 30}) {
-    const int slot_bits = trials == 1 ? 1 : 5, bits = 18 + 10 + slot_bits;
+    const flysim::cuda::PackedRoundKeys packed(kNeurons, static_cast<std::size_t>(trials));
+    const int bits = packed.bits;
     std::mt19937_64 rng(1);
     std::vector<uint64_t> keys;
     for (int cell = 0; cell < 28; ++cell)
       for (int t = 0; t < trials; ++t)
         for (int k = 0; k < per_cell; ++k)
-          keys.push_back((uint64_t(t) << 10 | uint64_t(cell * 18 + rng() % 18)) << 18 | (rng() % 138'639));
+          keys.push_back(packed.pack(static_cast<uint32_t>(t), static_cast<int32_t>(cell * 18 + rng() % 18),
+                                     static_cast<uint32_t>(rng() % kNeurons)));
     double std_ms = 1e9, radix_ms = 1e9, spread_ms = 1e9;
     for (int rep = 0; rep < 5; ++rep) {
       std::vector<uint64_t> a = keys, c = keys, scratch;

@@ -1,9 +1,9 @@
 #pragma once
 // Sorts 64-bit keys whose set bits all lie below `bits`, least significant digit first,
 // 11 bits a pass: the CUDA engine's host sorts each round's spikes (one key per spike)
-// with it. Why not std::sort or Boost's spreadsort: on a round's keys, packed into 28-33
-// bits, three counting passes take a quarter to a third of std::sort's time, and
-// spreadsort gained only 1.6x over std::sort (docs/BENCHMARKS.md, "The round's sort").
+// with it. Why not std::sort or Boost's spreadsort: on a round's keys, packed into 29-33
+// bits, three counting passes take a fifth to a quarter of std::sort's time, spreadsort
+// about half to two thirds (docs/BENCHMARKS.md, "The round's sort").
 #include <array>
 #include <cstddef>
 #include <cstdint>

@@ -33,6 +33,10 @@ CpuTrial::CpuTrial(std::size_t neurons, int32_t delay_steps, unsigned workers, s
       worker_stepwise_count_(workers),
       worker_spikes_(workers) {}
 
+kernels::PoolArrays CpuTrial::pool_arrays() {
+  return {v_.data(), g_.data(), last_spike_.data(), poisson_.data(), synaptic_slots_.data(), kick_steps_.data()};
+}
+
 bool CpuTrial::stays_active(const CpuShared& shared, uint32_t e) const {
   return !kernels::at_rest(shared.constants, v_[e], g_[e]) || poisson_[e] || synaptic_slots_[e];
 }
@@ -158,9 +162,7 @@ uint32_t CpuTrial::sort_share(const CpuShared& shared, kernels::EpochSpan span, 
   std::vector<uint32_t>& stepwise = worker_stepwise_[w];
   worker_leaving_[w].clear();
   stepwise.resize(end - begin);
-  const kernels::PoolArrays pool{v_.data(),           g_.data(),           last_spike_.data(),
-                                 poisson_.data(),     synaptic_slots_.data(), kick_steps_.data()};
-  return kernels::sort_pool_paths(shared.constants, span, pool, begin, end, stepwise.data(), worker_leaving_[w]);
+  return kernels::sort_pool_paths(shared.constants, span, pool_arrays(), begin, end, stepwise.data(), worker_leaving_[w]);
 }
 
 void CpuTrial::step_entries(const CpuShared& shared, kernels::EpochSpan span, kernels::RngKey key,
@@ -222,89 +224,6 @@ void CpuTrial::step_share(const CpuShared& shared, kernels::EpochSpan span, kern
     const std::size_t from = std::max(lo, offset) - offset, to = std::min(hi, offset + count) - offset;
     if (from < to) step_entries(shared, span, key, worker_stepwise_[j].data() + from, to - from, {ring_.data(), n_, 0, true}, w);
     offset += count;
-  }
-}
-
-namespace {
-
-// A worker thread's scratch for the blocked sweep, kept between cells (and trials): the
-// cell's deliveries onto each block, and one block's delay ring, all zero between blocks.
-struct BlockScratch {
-  std::vector<std::vector<CpuTrial::BlockDelivery>> buckets;
-  std::vector<int64_t> ring;
-};
-
-}  // namespace
-
-void CpuTrial::sweep_in_blocks(const CpuShared& shared, const std::vector<Spike>& delivering, kernels::EpochSpan span,
-                               kernels::RngKey key, unsigned w, unsigned workers) {
-  const Network& net = shared.network;
-  const LifConstants& c = shared.constants;
-  const uint32_t* const targets = net.out_targets.data();
-  const uint64_t* const offsets = net.out_offsets.data();
-  const int32_t* const weights = shared.weights;
-  const uint8_t* const silenced_in = shared.silenced_in;
-  const std::size_t block = block_neurons_;
-  const auto [lo, hi] = share_of(n_, w, workers);
-  const std::size_t blocks = (hi - lo + block - 1) / block;
-  thread_local BlockScratch scratch;
-  if (scratch.buckets.size() < blocks) scratch.buckets.resize(blocks);
-  if (scratch.ring.size() < d_ * block) scratch.ring.resize(d_ * block, 0);
-  // The cell's deliveries onto this worker's neurons, row by row as they lie in memory
-  // (rows are sorted by target: this worker's stretch of each is found by search), dealt
-  // into one bucket per block.
-  for (std::size_t b = 0; b < blocks; ++b) scratch.buckets[b].clear();
-  for (std::size_t k = 0; k < delivering.size(); ++k) {
-    // The rows ahead lie anywhere in the network: the offsets of the spike 2 kRowsAhead
-    // on, the first lines of the row kRowsAhead on (the hardware streams the rest).
-    if (k + 2 * kRowsAhead < delivering.size()) __builtin_prefetch(offsets + delivering[k + 2 * kRowsAhead].neuron);
-    if (k + kRowsAhead < delivering.size()) {
-      const uint64_t ahead = offsets[delivering[k + kRowsAhead].neuron];
-      for (uint32_t line = 0; line < kRowLinesAhead; ++line) {
-        __builtin_prefetch(targets + ahead + line * 16);
-        __builtin_prefetch(weights + ahead + line * 16);
-      }
-    }
-    const Spike& s = delivering[k];
-    if (!delivers(shared, s, span.first)) continue;
-    const uint32_t slot = static_cast<uint32_t>(kernels::delivery_slot(c, s.step));
-    const uint32_t* const row_end = targets + offsets[s.neuron + 1];
-    const uint32_t* p = targets + offsets[s.neuron];
-    if (workers > 1) p = std::lower_bound(p, row_end, static_cast<uint32_t>(lo));
-    for (; p < row_end && *p < hi; ++p) {
-      const uint32_t post = *p;
-      if (silenced_in && silenced_in[post]) continue;
-      const std::size_t local = post - lo;
-      scratch.buckets[local / block].push_back(
-          {static_cast<uint32_t>(local % block) * kSlotsPerNeuron + slot, weights[p - targets]});
-    }
-  }
-  // Block by block: its deliveries into the block's ring, then both passes of the sweep,
-  // the second reading (and clearing) that ring.
-  worker_spikes_[w].clear();
-  worker_leaving_[w].clear();
-  std::vector<uint32_t>& stepwise = worker_stepwise_[w];
-  stepwise.resize(block);
-  int64_t* const ring = scratch.ring.data();
-  uint32_t* const slots_of = synaptic_slots_.data();
-  const kernels::PoolArrays pool{v_.data(),           g_.data(),              last_spike_.data(),
-                                 poisson_.data(),     synaptic_slots_.data(), kick_steps_.data()};
-  try {
-    for (std::size_t b = 0; b < blocks; ++b) {
-      const uint32_t begin = static_cast<uint32_t>(lo + b * block);
-      const uint32_t end = static_cast<uint32_t>(std::min(begin + block, hi));
-      for (const BlockDelivery& d : scratch.buckets[b]) {
-        const uint32_t neuron = d.neuron_slot / kSlotsPerNeuron, slot = d.neuron_slot % kSlotsPerNeuron;
-        ring[slot * block + neuron] += d.weight;
-        slots_of[begin + neuron] |= 1u << slot;
-      }
-      const uint32_t count = kernels::sort_pool_paths(c, span, pool, begin, end, stepwise.data(), worker_leaving_[w]);
-      step_entries(shared, span, key, stepwise.data(), count, {ring, block, begin, false}, w);
-    }
-  } catch (...) {
-    // A block left half swept would leave input behind for the thread's next use.
-    std::fill(scratch.ring.begin(), scratch.ring.end(), 0);
-    throw;
   }
 }
 

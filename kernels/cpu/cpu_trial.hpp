@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kernels/cpu/huge_pages.hpp"
+#include "kernels/cpu/path_pass.hpp"
 #include "kernels/cpu/thread_pool.hpp"
 #include "kernels/engine.hpp"
 #include "kernels/spike_queue.hpp"
@@ -43,14 +44,7 @@ class CpuTrial {
   CpuTrial(std::size_t neurons, int32_t delay_steps, unsigned workers, std::size_t spread_from, double list_all_from,
            uint32_t block_neurons);
 
-  // One delivery of the blocked sweep: the target's place in its block times
-  // kSlotsPerNeuron plus the ring slot, and the weight.
-  struct BlockDelivery {
-    uint32_t neuron_slot;
-    int32_t weight;
-  };
-  static constexpr uint32_t kSlotsPerNeuron = 32;  // > any slot (kMaxDelaySteps)
-  // The largest block: its places times kSlotsPerNeuron fit a BlockDelivery.
+  // The largest block of the blocked sweep (EngineSetup::cpu_block_neurons is clamped to it).
   static constexpr uint32_t kMaxBlockNeurons = 1u << 26;
 
   int32_t trial() const { return trial_; }
@@ -74,8 +68,8 @@ class CpuTrial {
   static constexpr uint32_t kUnlisted = ~0u;
   static constexpr uint32_t kPrefetchAhead = 4;   // stepwise entries
   static constexpr uint32_t kScatterAhead = 32;   // connections, in the identity pool
-  // How far the blocked sweep's scatter fetches rows ahead (spikes), and how many lines
-  // of 16 connections of each.
+  // How far the blocked sweep's scatter fetches rows ahead (spikes), and how many of the
+  // first lines of each (16 connections a line).
   static constexpr std::size_t kRowsAhead = 4;
   static constexpr uint32_t kRowLinesAhead = 4;
 
@@ -110,9 +104,9 @@ class CpuTrial {
   void step_entries(const CpuShared& shared, kernels::EpochSpan span, kernels::RngKey key, const uint32_t* list,
                     std::size_t count, const RingView& ring, unsigned w);
   // A whole cell of the identity pool, worker w's share of the neurons block by block
-  // (kernels/README.md, "The blocked sweep"): the cell's deliveries onto a block land in a
-  // ring of the block alone, which the block's sweep then reads and clears, so neither
-  // touches the trial's delay ring. Needs rows sorted by target.
+  // (blocked_sweep.cpp; kernels/README.md, "The blocked sweep"): the cell's deliveries onto
+  // a block land in a ring of the block alone, which the block's sweep then reads and
+  // clears, so neither touches the trial's delay ring. Needs rows sorted by target.
   void sweep_in_blocks(const CpuShared& shared, const std::vector<Spike>& delivering, kernels::EpochSpan span,
                        kernels::RngKey key, unsigned w, unsigned workers);
   // Empties the pool, leaving every entry clean (no input flags, kicks or ring units).
@@ -134,6 +128,8 @@ class CpuTrial {
   // Moves entry `from` (the last) to the free entry `to`.
   void move_entry(uint32_t from, uint32_t to);
   bool stays_active(const CpuShared& shared, uint32_t entry) const;
+  // The pool's arrays as the first pass takes them.
+  kernels::PoolArrays pool_arrays();
   int64_t& ring_slot(uint32_t entry, int32_t slot) { return ring_[std::size_t(slot) * n_ + entry]; }
 
   std::size_t n_;

@@ -513,6 +513,9 @@ void CudaEngine::run_round(const Round& round, BatchSpikes& spikes) {
       from = to;
     }
   }
+  if (key != sort_keys_.cend())
+    throw std::logic_error("CUDA engine: a round's spike names trial slot " + std::to_string(packed_keys_.slot(*key)) +
+                           " of a batch of " + std::to_string(batch_size_));
   // The device appended epoch after epoch: the last epoch's cell is the end of the list,
   // and when that epoch continues a cell (a round of one epoch), the cell began at 0.
   cell_begin_ = last.first % c.delay_steps == 0 ? base + before_last : 0;

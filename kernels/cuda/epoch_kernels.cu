@@ -9,8 +9,8 @@ constexpr unsigned kBlock = 256;
 // Connections one scatter block adds per pass: kUnroll per thread.
 constexpr unsigned kUnroll = 4;
 constexpr unsigned kChunk = kBlock * kUnroll;
-// gridDim.y's limit: a spike with more chunks than this loops over them, and a batch with
-// more trials set_kicks_kernel's rows over their trials.
+// gridDim.y's limit: a spike with more chunks than this loops over them, and in a batch
+// with more trials set_kicks_kernel's rows loop over the trials.
 constexpr uint64_t kMaxGridY = 65535;
 constexpr uint64_t kMaxChunksPerSpike = kMaxGridY;
 

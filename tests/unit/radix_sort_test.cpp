@@ -1,11 +1,13 @@
 // kernels/radix_sort.hpp against std::sort: random keys of several widths (a pass per 11
-// bits, digits that never vary skipped), duplicates, and the edge sizes.
+// bits, digits that never vary skipped), the CUDA engine's packed round keys, duplicates,
+// and the edge sizes.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <random>
 #include <vector>
 
+#include "kernels/cuda/round_keys.hpp"
 #include "kernels/radix_sort.hpp"
 
 namespace flysim::test {
@@ -32,15 +34,19 @@ TEST(RadixSort, SortsLikeStdSortAtEveryWidth) {
       expect_sorted_like_std(random_keys(count, bits, bits * 7919 + count), bits, std::to_string(count) + " keys of " + std::to_string(bits) + " bits");
 }
 
-// Keys laid out as the CUDA engine's packed round keys: a few fields, some digits constant
-// (one trial: no slot bits), many duplicates of the upper fields.
-TEST(RadixSort, SortsFieldedKeysWithConstantDigitsAndDuplicates) {
-  std::mt19937_64 rng(3);
-  std::vector<uint64_t> keys;
-  for (int k = 0; k < 50'000; ++k) keys.push_back(uint64_t{rng() % 504} << 18 | (rng() % 138'639));
-  expect_sorted_like_std(keys, 28, "one trial");
-  for (uint64_t& k : keys) k |= uint64_t{rng() % 30} << 28;
-  expect_sorted_like_std(keys, 33, "30 trials");
+// The CUDA engine's packed round keys (cuda::PackedRoundKeys) at FlyWire scale: one trial
+// (its slot bit never set: a digit that never varies) and 30, many duplicates of the upper
+// fields; and keys all equal.
+TEST(RadixSort, SortsPackedRoundKeysWithConstantDigitsAndDuplicates) {
+  for (const std::size_t trials : {std::size_t{1}, std::size_t{30}}) {
+    const cuda::PackedRoundKeys packed(138'639, trials);
+    std::mt19937_64 rng(3);
+    std::vector<uint64_t> keys;
+    for (int k = 0; k < 50'000; ++k)
+      keys.push_back(packed.pack(static_cast<uint32_t>(rng() % trials), static_cast<int32_t>(rng() % 504),
+                                 static_cast<uint32_t>(rng() % 138'639)));
+    expect_sorted_like_std(keys, packed.bits, std::to_string(trials) + " trial(s)");
+  }
   expect_sorted_like_std(std::vector<uint64_t>(1000, 0x5a5a5), 20, "all equal");
 }
 
