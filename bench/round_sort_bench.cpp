@@ -5,6 +5,7 @@
 // within a cell, as the device's atomics leave them. Prints the fastest of 5 per sort.
 //   flysim_round_sort_bench [SPIKES]
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -35,8 +36,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   for (const int trials : {1, 30}) {
-    const flysim::cuda::PackedRoundKeys packed(kNeurons, static_cast<std::size_t>(trials));
-    const int bits = packed.bits;
+    const flysim::cuda::PackedRoundKeys packed(kNeurons);
     std::mt19937_64 rng(1);
     std::vector<uint64_t> keys;
     for (int cell = 0; cell < 28; ++cell)
@@ -51,7 +51,7 @@ int main(int argc, char** argv) {
       std::sort(a.begin(), a.end());
       std_ms = std::min(std_ms, ms_since(t0));
       t0 = std::chrono::steady_clock::now();
-      flysim::kernels::radix_sort(c, scratch, bits);
+      flysim::kernels::radix_sort(c, scratch);
       radix_ms = std::min(radix_ms, ms_since(t0));
       if (a != c) {
         std::fprintf(stderr, "radix_sort disagrees with std::sort\n");
@@ -64,6 +64,7 @@ int main(int argc, char** argv) {
       spread_ms = std::min(spread_ms, ms_since(t0));
 #endif
     }
+    const int bits = std::bit_width(*std::max_element(keys.begin(), keys.end()));
     std::printf("%2d trial(s), %8zu keys of %d bits: std::sort %7.2f ms, radix_sort %7.2f ms", trials, keys.size(), bits,
                 std_ms, radix_ms);
 #ifdef FLYSIM_HAVE_SPREADSORT

@@ -9,22 +9,21 @@
 namespace flysim {
 namespace {
 
-constexpr uint32_t kSlotsPerNeuron = 32;     // > any ring slot (kMaxDelaySteps)
 constexpr uint64_t kConnectionsPerLine = 16;  // 4-byte targets or weights in a 64-byte line
 
 // One delivery onto a block: the target's place in the block, the ring slot, the weight.
 class BlockDelivery {
  public:
-  BlockDelivery(uint32_t place, uint32_t slot, int32_t weight) : place_slot_(place * kSlotsPerNeuron + slot), weight_(weight) {}
-  uint32_t place() const { return place_slot_ / kSlotsPerNeuron; }
-  uint32_t slot() const { return place_slot_ % kSlotsPerNeuron; }
+  BlockDelivery(uint32_t place, uint32_t slot, int32_t weight) : place_slot_(place * kMaxDelaySteps + slot), weight_(weight) {}
+  uint32_t place() const { return place_slot_ / kMaxDelaySteps; }
+  uint32_t slot() const { return place_slot_ % kMaxDelaySteps; }
   int32_t weight() const { return weight_; }
 
  private:
   uint32_t place_slot_;
   int32_t weight_;
 };
-static_assert(CpuTrial::kMaxBlockNeurons <= ~uint32_t{0} / kSlotsPerNeuron, "a block's places and slots fit 32 bits");
+static_assert(CpuTrial::kMaxBlockNeurons <= ~uint32_t{0} / kMaxDelaySteps, "a block's places and slots fit 32 bits");
 
 // A worker thread's scratch, kept between cells (and trials): the cell's deliveries onto
 // each block, and one block's delay ring, all zero between blocks.

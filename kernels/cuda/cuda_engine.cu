@@ -176,7 +176,7 @@ class CudaEngine final : public Engine {
   cuda::MappedHostBuffer<uint32_t> most_stepwise_;
   unsigned stepwise_blocks_ = 1;
   // The round's spikes as the host sorts them (cuda::PackedRoundKeys), and the sort's room.
-  cuda::PackedRoundKeys packed_keys_{n_, static_cast<std::size_t>(std::max(setup_.batch, 1))};
+  cuda::PackedRoundKeys packed_keys_{n_};
   std::vector<uint64_t> sort_keys_, sort_scratch_;
   std::vector<cuda::CellSpike> overflow_spikes_;
   std::vector<cuda::CellSpike> moved_spikes_;  // current_cell_to_front's staging
@@ -485,7 +485,7 @@ void CudaEngine::run_round(const Round& round, BatchSpikes& spikes) {
                            std::to_string(capacity - base));
   // Sorted by (trial, step, neuron) as one packed integer key, by radix.
   read_round_keys(count, base, round.first);
-  kernels::radix_sort(sort_keys_, sort_scratch_, packed_keys_.bits);
+  kernels::radix_sort(sort_keys_, sort_scratch_);
   // Each trial's keys lie together (the slot leads the key): they are decoded straight
   // onto the end of its list, and the queues take them epoch by epoch, as CpuTrial's take
   // each epoch.

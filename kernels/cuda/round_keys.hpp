@@ -26,15 +26,14 @@ inline int32_t key_step_in_round(uint64_t key) {
 inline uint32_t key_neuron(uint64_t key) { return static_cast<uint32_t>(key); }
 
 // The same fields as the host sorts them: the neuron in the bits the network needs, the
-// step above it and the slot above that (as many bits as the batch needs), so that a
-// radix sort of a round's keys takes three passes of 11 bits at FlyWire scale.
+// step above it and the slot above that, so that the keys of a round of a FlyWire-scale
+// batch of up to 32 trials differ in three digits of 11 bits only (kernels/radix_sort.hpp
+// passes over those).
+// At most 32 + kRoundStepBits + 22 bits (the device key's fields): they fit 64.
 struct PackedRoundKeys {
   int neuron_bits;  // of the largest neuron index
-  int bits;         // in all
 
-  // At most 32 + kRoundStepBits + 22 bits (the device key's fields): they fit 64.
-  PackedRoundKeys(std::size_t neurons, std::size_t batch_slots)
-      : neuron_bits(bit_width(neurons - 1)), bits(neuron_bits + kRoundStepBits + bit_width(batch_slots - 1)) {}
+  explicit PackedRoundKeys(std::size_t neurons) : neuron_bits(bit_width(neurons - 1)) {}
   uint64_t pack(uint32_t slot, int32_t step_in_round, uint32_t neuron) const {
     return (uint64_t{slot} << kRoundStepBits | static_cast<uint32_t>(step_in_round)) << neuron_bits | neuron;
   }

@@ -21,33 +21,33 @@ std::vector<uint64_t> random_keys(std::size_t count, int bits, uint64_t seed) {
   return keys;
 }
 
-void expect_sorted_like_std(std::vector<uint64_t> keys, int bits, const std::string& what) {
+void expect_sorted_like_std(std::vector<uint64_t> keys, const std::string& what) {
   std::vector<uint64_t> expected = keys, scratch;
   std::sort(expected.begin(), expected.end());
-  kernels::radix_sort(keys, scratch, bits);
+  kernels::radix_sort(keys, scratch);
   EXPECT_EQ(keys, expected) << what;
 }
 
 TEST(RadixSort, SortsLikeStdSortAtEveryWidth) {
   for (const int bits : {1, 5, 11, 12, 22, 28, 33, 44, 63, 64})
     for (const std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t{2}, std::size_t{1000}, std::size_t{100'000}})
-      expect_sorted_like_std(random_keys(count, bits, bits * 7919 + count), bits, std::to_string(count) + " keys of " + std::to_string(bits) + " bits");
+      expect_sorted_like_std(random_keys(count, bits, bits * 7919 + count), std::to_string(count) + " keys of " + std::to_string(bits) + " bits");
 }
 
 // The CUDA engine's packed round keys (cuda::PackedRoundKeys) at FlyWire scale: one trial
-// (its slot bit never set: a digit that never varies) and 30, many duplicates of the upper
-// fields; and keys all equal.
+// (the digits above the step never vary) and 30, many duplicates of the upper fields; and
+// keys all equal.
 TEST(RadixSort, SortsPackedRoundKeysWithConstantDigitsAndDuplicates) {
   for (const std::size_t trials : {std::size_t{1}, std::size_t{30}}) {
-    const cuda::PackedRoundKeys packed(138'639, trials);
+    const cuda::PackedRoundKeys packed(138'639);
     std::mt19937_64 rng(3);
     std::vector<uint64_t> keys;
     for (int k = 0; k < 50'000; ++k)
       keys.push_back(packed.pack(static_cast<uint32_t>(rng() % trials), static_cast<int32_t>(rng() % 504),
                                  static_cast<uint32_t>(rng() % 138'639)));
-    expect_sorted_like_std(keys, packed.bits, std::to_string(trials) + " trial(s)");
+    expect_sorted_like_std(keys, std::to_string(trials) + " trial(s)");
   }
-  expect_sorted_like_std(std::vector<uint64_t>(1000, 0x5a5a5), 20, "all equal");
+  expect_sorted_like_std(std::vector<uint64_t>(1000, 0x5a5a5), "all equal");
 }
 
 }  // namespace
