@@ -123,10 +123,10 @@ class Schedule {
   // ahead of the wall clock; it never changes a spike.
   static constexpr double kDefaultPaceBatchMs = 10.0;
   // An unpaced run without plasticity asks the engine for up to this much at once: the
-  // CUDA engine then launches its cells back to back and waits for the device once
-  // (Engine::advance_cells), and the sim loop, the engine actor and the recorder handle
-  // one message per 50 ms instead of one per 1.8 ms cell.
-  static constexpr double kUnpacedBatchMs = 50.0;
+  // CUDA engine then runs its cells as rounds and launches each round while the host
+  // records the one before (Engine::advance_cells), and the sim loop, the engine actor and
+  // the recorder handle one message per 200 ms instead of one per 1.8 ms cell.
+  static constexpr double kUnpacedBatchMs = 200.0;
 
  private:
   bool at_checkpoint_boundary(RunPosition p) const;

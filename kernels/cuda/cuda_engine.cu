@@ -9,8 +9,8 @@
 
 #include "kernels/cuda/cuda_support.cuh"
 #include "kernels/cuda/epoch_kernels.cuh"
+#include "kernels/cuda/round_sort.cuh"
 #include "kernels/plastic_weights.hpp"
-#include "kernels/radix_sort.hpp"
 #include "kernels/spike_queue.hpp"
 #include "model/errors.hpp"
 
@@ -57,9 +57,9 @@ struct RoundShape {
   uint32_t start_rows = 0, scatter_rows = 0, kick_blocks = 0, stepwise_blocks = 0;
   auto operator<=>(const RoundShape&) const = default;
 };
-// The cells of one round the spike buffer has room for: an unpaced run asks for 50 ms at
-// once (actors/SCHEDULE.md), 28 cells of 1.8 ms at most, so that such a request is one
-// round of one shape.
+// The cells of one round the spike buffer has room for: 50 ms, so that an unpaced run's
+// 200 ms request (actors/SCHEDULE.md) is four rounds, each launched while the host
+// records the one before, of two shapes.
 constexpr std::size_t kRoundCells = 28;
 // The fewest rows of spike blocks a scatter inside a round launches: the canonical
 // experiment's busiest cells (40-60 spikes) settle on 128, and starting there spares the
@@ -110,8 +110,14 @@ class CudaEngine final : public Engine {
   // The longest round from `first` towards `end` whose spikes surely fit in cell_spikes_
   // (kernels::max_spikes_per_cell) and whose steps fit in a round key.
   Round plan_round(int32_t first, int32_t end) const;
-  // Launches the round (its graph), waits for it and appends each trial's spikes to `spikes`.
-  void run_round(const Round& round, BatchSpikes& spikes);
+  // A round in three parts, so that the next round runs while the host records the last
+  // one's spikes: plans and launches it; waits for it, queues the sort of its spikes
+  // (RoundSort) and moves the cell, the grids and next_step_ on (all the next round
+  // needs); waits for the sorted keys and appends each trial's spikes to `spikes` and to
+  // the queues.
+  void start_round(const Round& round);
+  void finish_round(const Round& round);
+  void record_round(const Round& round, BatchSpikes& spikes);
   // Writes the round's plan to round_plan_ and returns the shape of its launches.
   RoundShape plan_launches(const Round& round);
   // Puts the launches of a round of `shape` on stream `s` (reading round_plan_).
@@ -127,9 +133,6 @@ class CudaEngine final : public Engine {
   // Mid-cell, the current cell's spikes must lie at the start of cell_spikes_ when a
   // round begins: moves them there (from the host's copy in the queues) if they do not.
   void current_cell_to_front();
-  // The packed keys of the round's `count` spikes: from mapped memory, or, when they did not
-  // fit there, from cell_spikes_[base, base + count).
-  void read_round_keys(uint32_t count, uint32_t base, int32_t round_first);
 
   EngineSetup setup_;
   std::size_t n_;
@@ -165,20 +168,15 @@ class CudaEngine final : public Engine {
   // as surely fit (plan_round).
   cuda::DeviceBuffer<cuda::CellSpike> cell_spikes_;
   std::size_t cell_begin_ = 0, cell_end_ = 0;
-  // One trial's worst cell of keys: a busier round is copied from cell_spikes_ instead.
-  cuda::MappedHostBuffer<uint64_t> round_keys_;
-  cuda::MappedHostBuffer<uint32_t> round_spike_count_;
+  cuda::MappedHostBuffer<cuda::RoundSummary> round_summary_;
   // The neurons each epoch lists for its stepwise phase (DeviceState::at indices; room
-  // for all of the batch) and the most one epoch listed lately (mapped), which sizes
-  // the stepwise launches: a fifth more blocks than that took, so the grid follows the
+  // for all of the batch). The most one epoch listed lately (RoundSummary) sizes the
+  // stepwise launches: a fifth more blocks than that took, so the grid follows the
   // activity instead of covering every neuron (any size gives the same result).
   cuda::DeviceBuffer<uint32_t> stepwise_;
-  cuda::MappedHostBuffer<uint32_t> most_stepwise_;
   unsigned stepwise_blocks_ = 1;
-  // The round's spikes as the host sorts them (cuda::PackedRoundKeys), and the sort's room.
-  cuda::PackedRoundKeys packed_keys_{n_};
-  std::vector<uint64_t> sort_keys_, sort_scratch_;
-  std::vector<cuda::CellSpike> overflow_spikes_;
+  // The last round's spikes, sorted on the device for the host.
+  cuda::RoundSort round_sort_;
   std::vector<cuda::CellSpike> moved_spikes_;  // current_cell_to_front's staging
   uint32_t poisson_neurons_ = 0;               // in the current plan, for max_spikes_per_cell
   // Blocks of spikes a scatter inside a round launches: twice the busiest cell seen
@@ -217,13 +215,14 @@ CudaEngine::CudaEngine(EngineSetup setup, int device, std::string device_name)
       device_name_(std::move(device_name)),
       stream_(device),
       epoch_done_(setup_.host_wait == HostWait::nap),
+      round_sort_(n_, setup_.host_wait == HostWait::nap),
       plastic_(setup_.plastic_edges, setup_.network->out_weights) {
   const Network& net = *setup_.network;
   const LifConstants& c = setup_.constants;
   if (setup_.batch < 1) throw std::invalid_argument("an engine holds at least one trial, asked for " + std::to_string(setup_.batch));
   const auto batch = static_cast<std::size_t>(setup_.batch);
   const std::size_t trial_cell = n_ * static_cast<std::size_t>(c.delay_steps);
-  if (trial_cell * batch >= (std::size_t{1} << 32) || batch >= cuda::kMaxBatchSlots)
+  if (trial_cell * batch >= (std::size_t{1} << 32))
     throw std::invalid_argument("the CUDA engine counts a delay cell's spikes in 32 bits: " + std::to_string(n_) +
                                 " neurons x " + std::to_string(c.delay_steps) + " steps x " + std::to_string(batch) +
                                 " trials is too many (use a smaller run.batch)");
@@ -249,19 +248,15 @@ CudaEngine::CudaEngine(EngineSetup setup, int device, std::string device_name)
   poisson_ = cuda::DeviceBuffer<uint8_t>(n_, "allocating the state");
   poisson_threshold_ = cuda::DeviceBuffer<uint32_t>(n_, "allocating the state");
   silenced_ = cuda::DeviceBuffer<uint8_t>(n_, "allocating the state");
-  // Room for a round of kRoundCells worst-case cells per trial, so that an unpaced run's
-  // 50 ms request (27 cells) is one round, one wait and one shape; at least a cell's
-  // worst case for every neuron (an imported state may hold that many), and counted in
-  // 32 bits.
+  // Room for a round of kRoundCells worst-case cells per trial; at least a cell's worst
+  // case for every neuron (an imported state may hold that many), and counted in 32 bits.
   const std::size_t round_room =
       kRoundCells * kernels::max_spikes_per_cell(c, n_, std::min(driven_neurons(*setup_.stimulus).size(), n_));
   const std::size_t spike_room = std::min(std::max(trial_cell, round_room) * batch, std::size_t{UINT32_MAX});
   cell_spikes_ = cuda::DeviceBuffer<cuda::CellSpike>(spike_room, "allocating the spike buffer");
-  round_keys_ = cuda::MappedHostBuffer<uint64_t>(trial_cell, "allocating mapped host memory for spikes");
-  round_spike_count_ = cuda::MappedHostBuffer<uint32_t>(1, "allocating mapped host memory for spikes");
+  round_summary_ = cuda::MappedHostBuffer<cuda::RoundSummary>(1, "allocating mapped host memory for the round summary");
+  *round_summary_.host() = {};
   stepwise_ = cuda::DeviceBuffer<uint32_t>(batch * n_, "allocating the stepwise list");
-  most_stepwise_ = cuda::MappedHostBuffer<uint32_t>(1, "allocating mapped host memory for the stepwise count");
-  *most_stepwise_.host() = 0;
   stepwise_blocks_ = cuda::stepwise_blocks_for(batch * n_);
   round_plan_ = cuda::MappedHostBuffer<cuda::RoundBuffer>(1, "allocating pinned host memory for the round plan");
   round_plan_.host()->counts = {};
@@ -347,24 +342,6 @@ cuda::DeviceNetwork CudaEngine::device_network() const {
   return {out_offsets_.get(), out_targets_.get(), out_weights_.get(), max_out_degree_, scatter_wave_};
 }
 
-void CudaEngine::read_round_keys(uint32_t count, uint32_t base, int32_t round_first) {
-  sort_keys_.resize(count);
-  if (count <= round_keys_.size()) {
-    const uint64_t* const keys = round_keys_.host();
-    for (uint32_t k = 0; k < count; ++k) sort_keys_[k] = packed_keys_.pack(keys[k]);
-    return;
-  }
-  overflow_spikes_.resize(count);
-  cuda::check(cudaMemcpyAsync(overflow_spikes_.data(), cell_spikes_.get() + base, count * sizeof(cuda::CellSpike),
-                              cudaMemcpyDeviceToHost, stream_.get()),
-              "copying the round's spikes");
-  cuda::check(cudaStreamSynchronize(stream_.get()), "copying the round's spikes");
-  for (uint32_t k = 0; k < count; ++k) {
-    const cuda::CellSpike& x = overflow_spikes_[k];
-    sort_keys_[k] = packed_keys_.pack(x.slot, x.step - round_first, x.neuron);
-  }
-}
-
 CudaEngine::Round CudaEngine::plan_round(int32_t first, int32_t end) const {
   const int32_t delay = setup_.constants.delay_steps;
   const std::size_t per_cell =
@@ -445,10 +422,9 @@ void CudaEngine::queue_round(cudaStream_t s, const RoundShape& shape) {
     if (j > 0) cuda::launch_scatter_last_cell(s, c, net, state, cell_spikes_.get(), counts, plan, j, shape.scatter_rows);
     if (shape.kick_blocks > 0) cuda::launch_set_kicks(s, kicks_.get(), plan, j, shape.kick_blocks, state);
     cuda::launch_advance(s, c, plan, j, setup_.stimulus->seed, first_trial_, state, stepwise_.get(), shape.stepwise_blocks,
-                         {cell_spikes_.get(), round_keys_.device(), static_cast<uint32_t>(cell_spikes_.size()),
-                          static_cast<uint32_t>(round_keys_.size()), counts});
+                         {cell_spikes_.get(), static_cast<uint32_t>(cell_spikes_.size()), counts});
   }
-  cuda::launch_publish_round(s, counts, shape.epochs, round_spike_count_.device(), most_stepwise_.device());
+  cuda::launch_publish_round(s, counts, shape.epochs, round_summary_.device());
 }
 
 void CudaEngine::launch_round(const RoundShape& shape) {
@@ -470,64 +446,66 @@ void CudaEngine::launch_round(const RoundShape& shape) {
       .first->second.launch(s, "launching a round");
 }
 
-void CudaEngine::run_round(const Round& round, BatchSpikes& spikes) {
+void CudaEngine::start_round(const Round& round) { launch_round(plan_launches(round)); }
+
+void CudaEngine::finish_round(const Round& round) {
   const LifConstants& c = setup_.constants;
-  const cudaStream_t s = stream_.get();
-  const RoundShape shape = plan_launches(round);
   const uint32_t base = round_plan_.host()->plan.base;
   const auto capacity = static_cast<uint32_t>(cell_spikes_.size());
-  launch_round(shape);
-  epoch_done_.wait_for(s, "running the epochs");
+  epoch_done_.wait_for(stream_.get(), "running the epochs");
 
-  const uint32_t count = *round_spike_count_.host();
+  const cuda::RoundSummary& summary = *round_summary_.host();
+  const uint32_t count = summary.spikes;
   if (std::size_t{base} + count > capacity)
     throw std::logic_error("CUDA engine: " + std::to_string(count) + " spikes in a round exceed the room of " +
                            std::to_string(capacity - base));
-  // Sorted by (trial, step, neuron) as one packed integer key, by radix.
-  read_round_keys(count, base, round.first);
-  kernels::radix_sort(sort_keys_, sort_scratch_);
-  // Each trial's keys lie together (the slot leads the key): they are decoded straight
-  // onto the end of its list, and the queues take them epoch by epoch, as CpuTrial's take
-  // each epoch.
+  // The device appended epoch after epoch: the last epoch's cell is the end of the list,
+  // and when that epoch continues a cell (a round of one epoch), the cell began at 0.
+  const std::size_t epochs = round.epochs.size();
   const kernels::EpochSpan last = round.epochs.back();
-  std::vector<std::size_t> per_epoch(round.epochs.size(), 0);
-  std::size_t before_last = 0;
-  auto key = sort_keys_.cbegin();
+  // Queued before anything the next round writes over the round's spikes.
+  round_sort_.queue(stream_.get(), cell_spikes_.get() + base, count, round.first, last.first + last.steps - round.first,
+                    batch_size_);
+  cell_begin_ = last.first % c.delay_steps == 0 ? base + summary.epoch_first[epochs - 1] : 0;
+  cell_end_ = std::size_t{base} + count;
+  uint32_t busiest = 0;
+  for (std::size_t j = 0; j < epochs; ++j)
+    busiest = std::max(busiest, (j + 1 < epochs ? summary.epoch_first[j + 1] : count) - summary.epoch_first[j]);
+  scatter_rows_ = settled_grid(scatter_rows_, static_cast<uint32_t>(std::clamp<uint64_t>(2ull * busiest, kLeastScatterRows, cuda::kMaxScatterRows)));
+  const uint32_t most_stepwise = summary.most_listed;
+  stepwise_blocks_ = settled_grid(
+      stepwise_blocks_,
+      cuda::stepwise_blocks_for(std::min<std::size_t>(most_stepwise + most_stepwise / 5, stepwise_.size())));
+  next_step_ = last.first + last.steps;
+}
+
+void CudaEngine::record_round(const Round& round, BatchSpikes& spikes) {
+  const LifConstants& c = setup_.constants;
+  // Sorted by (trial, step, neuron). Each trial's keys lie together (the slot leads the
+  // key): they are decoded straight onto the end of its list, and the queues take them
+  // epoch by epoch, as CpuTrial's take each epoch.
+  const std::span<const uint64_t> keys = round_sort_.wait();
+  const cuda::PackedRoundKeys& packed = round_sort_.packing();
+  auto key = keys.begin();
   for (uint32_t k = 0; k < batch_size_; ++k) {
-    const auto trial_end =
-        std::partition_point(key, sort_keys_.cend(), [&](uint64_t x) { return packed_keys_.slot(x) <= k; });
+    const auto trial_end = std::partition_point(key, keys.end(), [&](uint64_t x) { return packed.slot(x) <= k; });
     std::vector<Spike>& out = spikes[k];
     const std::size_t start = out.size();
     const std::size_t need = start + static_cast<std::size_t>(trial_end - key);
     if (out.capacity() < need) out.reserve(std::max(need, 2 * out.capacity()));
     for (; key != trial_end; ++key)
-      out.push_back({round.first + packed_keys_.step_in_round(*key), packed_keys_.neuron(*key)});
+      out.push_back({round.first + packed.step_in_round(*key), packed.neuron(*key)});
     auto from = out.cbegin() + static_cast<std::ptrdiff_t>(start);
-    for (std::size_t j = 0; j < round.epochs.size(); ++j) {
-      const kernels::EpochSpan epoch = round.epochs[j];
+    for (const kernels::EpochSpan epoch : round.epochs) {
       const auto to = std::partition_point(from, out.cend(), [&](const Spike& x) { return x.step < epoch.first + epoch.steps; });
       if (epoch.first % c.delay_steps == 0) queues_[k].begin_cell();
       queues_[k].record(std::span<const Spike>(from, to));
-      per_epoch[j] += static_cast<std::size_t>(to - from);
-      if (j + 1 < round.epochs.size()) before_last += static_cast<std::size_t>(to - from);
       from = to;
     }
   }
-  if (key != sort_keys_.cend())
-    throw std::logic_error("CUDA engine: a round's spike names trial slot " + std::to_string(packed_keys_.slot(*key)) +
+  if (key != keys.end())
+    throw std::logic_error("CUDA engine: a round's spike names trial slot " + std::to_string(packed.slot(*key)) +
                            " of a batch of " + std::to_string(batch_size_));
-  // The device appended epoch after epoch: the last epoch's cell is the end of the list,
-  // and when that epoch continues a cell (a round of one epoch), the cell began at 0.
-  cell_begin_ = last.first % c.delay_steps == 0 ? base + before_last : 0;
-  cell_end_ = std::size_t{base} + count;
-  const std::size_t busiest = *std::max_element(per_epoch.begin(), per_epoch.end());
-  scatter_rows_ = settled_grid(
-      scatter_rows_, static_cast<uint32_t>(std::clamp<std::size_t>(2 * busiest, kLeastScatterRows, cuda::kMaxScatterRows)));
-  const uint32_t most_stepwise = *most_stepwise_.host();
-  stepwise_blocks_ = settled_grid(
-      stepwise_blocks_,
-      cuda::stepwise_blocks_for(std::min<std::size_t>(most_stepwise + most_stepwise / 5, stepwise_.size())));
-  next_step_ = last.first + last.steps;
 }
 
 BatchSpikes CudaEngine::advance_batch(kernels::EpochSpan span) {
@@ -541,8 +519,27 @@ BatchSpikes CudaEngine::advance_cells(kernels::EpochSpan span) {
                            ") do not continue step " + std::to_string(next_step_));
   select_device();
   BatchSpikes spikes(batch_size_);
-  for (const int32_t end = span.first + span.steps; next_step_ < end;) run_round(plan_round(next_step_, end), spikes);
-  return spikes;
+  const int32_t end = span.first + span.steps;
+  Round running = plan_round(next_step_, end);
+  start_round(running);
+  for (;;) {
+    const Round done = std::move(running);
+    finish_round(done);
+    // The next round runs while the host sorts this one's spikes, unless it begins inside
+    // a cell: then it needs them in the queues first (current_cell_to_front).
+    const bool more = next_step_ < end;
+    const bool overlap = more && next_step_ % setup_.constants.delay_steps == 0;
+    if (overlap) {
+      running = plan_round(next_step_, end);
+      start_round(running);
+    }
+    record_round(done, spikes);
+    if (!more) return spikes;
+    if (!overlap) {
+      running = plan_round(next_step_, end);
+      start_round(running);
+    }
+  }
 }
 
 std::vector<EngineState> CudaEngine::export_batch() const {

@@ -164,7 +164,12 @@ class Event {
   ~Event() { cudaEventDestroy(event_); }
   // Waits until everything queued on `stream` so far has run.
   void wait_for(cudaStream_t stream, const char* what) {
-    check(cudaEventRecord(event_, stream), what);
+    record(stream, what);
+    wait(what);
+  }
+  // Marks what is queued on `stream` so far; wait() waits for it.
+  void record(cudaStream_t stream, const char* what) { check(cudaEventRecord(event_, stream), what); }
+  void wait(const char* what) {
     if (!nap_) {
       check(cudaEventSynchronize(event_), what);
       return;

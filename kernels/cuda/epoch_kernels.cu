@@ -88,12 +88,14 @@ __global__ void __launch_bounds__(kBlock)
   scatter_spikes(c, net, state, cell_spikes + begin, plan->base + so_far - begin, plan->epochs[j].span.first);
 }
 
-__global__ void publish_round_kernel(const RoundCounts* counts, uint32_t epochs, uint32_t* host_count,
-                                     uint32_t* host_most_stepwise) {
+__global__ void publish_round_kernel(const RoundCounts* counts, uint32_t epochs, RoundSummary* summary) {
   uint32_t most = 0;
-  for (uint32_t j = 0; j < epochs; ++j) most = counts->listed[j] > most ? counts->listed[j] : most;
-  *host_count = counts->spikes;
-  *host_most_stepwise = most;
+  for (uint32_t j = 0; j < epochs; ++j) {
+    most = counts->listed[j] > most ? counts->listed[j] : most;
+    summary->epoch_first[j] = j == 0 ? 0u : counts->epoch_first[j];
+  }
+  summary->spikes = counts->spikes;
+  summary->most_listed = most;
 }
 
 // Block row y sets the kicks of trials y, y + gridDim.y, ...; block columns loop over the
@@ -271,11 +273,9 @@ __device__ inline void step_neuron(const LifConstants& c, const RoundPlan& plan,
   double v = n.v, g = n.g;
   int32_t last_spike = n.last_spike;
   const uint32_t base = plan.base;
-  const int32_t round_first = plan.first;
   kernels::advance_neuron_drawn(c, span, n.in, draws, stage + threadIdx.x, kBlock, v, g, last_spike, [&](int32_t step) {
     const uint32_t k = atomicAdd(&out.counts->spikes, 1u);
     if (base + k < out.capacity) out.cell_spikes[base + k] = CellSpike{step, i, trial_slot};
-    if (k < out.host_capacity) out.host_keys[k] = round_spike_key(trial_slot, step - round_first, i);
   });
   if (!same_bits(v, n.v)) state.v[at] = v;
   if (!same_bits(g, n.g)) state.g[at] = g;
@@ -496,9 +496,8 @@ void launch_scatter_last_cell(cudaStream_t stream, const LifConstants& c, Device
       c, net, state, cell_spikes, counts, plan, j);
 }
 
-void launch_publish_round(cudaStream_t stream, const RoundCounts* counts, uint32_t epochs, uint32_t* host_count,
-                          uint32_t* host_most_stepwise) {
-  publish_round_kernel<<<1, 1, 0, stream>>>(counts, epochs, host_count, host_most_stepwise);
+void launch_publish_round(cudaStream_t stream, const RoundCounts* counts, uint32_t epochs, RoundSummary* summary) {
+  publish_round_kernel<<<1, 1, 0, stream>>>(counts, epochs, summary);
 }
 
 void launch_set_kicks(cudaStream_t stream, const Kick* kicks, const RoundPlan* plan, uint32_t j, uint32_t blocks,

@@ -115,7 +115,7 @@ struct RoundPlan {
 // epoch's counts on and zeroed them (a fence and an atomic per block, and the last block
 // waiting on both), on every epoch's critical path.
 struct RoundCounts {
-  uint32_t spikes;  // the round's spikes so far; spike k lies at cell_spikes[base + k], host_keys[k]
+  uint32_t spikes;  // the round's spikes so far; spike k lies at cell_spikes[base + k]
   // The round's spikes before epoch j (j >= 1), noted by scatter_last_cell_kernel at the
   // start of epoch j; epoch j's are [epoch_first[j], epoch_first[j + 1]).
   uint32_t epoch_first[kMaxRoundEpochs];
@@ -125,18 +125,22 @@ struct RoundBuffer {
   RoundPlan plan;
   RoundCounts counts;
 };
+// What the host reads of a round once it is done (mapped host memory, written by the
+// round's last launch): enough to plan and launch the next round before it sorts this
+// one's spikes.
+struct RoundSummary {
+  uint32_t spikes;       // the round's spikes
+  uint32_t most_listed;  // the most neurons one epoch listed for its stepwise phase
+  uint32_t epoch_first[kMaxRoundEpochs];  // the round's spikes before epoch j (0 for j = 0)
+};
 
-// Where the advance kernel puts an epoch's spikes, the round's spike k (counted in
+// Where the advance kernel puts an epoch's spikes: the round's spike k (counted in
 // RoundCounts::spikes, in the order atomics hand them out) at cell_spikes[plan base + k]
-// (device; `capacity`), kept for the scatter at the next cell start, and, as a round
-// key, at host_keys[k] (mapped host memory, read after the round is synchronized;
-// `host_capacity`: beyond it the host copies the round's spikes from `cell_spikes`
-// instead).
+// (device; `capacity`), kept for the scatter at the next cell start and sorted for the
+// host after the round (RoundSort).
 struct EpochOutput {
   CellSpike* cell_spikes;
-  uint64_t* host_keys;
   uint32_t capacity;
-  uint32_t host_capacity;
   RoundCounts* counts;
 };
 
@@ -180,11 +184,9 @@ void launch_advance(cudaStream_t stream, const LifConstants& c, const RoundPlan*
                     int32_t first_trial, DeviceState state, uint32_t* stepwise, unsigned stepwise_blocks,
                     EpochOutput out);
 
-// A round's last launch: its spike count to *host_count and the most neurons one of its
-// `epochs` epochs listed for its stepwise phase to *host_most_stepwise (mapped host
-// memory; the host sizes the next stepwise grids by it).
-void launch_publish_round(cudaStream_t stream, const RoundCounts* counts, uint32_t epochs, uint32_t* host_count,
-                          uint32_t* host_most_stepwise);
+// A round's last launch: the round's RoundSummary of its `epochs` epochs to *summary
+// (mapped host memory).
+void launch_publish_round(cudaStream_t stream, const RoundCounts* counts, uint32_t epochs, RoundSummary* summary);
 
 // Whether launch_advance advances a batch of `trials` in one launch (then it takes no
 // stepwise list and no stepwise grid).

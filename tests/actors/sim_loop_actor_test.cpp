@@ -22,9 +22,10 @@ namespace {
 
 constexpr std::size_t kNeurons = 8;
 constexpr int32_t kDelaySteps = 18;
-// 1 ms steps: an unpaced epoch crosses cells up to Schedule::kUnpacedBatchMs (50 steps),
-// so epochs are two cells, [0, 36), [36, 72), ..., unless something happens at a boundary.
-constexpr double kDtMs = 1.0;
+// Steps of a fiftieth of Schedule::kUnpacedBatchMs: an unpaced epoch crosses cells up to
+// 50 steps, so epochs are two cells, [0, 36), [36, 72), ..., unless something happens at
+// a boundary.
+constexpr double kDtMs = Schedule::kUnpacedBatchMs / 50;
 constexpr int32_t kStepsPerTrial = 12 * kDelaySteps;
 
 // What each scripted engine was asked, in order ("A advance 36+18", "B import 72").

@@ -183,13 +183,15 @@ TEST(Schedule, AnEpochCrossesCellsUpToABatchAndStopsWhereSomethingHappens) {
   EXPECT_EQ(epoch_steps(late, {0, 972}, 5.0), 28);
   EXPECT_EQ(late.next({1, 0}, 5.0).kind, Kind::start_trial);
   EXPECT_EQ(epoch_steps(late, {1, 0}, 5.0), 90);
-  // Unpaced, an epoch holds up to 50 ms (27 whole cells of 18 steps), and still stops
-  // where something happens.
-  Schedule unpaced(g, {{0, 720}}, {}, 0.0);
+  // Unpaced, an epoch holds up to Schedule::kUnpacedBatchMs (200 ms: 111 whole cells of
+  // 18 steps), and still stops where something happens.
+  ScheduleGeometry long_trial = geometry(1, 10000);
+  long_trial.epochs_cross_cells = true;
+  Schedule unpaced(long_trial, {{0, 2520}}, {}, 0.0);
   unpaced.next({0, 0}, 0.0);
-  EXPECT_EQ(epoch_steps(unpaced, {0, 0}, 0.0), 486);
-  EXPECT_EQ(epoch_steps(unpaced, {0, 486}, 0.0), 234);
-  EXPECT_EQ(unpaced.next({0, 720}, 0.0).kind, Kind::checkpoint);
+  EXPECT_EQ(epoch_steps(unpaced, {0, 0}, 0.0), 1998);
+  EXPECT_EQ(epoch_steps(unpaced, {0, 1998}, 0.0), 522);
+  EXPECT_EQ(unpaced.next({0, 2520}, 0.0).kind, Kind::checkpoint);
   // With plasticity (the shards learn per epoch), epochs stay one cell, paced or not.
   g.epochs_cross_cells = false;
   Schedule per_cell(g, {}, {}, 0.0);

@@ -1,0 +1,63 @@
+#include "kernels/cuda/round_sort.cuh"
+
+#include <algorithm>
+#include <bit>
+#include <cub/device/device_radix_sort.cuh>
+
+namespace flysim::cuda {
+namespace {
+
+constexpr unsigned kPackBlock = 256;
+constexpr unsigned kMostPackBlocks = 4096;
+
+__global__ void __launch_bounds__(kPackBlock)
+    pack_round_keys_kernel(const CellSpike* spikes, uint32_t count, int32_t round_first, PackedRoundKeys packed,
+                           uint64_t* keys) {
+  for (uint32_t k = blockIdx.x * blockDim.x + threadIdx.x; k < count; k += gridDim.x * blockDim.x) {
+    const CellSpike x = spikes[k];
+    keys[k] = packed.pack(x.slot, x.step - round_first, x.neuron);
+  }
+}
+
+}  // namespace
+
+RoundSort::RoundSort(std::size_t neurons, bool nap) : packed_(neurons), copied_(nap) {}
+
+void RoundSort::reserve(std::size_t count) {
+  if (count <= keys_.size()) return;
+  const std::size_t room = std::bit_ceil(count);
+  keys_ = DeviceBuffer<uint64_t>(room, "allocating the round sort's keys");
+  other_ = DeviceBuffer<uint64_t>(room, "allocating the round sort's keys");
+  host_ = MappedHostBuffer<uint64_t>(room, "allocating pinned host memory for the sorted keys");
+  // The most room CUB asks for: every bit of the key, the most keys.
+  std::size_t bytes = 0;
+  cub::DoubleBuffer<uint64_t> buffers(keys_.get(), other_.get());
+  check(cub::DeviceRadixSort::SortKeys(nullptr, bytes, buffers, room, 0, 64), "sizing the round sort");
+  temp_ = DeviceBuffer<unsigned char>(bytes, "allocating the round sort's room");
+}
+
+void RoundSort::queue(cudaStream_t stream, const CellSpike* spikes, uint32_t count, int32_t round_first,
+                      int32_t round_steps, uint32_t batch) {
+  count_ = count;
+  if (count == 0) return;
+  reserve(count);
+  const unsigned blocks = std::min((count + kPackBlock - 1) / kPackBlock, kMostPackBlocks);
+  pack_round_keys_kernel<<<blocks, kPackBlock, 0, stream>>>(spikes, count, round_first, packed_, keys_.get());
+  check(cudaGetLastError(), "packing the round's keys");
+  const int bits = packed_.bits(batch, round_steps);
+  cub::DoubleBuffer<uint64_t> buffers(keys_.get(), other_.get());
+  std::size_t bytes = temp_.size();
+  check(cub::DeviceRadixSort::SortKeys(temp_.get(), bytes, buffers, count, 0, bits, stream), "sorting the round's keys");
+  check(cudaMemcpyAsync(host_.host(), buffers.Current(), std::size_t{count} * sizeof(uint64_t), cudaMemcpyDeviceToHost,
+                        stream),
+        "copying the round's keys");
+  copied_.record(stream, "copying the round's keys");
+}
+
+std::span<const uint64_t> RoundSort::wait() {
+  if (count_ == 0) return {};
+  copied_.wait("copying the round's keys");
+  return {host_.host(), count_};
+}
+
+}  // namespace flysim::cuda
