@@ -408,9 +408,11 @@ __global__ void __launch_bounds__(kBlock)
 // start as soon as its own sort is done. The grid covers every neuron in one wave, so
 // with many trials (many waves, one warp of stepwise work per block for the latency of
 // a whole epoch) the two launches stay faster. Dynamic shared memory as the stepwise
-// launch's.
-constexpr uint32_t kSortedPerThread = 2;
-constexpr uint32_t kSortedPerBlock = kBlock * kSortedPerThread;
+// launch's. A block sorts 384 neurons, one or two per thread: at FlyWire scale 362
+// blocks, one wave at three blocks per SM (the registers' limit), and where half the
+// brain steps, a block's stepwise neurons still fit its 256 threads at once.
+constexpr uint32_t kSortedPerBlock = 384;
+constexpr uint32_t kSortedPerThread = (kSortedPerBlock + kBlock - 1) / kBlock;
 __global__ void __launch_bounds__(kBlock)
     sort_and_step_kernel(LifConstants parameter_c, const RoundPlan* plan, uint32_t j, uint64_t seed, int32_t first_trial,
                          DeviceState state, EpochOutput out) {
@@ -426,6 +428,7 @@ __global__ void __launch_bounds__(kBlock)
   const LifConstants& c = shared_c;
   const kernels::EpochSpan span = plan->epochs[j].span;
   for (uint32_t u = 0; u < kSortedPerThread; ++u) {
+    if (u * kBlock + threadIdx.x >= kSortedPerBlock) break;
     const uint64_t index = static_cast<uint64_t>(blockIdx.x) * kSortedPerBlock + u * kBlock + threadIdx.x;
     if (index >= state.neurons) break;
     const auto i = static_cast<uint32_t>(index);
