@@ -9,6 +9,7 @@
 
 #include "kernels/cuda/cuda_support.cuh"
 #include "kernels/cuda/epoch_kernels.cuh"
+#include "kernels/cuda/round_keys.hpp"
 #include "kernels/cuda/round_sort.cuh"
 #include "kernels/plastic_weights.hpp"
 #include "kernels/spike_queue.hpp"
@@ -459,24 +460,25 @@ void CudaEngine::finish_round(const Round& round) {
   if (std::size_t{base} + count > capacity)
     throw std::logic_error("CUDA engine: " + std::to_string(count) + " spikes in a round exceed the room of " +
                            std::to_string(capacity - base));
-  // The device appended epoch after epoch: the last epoch's cell is the end of the list,
-  // and when that epoch continues a cell (a round of one epoch), the cell began at 0.
   const std::size_t epochs = round.epochs.size();
   const kernels::EpochSpan last = round.epochs.back();
+  const int32_t round_end = last.first + last.steps;
   // Queued before anything the next round writes over the round's spikes.
-  round_sort_.queue(stream_.get(), cell_spikes_.get() + base, count, round.first, last.first + last.steps - round.first,
-                    batch_size_);
+  round_sort_.queue(stream_.get(), cell_spikes_.get() + base, count, round.first, round_end - round.first, batch_size_);
+  // The device appended epoch after epoch: the last epoch's cell is the end of the list,
+  // and when that epoch continues a cell (a round of one epoch), the cell began at 0.
   cell_begin_ = last.first % c.delay_steps == 0 ? base + summary.epoch_first[epochs - 1] : 0;
   cell_end_ = std::size_t{base} + count;
   uint32_t busiest = 0;
   for (std::size_t j = 0; j < epochs; ++j)
     busiest = std::max(busiest, (j + 1 < epochs ? summary.epoch_first[j + 1] : count) - summary.epoch_first[j]);
-  scatter_rows_ = settled_grid(scatter_rows_, static_cast<uint32_t>(std::clamp<uint64_t>(2ull * busiest, kLeastScatterRows, cuda::kMaxScatterRows)));
+  scatter_rows_ = settled_grid(
+      scatter_rows_, static_cast<uint32_t>(std::clamp<uint64_t>(2ull * busiest, kLeastScatterRows, cuda::kMaxScatterRows)));
   const uint32_t most_stepwise = summary.most_listed;
   stepwise_blocks_ = settled_grid(
       stepwise_blocks_,
       cuda::stepwise_blocks_for(std::min<std::size_t>(most_stepwise + most_stepwise / 5, stepwise_.size())));
-  next_step_ = last.first + last.steps;
+  next_step_ = round_end;
 }
 
 void CudaEngine::record_round(const Round& round, BatchSpikes& spikes) {
@@ -522,23 +524,25 @@ BatchSpikes CudaEngine::advance_cells(kernels::EpochSpan span) {
   const int32_t end = span.first + span.steps;
   Round running = plan_round(next_step_, end);
   start_round(running);
-  for (;;) {
-    const Round done = std::move(running);
-    finish_round(done);
-    // The next round runs while the host sorts this one's spikes, unless it begins inside
-    // a cell: then it needs them in the queues first (current_cell_to_front).
-    const bool more = next_step_ < end;
-    const bool overlap = more && next_step_ % setup_.constants.delay_steps == 0;
-    if (overlap) {
+  try {
+    for (;;) {
+      const Round done = std::move(running);
+      finish_round(done);
+      if (next_step_ >= end) {
+        record_round(done, spikes);
+        return spikes;
+      }
+      // The next round runs while the host records this one's spikes. It starts a cell
+      // (a round ends where its last epoch does: at a cell's end or at `end`), so it
+      // needs nothing of them (current_cell_to_front).
       running = plan_round(next_step_, end);
       start_round(running);
+      record_round(done, spikes);
     }
-    record_round(done, spikes);
-    if (!more) return spikes;
-    if (!overlap) {
-      running = plan_round(next_step_, end);
-      start_round(running);
-    }
+  } catch (...) {
+    // Nothing of a failed request may still run when the caller drops the engine.
+    cudaStreamSynchronize(stream_.get());
+    throw;
   }
 }
 

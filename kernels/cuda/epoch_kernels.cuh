@@ -7,7 +7,6 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "kernels/cuda/round_keys.hpp"
 #include "kernels/epoch_rules.hpp"
 #include "kernels/lif.hpp"
 #include "model/lif_constants.hpp"

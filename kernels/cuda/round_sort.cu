@@ -25,15 +25,14 @@ RoundSort::RoundSort(std::size_t neurons, bool nap) : packed_(neurons), copied_(
 
 void RoundSort::reserve(std::size_t count) {
   if (count <= keys_.size()) return;
+  // All three or none: a failed allocation leaves the buffers as they were.
   const std::size_t room = std::bit_ceil(count);
-  keys_ = DeviceBuffer<uint64_t>(room, "allocating the round sort's keys");
-  other_ = DeviceBuffer<uint64_t>(room, "allocating the round sort's keys");
-  host_ = MappedHostBuffer<uint64_t>(room, "allocating pinned host memory for the sorted keys");
-  // The most room CUB asks for: every bit of the key, the most keys.
-  std::size_t bytes = 0;
-  cub::DoubleBuffer<uint64_t> buffers(keys_.get(), other_.get());
-  check(cub::DeviceRadixSort::SortKeys(nullptr, bytes, buffers, room, 0, 64), "sizing the round sort");
-  temp_ = DeviceBuffer<unsigned char>(bytes, "allocating the round sort's room");
+  DeviceBuffer<uint64_t> keys(room, "allocating the round sort's keys");
+  DeviceBuffer<uint64_t> other(room, "allocating the round sort's keys");
+  MappedHostBuffer<uint64_t> host(room, "allocating pinned host memory for the sorted keys");
+  keys_ = std::move(keys);
+  other_ = std::move(other);
+  host_ = std::move(host);
 }
 
 void RoundSort::queue(cudaStream_t stream, const CellSpike* spikes, uint32_t count, int32_t round_first,
@@ -46,7 +45,10 @@ void RoundSort::queue(cudaStream_t stream, const CellSpike* spikes, uint32_t cou
   check(cudaGetLastError(), "packing the round's keys");
   const int bits = packed_.bits(batch, round_steps);
   cub::DoubleBuffer<uint64_t> buffers(keys_.get(), other_.get());
-  std::size_t bytes = temp_.size();
+  // CUB's room for exactly this sort (asked on the host, no launch), grown when short.
+  std::size_t bytes = 0;
+  check(cub::DeviceRadixSort::SortKeys(nullptr, bytes, buffers, count, 0, bits, stream), "sizing the round sort");
+  if (bytes > temp_.size()) temp_ = DeviceBuffer<unsigned char>(bytes, "allocating the round sort's room");
   check(cub::DeviceRadixSort::SortKeys(temp_.get(), bytes, buffers, count, 0, bits, stream), "sorting the round's keys");
   check(cudaMemcpyAsync(host_.host(), buffers.Current(), std::size_t{count} * sizeof(uint64_t), cudaMemcpyDeviceToHost,
                         stream),

@@ -35,7 +35,7 @@ class RoundSort {
 
   PackedRoundKeys packed_;
   DeviceBuffer<uint64_t> keys_, other_;  // CUB's double buffer
-  DeviceBuffer<unsigned char> temp_;     // CUB's room for the most keys reserved
+  DeviceBuffer<unsigned char> temp_;     // CUB's room, as the largest sort so far asked
   MappedHostBuffer<uint64_t> host_;      // the sorted keys, copied in
   Event copied_;
   uint32_t count_ = 0;
