@@ -423,7 +423,8 @@ void CudaEngine::queue_round(cudaStream_t s, const RoundShape& shape) {
     if (j > 0) cuda::launch_scatter_last_cell(s, c, net, state, cell_spikes_.get(), counts, plan, j, shape.scatter_rows);
     if (shape.kick_blocks > 0) cuda::launch_set_kicks(s, kicks_.get(), plan, j, shape.kick_blocks, state);
     cuda::launch_advance(s, c, plan, j, setup_.stimulus->seed, first_trial_, state, stepwise_.get(), shape.stepwise_blocks,
-                         {cell_spikes_.get(), static_cast<uint32_t>(cell_spikes_.size()), counts});
+                         {cell_spikes_.get(), static_cast<uint32_t>(cell_spikes_.size()), counts,
+                          round_sort_.small_round_keys(), cuda::kHostSortKeys, round_sort_.packing()});
   }
   cuda::launch_publish_round(s, counts, shape.epochs, round_summary_.device());
 }

@@ -276,6 +276,7 @@ __device__ inline void step_neuron(const LifConstants& c, const RoundPlan& plan,
   kernels::advance_neuron_drawn(c, span, n.in, draws, stage + threadIdx.x, kBlock, v, g, last_spike, [&](int32_t step) {
     const uint32_t k = atomicAdd(&out.counts->spikes, 1u);
     if (base + k < out.capacity) out.cell_spikes[base + k] = CellSpike{step, i, trial_slot};
+    if (k < out.host_capacity) out.host_keys[k] = out.packed.pack(trial_slot, step - plan.first, i);
   });
   if (!same_bits(v, n.v)) state.v[at] = v;
   if (!same_bits(g, n.g)) state.g[at] = g;

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/cuda/round_keys.hpp"
 #include "kernels/epoch_rules.hpp"
 #include "kernels/lif.hpp"
 #include "model/lif_constants.hpp"
@@ -136,11 +137,15 @@ struct RoundSummary {
 // Where the advance kernel puts an epoch's spikes: the round's spike k (counted in
 // RoundCounts::spikes, in the order atomics hand them out) at cell_spikes[plan base + k]
 // (device; `capacity`), kept for the scatter at the next cell start and sorted for the
-// host after the round (RoundSort).
+// host after the round (RoundSort); and, packed, at host_keys[k] while k < host_capacity
+// (mapped host memory: a small round's keys, which the host sorts itself).
 struct EpochOutput {
   CellSpike* cell_spikes;
   uint32_t capacity;
   RoundCounts* counts;
+  uint64_t* host_keys;
+  uint32_t host_capacity;
+  PackedRoundKeys packed;
 };
 
 // Every neuron of every trial of `state` at rest: v = v0, g = 0, never spiked

@@ -21,7 +21,12 @@ __global__ void __launch_bounds__(kPackBlock)
 
 }  // namespace
 
-RoundSort::RoundSort(std::size_t neurons, bool nap) : packed_(neurons), copied_(nap) {}
+RoundSort::RoundSort(std::size_t neurons, bool nap)
+    : packed_(neurons),
+      copied_(nap),
+      small_(kHostSortKeys, "allocating mapped host memory for a small round's keys") {
+  small_copy_.reserve(kHostSortKeys);
+}
 
 void RoundSort::reserve(std::size_t count) {
   if (count <= keys_.size()) return;
@@ -38,7 +43,12 @@ void RoundSort::reserve(std::size_t count) {
 void RoundSort::queue(cudaStream_t stream, const CellSpike* spikes, uint32_t count, int32_t round_first,
                       int32_t round_steps, uint32_t batch) {
   count_ = count;
-  if (count == 0) return;
+  on_host_ = count <= kHostSortKeys;
+  if (on_host_) {
+    // Copied before the next round, which writes them anew, is launched.
+    small_copy_.assign(small_.host(), small_.host() + count);
+    return;
+  }
   reserve(count);
   const unsigned blocks = std::min((count + kPackBlock - 1) / kPackBlock, kMostPackBlocks);
   pack_round_keys_kernel<<<blocks, kPackBlock, 0, stream>>>(spikes, count, round_first, packed_, keys_.get());
@@ -57,7 +67,10 @@ void RoundSort::queue(cudaStream_t stream, const CellSpike* spikes, uint32_t cou
 }
 
 std::span<const uint64_t> RoundSort::wait() {
-  if (count_ == 0) return {};
+  if (on_host_) {
+    std::sort(small_copy_.begin(), small_copy_.end());
+    return small_copy_;
+  }
   copied_.wait("copying the round's keys");
   return {host_.host(), count_};
 }

@@ -648,6 +648,17 @@ TEST(CudaBatch, SilencedAndGroupedBatchesSwappedBySetStimulusEqualCpuTrialsAlone
   }
 }
 
+// Trials 0 .. trials - 1 of `setup`, each alone on the CPU pool from rest: their spikes.
+std::vector<std::vector<Spike>> cpu_trials_alone(const EngineSetup& setup, int32_t trials, int32_t steps) {
+  std::vector<std::vector<Spike>> alone;
+  for (int32_t t = 0; t < trials; ++t) {
+    CpuEngine cpu(setup, 2);
+    cpu.import_state(resting_state(setup.network->neuron_count(), setup.constants.v0, t));
+    alone.push_back(run_until(cpu, 0, steps));
+  }
+  return alone;
+}
+
 // Batched trials on the GPU: a batch of 5 trials of net2000 in one set of
 // launches gives, per trial, the CPU pool's spikes of that trial alone, bit for bit, and
 // the same states; exported in the middle of a cell and imported into the CPU pool, the
@@ -658,12 +669,7 @@ TEST(CudaBatch, EveryTrialOfABatchEqualsTheCpuTrialAlone) {
   constexpr int32_t kTrials = 5, kSteps = 1000, kStop = 18 * 20 + 7;
   EngineSetup setup = net2000_setup();
   const std::size_t n = setup.network->neuron_count();
-  std::vector<std::vector<Spike>> alone;
-  for (int32_t t = 0; t < kTrials; ++t) {
-    CpuEngine cpu(setup, 2);
-    cpu.import_state(resting_state(n, setup.constants.v0, t));
-    alone.push_back(run_until(cpu, 0, kSteps));
-  }
+  const std::vector<std::vector<Spike>> alone = cpu_trials_alone(setup, kTrials, kSteps);
   setup.batch = kTrials;
   std::unique_ptr<Engine> gpu = make_cuda_engine(setup);
   gpu->import_batch(resting_batch(n, setup.constants.v0, 0, kTrials));
@@ -719,12 +725,7 @@ TEST(CudaBatch, RequestsOfManyOverlappedRoundsEqualCpuTrialsAlone) {
   constexpr int32_t kTrials = 5, kSteps = 6000;
   EngineSetup setup = net2000_setup();
   const std::size_t n = setup.network->neuron_count();
-  std::vector<std::vector<Spike>> alone;
-  for (int32_t t = 0; t < kTrials; ++t) {
-    CpuEngine cpu(setup, 2);
-    cpu.import_state(resting_state(n, setup.constants.v0, t));
-    alone.push_back(run_until(cpu, 0, kSteps));
-  }
+  const std::vector<std::vector<Spike>> alone = cpu_trials_alone(setup, kTrials, kSteps);
   setup.batch = kTrials;
   std::unique_ptr<Engine> gpu = make_cuda_engine(setup);
   gpu->import_batch(resting_batch(n, setup.constants.v0, 0, kTrials));
