@@ -659,6 +659,13 @@ std::vector<std::vector<Spike>> cpu_trials_alone(const EngineSetup& setup, int32
   return alone;
 }
 
+// A CUDA engine of `setup` holding its batch, trials 0 .. setup.batch - 1, at rest.
+std::unique_ptr<Engine> cuda_batch_at_rest(const EngineSetup& setup) {
+  std::unique_ptr<Engine> gpu = make_cuda_engine(setup);
+  gpu->import_batch(resting_batch(setup.network->neuron_count(), setup.constants.v0, 0, setup.batch));
+  return gpu;
+}
+
 // Batched trials on the GPU: a batch of 5 trials of net2000 in one set of
 // launches gives, per trial, the CPU pool's spikes of that trial alone, bit for bit, and
 // the same states; exported in the middle of a cell and imported into the CPU pool, the
@@ -671,8 +678,7 @@ TEST(CudaBatch, EveryTrialOfABatchEqualsTheCpuTrialAlone) {
   const std::size_t n = setup.network->neuron_count();
   const std::vector<std::vector<Spike>> alone = cpu_trials_alone(setup, kTrials, kSteps);
   setup.batch = kTrials;
-  std::unique_ptr<Engine> gpu = make_cuda_engine(setup);
-  gpu->import_batch(resting_batch(n, setup.constants.v0, 0, kTrials));
+  std::unique_ptr<Engine> gpu = cuda_batch_at_rest(setup);
   std::vector<std::vector<Spike>> batched(kTrials);
   const auto advance = [&](Engine& engine, int32_t from, int32_t to) {
     for (int32_t step = from; step < to;) {
@@ -724,11 +730,9 @@ TEST(CudaBatch, RequestsOfManyOverlappedRoundsEqualCpuTrialsAlone) {
   SKIP_WITHOUT_CUDA();
   constexpr int32_t kTrials = 5, kSteps = 6000;
   EngineSetup setup = net2000_setup();
-  const std::size_t n = setup.network->neuron_count();
   const std::vector<std::vector<Spike>> alone = cpu_trials_alone(setup, kTrials, kSteps);
   setup.batch = kTrials;
-  std::unique_ptr<Engine> gpu = make_cuda_engine(setup);
-  gpu->import_batch(resting_batch(n, setup.constants.v0, 0, kTrials));
+  std::unique_ptr<Engine> gpu = cuda_batch_at_rest(setup);
   std::vector<std::vector<Spike>> batched(kTrials);
   const int32_t lengths[] = {2000, 37, 1501, 18 * 100, 662};
   std::size_t requests = 0;
