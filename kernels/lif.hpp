@@ -94,12 +94,34 @@ FLYSIM_HD inline auto refractory_over(EpochSpan e, Int last_spike, int32_t ref) 
   return e.first - last_spike >= ref;
 }
 
+// docs/MODEL.md step 2 with the propagators of one length given: decay's, or each lane's
+// own in the CPU's vector lanes (kernels/cpu/step_lanes_avx512.cpp).
+template <class Real, class Coef>
+FLYSIM_HD inline void decay_by(const LifConstants& c, Coef ev, Coef evg, Coef eg, Real& v, Real& g) {
+  const Real v_next = c.v0 + (v - c.v0) * ev + g * evg;
+  g = g * eg;
+  v = v_next;
+}
+
 // docs/MODEL.md step 2 over `steps` steps at once (steps = 1 is the ordinary update).
 template <class Real>
 FLYSIM_HD inline void decay(const LifConstants& c, int32_t steps, Real& v, Real& g) {
-  const Real v_next = c.v0 + (v - c.v0) * c.ev_epoch[steps] + g * c.evg_epoch[steps];
-  g = g * c.eg_epoch[steps];
-  v = v_next;
+  decay_by(c, c.ev_epoch[steps], c.evg_epoch[steps], c.eg_epoch[steps], v, g);
+}
+
+// Steps 3 to 5 of docs/MODEL.md at a step a neuron takes on its own, v decayed already:
+// above threshold (strict) it fires and is reset (the step's input is discarded);
+// otherwise the step's synaptic units reach g, and a timed kick and a Poisson event each
+// lift v. Returns whether it fired. `Mask`: bool, or a vector of lane masks.
+template <class Real, class Mask>
+FLYSIM_HD inline auto fire_or_take_input(const LifConstants& c, Real units, Mask kicked, Mask drawn, Real& v, Real& g) {
+  const auto fires = v > c.v_threshold;
+  const Real g_in = g + units * c.mV_per_unit;
+  Real v_in = kicked ? v + c.kick_mV : v;
+  v_in = drawn ? v_in + c.kick_mV : v_in;
+  v = fires ? Real{} + c.v_reset : v_in;
+  g = fires ? Real{} : g_in;
+  return fires;
 }
 
 // EpochPath::quiet: the epoch as one exact multi-step decay, then settled at rest.
@@ -139,9 +161,15 @@ FLYSIM_HD inline uint32_t poisson_steps(uint32_t threshold, RngKey key, uint32_t
 
 // Bit t: something arrives at step first + t of the epoch: synaptic input (its ring
 // slot is flagged), a timed kick or a Poisson event.
-FLYSIM_HD inline uint32_t input_steps(const LifConstants& c, const NeuronInputs& in, EpochSpan e, uint32_t poisson_draws) {
+// `Bits`: uint32_t, or a vector of them (one neuron a lane).
+template <class Bits>
+FLYSIM_HD inline Bits input_bits(const LifConstants& c, Bits synaptic_slots, Bits kick_steps, Bits poisson_draws,
+                                 EpochSpan e) {
   const uint32_t in_epoch = static_cast<uint32_t>((uint64_t{1} << e.steps) - 1);
-  return ((in.synaptic_slots >> (e.first % c.delay_steps)) | in.kick_steps | poisson_draws) & in_epoch;
+  return ((synaptic_slots >> (e.first % c.delay_steps)) | kick_steps | poisson_draws) & in_epoch;
+}
+FLYSIM_HD inline uint32_t input_steps(const LifConstants& c, const NeuronInputs& in, EpochSpan e, uint32_t poisson_draws) {
+  return input_bits(c, in.synaptic_slots, in.kick_steps, poisson_draws, e);
 }
 
 // advance_neuron with the neuron's Poisson draws given (poisson_steps; 0 when it is not
@@ -187,18 +215,11 @@ FLYSIM_HD inline void advance_neuron_drawn(const LifConstants& c, EpochSpan e, c
         synaptic_units = ring[slot * stride];
         ring[slot * stride] = 0;
       }
-      // 3. threshold (strict)
-      if (v > c.v_threshold) {
+      // 3. threshold, 4. input delivery, 5. reset
+      if (fire_or_take_input(c, static_cast<double>(synaptic_units), ((in.kick_steps >> t) & 1u) != 0u,
+                             ((poisson_draws >> t) & 1u) != 0u, v, g)) {
         last_spike = step;
         emit(step);
-        // 5. reset (4. input delivery is a conditional write, discarded when spiking)
-        v = c.v_reset;
-        g = 0.0;
-      } else {
-        // 4. input delivery
-        g += static_cast<double>(synaptic_units) * c.mV_per_unit;
-        if ((in.kick_steps >> t) & 1u) v += c.kick_mV;
-        if ((poisson_draws >> t) & 1u) v += c.kick_mV;
       }
     }
     t += stretch;

@@ -103,6 +103,11 @@ class CpuTrial {
   // worker_leaving_[w].
   void step_entries(const CpuShared& shared, kernels::EpochSpan span, kernels::RngKey key, const uint32_t* list,
                     std::size_t count, const RingView& ring, unsigned w);
+  // step_entries in AVX-512 lanes (kernels/cpu/step_lanes_avx512.hpp) from a ring that lies
+  // in the core's cache: the same results, but the ring is only read; the caller clears
+  // the span's slots.
+  void step_in_lanes(const CpuShared& shared, kernels::EpochSpan span, kernels::RngKey key, const uint32_t* list,
+                     std::size_t count, const RingView& ring, unsigned w);
   // A whole cell of the identity pool, worker w's share of the neurons block by block
   // (blocked_sweep.cpp; kernels/README.md, "The blocked sweep"): the cell's deliveries onto
   // a block land in a ring of the block alone, which the block's sweep then reads and

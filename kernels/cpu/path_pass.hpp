@@ -12,14 +12,15 @@
 
 namespace flysim::kernels {
 
-// The pool's arrays, by entry (CpuTrial's structure of arrays).
+// The pool's arrays, by entry (CpuTrial's structure of arrays). The first pass writes v
+// and g only; the second (step_lanes_avx512.hpp) the rest but the Poisson flags.
 struct PoolArrays {
   double* v;
   double* g;
-  const int32_t* last_spike;
+  int32_t* last_spike;
   const uint8_t* poisson;
-  const uint32_t* synaptic_slots;
-  const uint32_t* kick_steps;
+  uint32_t* synaptic_slots;
+  uint32_t* kick_steps;
 };
 
 // What the pass found in entries [begin, end): the stepwise ones, in ascending order, in

@@ -3,7 +3,6 @@
 // bits of v and g, on pools that mix every case the pass tells apart.
 #include <gtest/gtest.h>
 
-#include <bit>
 #include <functional>
 #include <random>
 
@@ -11,20 +10,12 @@
 #include "kernels/cpu/path_pass_avx2.hpp"
 #include "kernels/cpu/path_pass_avx512.hpp"
 #include "model/lif_params.hpp"
+#include "pool_vectors.hpp"
 
 namespace flysim::test {
 namespace {
 
-struct Pool {
-  std::vector<double> v, g;
-  std::vector<int32_t> last_spike;
-  std::vector<uint8_t> poisson;
-  std::vector<uint32_t> synaptic_slots, kick_steps;
-
-  kernels::PoolArrays arrays() {
-    return {v.data(), g.data(), last_spike.data(), poisson.data(), synaptic_slots.data(), kick_steps.data()};
-  }
-};
+using Pool = PoolVectors;
 
 // Entries drawn from the cases of choose_path: at rest, within the rest snap, input of
 // each kind, refractory throughout or ending inside the epoch, near threshold (either
@@ -53,20 +44,9 @@ Pool random_pool(const LifConstants& c, kernels::EpochSpan span, std::size_t siz
       case 10: v = c.v0, g = 0.0, last = span.first - static_cast<int32_t>(rng() % (2 * c.ref_steps)); break;
       default: break;
     }
-    p.v.push_back(v);
-    p.g.push_back(g);
-    p.last_spike.push_back(last);
-    p.poisson.push_back(poisson);
-    p.synaptic_slots.push_back(slots);
-    p.kick_steps.push_back(kicks);
+    p.push_back(v, g, last, poisson, slots, kicks);
   }
   return p;
-}
-
-std::vector<uint64_t> bits_of(const std::vector<double>& values) {
-  std::vector<uint64_t> bits;
-  for (double x : values) bits.push_back(std::bit_cast<uint64_t>(x));
-  return bits;
 }
 
 using Pass = std::function<uint32_t(const LifConstants&, kernels::EpochSpan, const kernels::PoolArrays&, uint32_t,
