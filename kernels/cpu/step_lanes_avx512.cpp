@@ -142,6 +142,7 @@ struct LaneEpoch {
   const LaneRoom& room;
   __m256i steps, first, first_slot, stride, ring_first, kept_slots;
   PropagatorLanes ev, evg, eg;
+  __m512d ev_one, evg_one, eg_one;  // the tables at one step
   std::size_t next = 0;      // the list's next entry to take
   std::size_t finished = 0;  // entries through the epoch so far
 };
@@ -191,13 +192,19 @@ class LaneGroup {
         _mm256_min_epi32(_mm256_sub_epi32(_mm256_add_epi32(last_, ref_), at.first), at.steps);
     const __mmask8 stepping = busy_ & static_cast<__mmask8>(~refractory);
     const __m256i ahead = _mm256_srlv_epi32(arrivals_, t_);
+    // A quiet lane's stretch runs to its next input, or to the epoch's end: known before
+    // v and g say whether the lane is quiet, and so are its propagators.
+    const __m256i quiet_stretch = _mm256_mask_mov_epi32(_mm256_sub_epi32(at.steps, t_), _mm256_test_epi32_mask(ahead, ahead),
+                                                        lowest_bit_lanes(ahead));
+    const __m512i quiet_length = _mm512_cvtepu32_epi64(quiet_stretch);
+    const __m512d quiet_ev = at.ev.at(quiet_length), quiet_evg = at.evg.at(quiet_length),
+                  quiet_eg = at.eg.at(quiet_length);
     const __mmask8 quiet = stepping & static_cast<__mmask8>(~_mm256_test_epi32_mask(ahead, one)) &
                            mask_of(provably_below_threshold(c, v_, g_));
-    __m256i stretch = _mm256_mask_mov_epi32(one, quiet, _mm256_sub_epi32(at.steps, t_));
-    stretch = _mm256_mask_mov_epi32(stretch, quiet & _mm256_test_epi32_mask(ahead, ahead), lowest_bit_lanes(ahead));
+    const __m256i stretch = _mm256_mask_mov_epi32(one, quiet, quiet_stretch);
     __m512d v_decayed = v_, g_decayed = g_;
-    const __m512i length = _mm512_cvtepu32_epi64(stretch);
-    decay_by(c, at.ev.at(length), at.evg.at(length), at.eg.at(length), v_decayed, g_decayed);
+    decay_by(c, _mm512_mask_mov_pd(at.ev_one, quiet, quiet_ev), _mm512_mask_mov_pd(at.evg_one, quiet, quiet_evg),
+             _mm512_mask_mov_pd(at.eg_one, quiet, quiet_eg), v_decayed, g_decayed);
     v_ = _mm512_mask_mov_pd(v_, stepping, v_decayed);
     g_ = _mm512_mask_mov_pd(g_, stepping, g_decayed);
     const __mmask8 ordinary = stepping & static_cast<__mmask8>(~quiet);
@@ -267,7 +274,10 @@ void step_lanes_avx512(const LifConstants& c, EpochSpan span, const PoolArrays& 
                _mm256_set1_epi32(static_cast<int32_t>(~list.consumed)),
                PropagatorLanes(c.ev_epoch),
                PropagatorLanes(c.evg_epoch),
-               PropagatorLanes(c.eg_epoch)};
+               PropagatorLanes(c.eg_epoch),
+               _mm512_set1_pd(c.ev_epoch[1]),
+               _mm512_set1_pd(c.evg_epoch[1]),
+               _mm512_set1_pd(c.eg_epoch[1])};
   SpikeBatch spikes(found);
   LaneGroup groups[kLaneGroups];
   for (;;) {
