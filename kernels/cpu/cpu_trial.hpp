@@ -70,8 +70,8 @@ class CpuTrial {
   static constexpr uint32_t kScatterAhead = 32;   // connections, in the identity pool
   // How far the blocked sweep's scatter fetches rows ahead (spikes), and how many of the
   // first lines of each (16 connections a line).
-  static constexpr std::size_t kRowsAhead = 4;
-  static constexpr uint32_t kRowLinesAhead = 4;
+  static constexpr std::size_t kRowsAhead = 8;
+  static constexpr uint32_t kRowLinesAhead = 8;
 
   // Lists neuron i (at rest) at the end of the pool unless it is listed; its entry.
   uint32_t enlist(const CpuShared& shared, uint32_t i);
