@@ -93,10 +93,6 @@ class SpikeBatch {
   std::size_t count_ = 0;
 };
 
-}  // namespace
-
-namespace {
-
 // The state of list entries [first, first + 8) (those below `count`) into the staged arrays.
 void stage(const PoolArrays& pool, const StepwiseList& list, const LaneRoom& room, std::size_t first) {
   const std::size_t left = list.count - first;
@@ -127,10 +123,6 @@ void append(__mmask8 done, __m256i lanes, void* to) {
   _mm256_storeu_si256(static_cast<__m256i*>(to), _mm256_maskz_compress_epi32(done, lanes));
 }
 void append(__mmask8 done, __m512d lanes, double* to) { _mm512_storeu_pd(to, _mm512_maskz_compress_pd(done, lanes)); }
-
-}  // namespace
-
-namespace {
 
 // What every lane group reads: the epoch, the list and the room, as lanes.
 struct LaneEpoch {

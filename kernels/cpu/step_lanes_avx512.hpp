@@ -66,9 +66,9 @@ inline bool lanes_reach(std::size_t stride, int32_t delay_steps, std::size_t ent
 }
 
 // Steps every listed entry of `pool` through `span` as advance_neuron_drawn does, with
-// `index` mapping entries to model indices for the spikes (null: entry i is neuron i), and stores its v, g, last
-// spike, its slot flags less the span's and no kicks. It reads the ring and does not
-// clear it: the caller clears the span's slots.
+// `index` mapping entries to model indices for the spikes (null: entry i is neuron i),
+// and stores its v, g, last spike, its slot flags less the span's and no kicks. It reads
+// the ring and does not clear it: the caller clears the span's slots.
 void step_lanes_avx512(const LifConstants& c, EpochSpan span, const PoolArrays& pool, const uint32_t* index,
                        const StepwiseList& list, const LaneRing& ring, const LaneRoom& room, LaneFindings& found);
 
