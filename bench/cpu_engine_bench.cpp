@@ -6,7 +6,7 @@
 // one go (two builds run alternately; bench/bench_compare.sh does the same for whole
 // flysim runs). A measurement tool, not a test.
 //   flysim_cpu_bench [--threads=N] [--batch=B] [--repeat=R] [--steps=S] [--dense]
-//                    [--rate=HZ] [--ids=FILE] [--kicks=FILE] [--data=DIR]
+//                    [--rate=HZ] [--ids=FILE] [--kicks=FILE] [--data=DIR] [--block=N]
 #include <xxhash.h>
 
 #include <algorithm>
@@ -36,16 +36,18 @@ struct Args {
   std::string ids;
   std::string kicks;
   std::string data = FLYSIM_BENCH_DATA_DIR;
+  uint32_t block = 0;  // 0: EngineSetup's default
 };
 
 constexpr char kUsage[] =
     "usage: flysim_cpu_bench [--threads=N] [--batch=B] [--repeat=R] [--steps=S] [--dense] [--rate=HZ]\n"
-    "                        [--ids=FILE] [--kicks=FILE] [--data=DIR]\n"
+    "                        [--ids=FILE] [--kicks=FILE] [--data=DIR] [--block=N]\n"
     "The CPU engine alone on the synthetic FlyWire-scale network (flysim's cache): the canonical\n"
     "experiment (21 sugar GRNs, --rate default 150 Hz) or --dense (every 10th neuron, 50 Hz),\n"
     "or --kicks (a step,neuron_id CSV of timed kicks, no Poisson input),\n"
     "--steps steps (default 10000 = 1 s), --repeat times; prints the median engine seconds per\n"
-    "simulated second and hashes of the spikes and final state (two builds must agree).\n";
+    "simulated second and hashes of the spikes and final state (two builds must agree);\n"
+    "--block neurons a block of the blocked sweep (default: the engine's).\n";
 
 Args parse(int argc, char** argv) {
   Args a;
@@ -63,6 +65,7 @@ Args parse(int argc, char** argv) {
     else if (const char* v = value("--ids=")) a.ids = v;
     else if (const char* v = value("--kicks=")) a.kicks = v;
     else if (const char* v = value("--data=")) a.data = v;
+    else if (const char* v = value("--block=")) a.block = static_cast<uint32_t>(std::atoi(v));
     else if (arg == "--dense") a.dense = true;
     else if (arg == "--help" || arg == "-h") {
       std::printf("%s", kUsage);
@@ -124,6 +127,7 @@ int main(int argc, char** argv) {
   params.r_poi_Hz = args.rate;
   EngineSetup setup{net, std::make_shared<const StimulusPlan>(plan), derive_constants(params), nullptr};
   setup.batch = args.batch;
+  if (args.block > 0) setup.cpu_block_neurons = args.block;
   const int32_t d = setup.constants.delay_steps;
 
   std::vector<double> seconds, cpu_seconds;
