@@ -173,8 +173,8 @@ class LaneGroup {
   }
 
   // One iteration of advance_neuron_drawn's loop in every busy lane: a refractory
-  // stretch skipped, or a quiet stretch up to the next input as one decay, or one
-  // ordinary step.
+  // stretch skipped; or a quiet stretch up to the next input as one decay and the
+  // ordinary step at that input; or one ordinary step.
   __attribute__((always_inline)) void advance(const LaneEpoch& at, SpikeBatch& spikes) {
     const LifConstants& c = at.c;
     const __m256i one = _mm256_set1_epi32(1);
@@ -184,38 +184,44 @@ class LaneGroup {
         _mm256_min_epi32(_mm256_sub_epi32(_mm256_add_epi32(last_, ref_), at.first), at.steps);
     const __mmask8 stepping = busy_ & static_cast<__mmask8>(~refractory);
     const __m256i ahead = _mm256_srlv_epi32(arrivals_, t_);
+    const __mmask8 any_ahead = _mm256_test_epi32_mask(ahead, ahead);
     // A quiet lane's stretch runs to its next input, or to the epoch's end: known before
-    // v and g say whether the lane is quiet, and so are its propagators.
-    const __m256i quiet_stretch = _mm256_mask_mov_epi32(_mm256_sub_epi32(at.steps, t_), _mm256_test_epi32_mask(ahead, ahead),
-                                                        lowest_bit_lanes(ahead));
+    // v and g say whether the lane is quiet, and so are its propagators and the ring's
+    // units at that input.
+    const __m256i quiet_stretch = _mm256_mask_mov_epi32(_mm256_sub_epi32(at.steps, t_), any_ahead, lowest_bit_lanes(ahead));
     const __m512i quiet_length = _mm512_cvtepu32_epi64(quiet_stretch);
     const __m512d quiet_ev = at.ev.at(quiet_length), quiet_evg = at.evg.at(quiet_length),
                   quiet_eg = at.eg.at(quiet_length);
+    const __m256i next = _mm256_add_epi32(t_, quiet_stretch);
+    const __m256i next_slot = _mm256_add_epi32(at.first_slot, next);
+    const __mmask8 next_flagged = stepping & any_ahead & bit_set(slots_, next_slot);
+    const __m256i ring_at =
+        _mm256_add_epi32(_mm256_sub_epi32(entry_, at.ring_first), _mm256_mullo_epi32(next_slot, at.stride));
+    const __m512i next_units = _mm512_mask_i32gather_epi64(_mm512_setzero_si512(), next_flagged, ring_at, at.ring.base, 8);
     const __mmask8 quiet = stepping & static_cast<__mmask8>(~_mm256_test_epi32_mask(ahead, one)) &
                            mask_of(provably_below_threshold(c, v_, g_));
-    const __m256i stretch = _mm256_mask_mov_epi32(one, quiet, quiet_stretch);
-    __m512d v_decayed = v_, g_decayed = g_;
-    decay_by(c, _mm512_mask_mov_pd(at.ev_one, quiet, quiet_ev), _mm512_mask_mov_pd(at.evg_one, quiet, quiet_evg),
-             _mm512_mask_mov_pd(at.eg_one, quiet, quiet_eg), v_decayed, g_decayed);
-    v_ = _mm512_mask_mov_pd(v_, stepping, v_decayed);
-    g_ = _mm512_mask_mov_pd(g_, stepping, g_decayed);
-    const __mmask8 ordinary = stepping & static_cast<__mmask8>(~quiet);
-    const __m256i slot = _mm256_add_epi32(at.first_slot, t_);
-    const __mmask8 flagged = ordinary & bit_set(slots_, slot);
-    const __m256i ring_at =
-        _mm256_add_epi32(_mm256_sub_epi32(entry_, at.ring_first), _mm256_mullo_epi32(slot, at.stride));
-    const __m512i units = _mm512_mask_i32gather_epi64(_mm512_setzero_si512(), flagged, ring_at, at.ring.base, 8);
+    __m512d v_quiet = v_, g_quiet = g_;
+    decay_by(c, quiet_ev, quiet_evg, quiet_eg, v_quiet, g_quiet);
+    v_ = _mm512_mask_mov_pd(v_, quiet, v_quiet);
+    g_ = _mm512_mask_mov_pd(g_, quiet, g_quiet);
+    // The ordinary step: at t, or where a quiet stretch ended at an input.
+    const __m256i step_t = _mm256_mask_mov_epi32(t_, quiet, next);
+    const __mmask8 ordinary = stepping & _mm256_cmplt_epi32_mask(step_t, at.steps);
+    const __m512i units = _mm512_maskz_mov_epi64(_mm256_cmpeq_epi32_mask(step_t, next), next_units);
     __m512d v_after = v_, g_after = g_;
-    const auto fired = fire_or_take_input(c, _mm512_cvtepi64_pd(units), lanes_of(bit_set(kicks_, t_)),
-                                          lanes_of(bit_set(draws_, t_)), v_after, g_after);
+    decay_by(c, at.ev_one, at.evg_one, at.eg_one, v_after, g_after);
+    const auto fired = fire_or_take_input(c, _mm512_cvtepi64_pd(units), lanes_of(bit_set(kicks_, step_t)),
+                                          lanes_of(bit_set(draws_, step_t)), v_after, g_after);
     v_ = _mm512_mask_mov_pd(v_, ordinary, v_after);
     g_ = _mm512_mask_mov_pd(g_, ordinary, g_after);
     const __mmask8 fires = ordinary & mask_of(fired);
     if (fires != 0) {
-      last_ = _mm256_mask_mov_epi32(last_, fires, step);
-      spikes.add(fires, step, neuron_);
+      const __m256i fired_at = _mm256_add_epi32(at.first, step_t);
+      last_ = _mm256_mask_mov_epi32(last_, fires, fired_at);
+      spikes.add(fires, fired_at, neuron_);
     }
-    t_ = _mm256_mask_mov_epi32(t_, stepping, _mm256_add_epi32(t_, stretch));
+    t_ = _mm256_mask_mov_epi32(t_, stepping, step_t);
+    t_ = _mm256_mask_add_epi32(t_, ordinary, t_, one);
     t_ = _mm256_mask_mov_epi32(t_, refractory, refractory_until);
   }
 
