@@ -193,7 +193,6 @@ FLYSIM_HD inline void advance_neuron_drawn(const LifConstants& c, EpochSpan e, c
   const int32_t first_slot = e.first % c.delay_steps;
   for (int32_t t = 0; t < e.steps;) {
     const int32_t step = e.first + t;
-    const int32_t slot = first_slot + t;
     // 1. refractoriness: the whole refractory stretch at once, its input read and dropped
     if (step - last_spike < ref) {
       const int32_t until = last_spike + ref - e.first < e.steps ? last_spike + ref - e.first : e.steps;
@@ -201,15 +200,20 @@ FLYSIM_HD inline void advance_neuron_drawn(const LifConstants& c, EpochSpan e, c
         if ((in.synaptic_slots >> (first_slot + t)) & 1u) ring[(first_slot + t) * stride] = 0;
       continue;
     }
-    // Either a quiet stretch (no input before step first + t + stretch, and none can
-    // reach threshold) or one ordinary step: the same decay over `stretch` steps, so that
-    // the lanes of a GPU warp stay together through it whichever each one takes.
+    // 2. state update: a quiet stretch (no input before step first + t + stretch, and
+    // none can reach threshold) as one decay, up to the next input or the epoch's end,
     const uint32_t ahead = arrivals >> t;
-    const bool quiet = !(ahead & 1u) && provably_below_threshold(c, v, g);
-    const int32_t stretch = !quiet ? 1 : ahead ? lowest_bit(ahead) : e.steps - t;
-    // 2. state update
-    decay(c, stretch, v, g);
-    if (!quiet) {
+    if (!(ahead & 1u) && provably_below_threshold(c, v, g)) {
+      const int32_t stretch = ahead ? lowest_bit(ahead) : e.steps - t;
+      decay(c, stretch, v, g);
+      t += stretch;
+    }
+    // then one ordinary step (where a quiet stretch ended at an input, the loop's next
+    // iteration would be neither refractory nor quiet: it is taken here at once)
+    if (t < e.steps) {
+      const int32_t at = e.first + t;
+      const int32_t slot = first_slot + t;
+      decay(c, 1, v, g);
       int64_t synaptic_units = 0;
       if ((in.synaptic_slots >> slot) & 1u) {
         synaptic_units = ring[slot * stride];
@@ -218,11 +222,11 @@ FLYSIM_HD inline void advance_neuron_drawn(const LifConstants& c, EpochSpan e, c
       // 3. threshold, 4. input delivery, 5. reset
       if (fire_or_take_input(c, static_cast<double>(synaptic_units), ((in.kick_steps >> t) & 1u) != 0u,
                              ((poisson_draws >> t) & 1u) != 0u, v, g)) {
-        last_spike = step;
-        emit(step);
+        last_spike = at;
+        emit(at);
       }
+      ++t;
     }
-    t += stretch;
   }
 }
 
