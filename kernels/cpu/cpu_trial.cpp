@@ -242,8 +242,7 @@ std::vector<Spike> CpuTrial::advance(const CpuShared& shared, kernels::EpochSpan
   unsigned epoch_workers = 1;  // what `run` gave this epoch (its worker 0 says; read after it returns)
   // Where the whole brain is listed, a whole cell goes block by block.
   const bool blocked = delivering && identity_ && shared.rows_sorted && span.steps == c.delay_steps;
-  const auto epoch = [&](unsigned w, unsigned workers) {
-    if (w == 0) epoch_workers = workers;
+  const auto sweep = [&](unsigned w, unsigned workers) {
     if (blocked) {
       sweep_in_blocks(shared, *delivering, span, key, w, workers);
       return;
@@ -259,6 +258,12 @@ std::vector<Spike> CpuTrial::advance(const CpuShared& shared, kernels::EpochSpan
     if (workers > 1) barrier_.arrive_and_wait(workers);
     step_share(shared, span, key, w, workers);
   };
+  // Each worker sorts its own spikes; they are merged below.
+  const auto epoch = [&](unsigned w, unsigned workers) {
+    if (w == 0) epoch_workers = workers;
+    sweep(w, workers);
+    std::sort(worker_spikes_[w].begin(), worker_spikes_[w].end());
+  };
   cells_in_blocks_ += blocked;
   if (size_ >= spread_from_)
     run(epoch);
@@ -267,9 +272,11 @@ std::vector<Spike> CpuTrial::advance(const CpuShared& shared, kernels::EpochSpan
   settle_leaving(epoch_workers);
 
   std::vector<Spike> spikes;
-  for (std::size_t w = 0; w < epoch_workers; ++w)
+  for (std::size_t w = 0; w < epoch_workers; ++w) {
+    const auto sorted = static_cast<std::ptrdiff_t>(spikes.size());
     spikes.insert(spikes.end(), worker_spikes_[w].begin(), worker_spikes_[w].end());
-  std::sort(spikes.begin(), spikes.end());
+    std::inplace_merge(spikes.begin(), spikes.begin() + sorted, spikes.end());
+  }
   queue_.record(spikes);
   next_step_ = span.first + span.steps;
   return spikes;
