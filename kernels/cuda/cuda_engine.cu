@@ -146,7 +146,7 @@ class CudaEngine final : public Engine {
   cuda::DeviceBuffer<int32_t> out_weights_;
   uint64_t max_out_degree_ = 0;
   uint32_t scatter_wave_ = 1;
-  // Per neuron and trial of the batch ([neuron][trial]; the ring [slot][neuron][trial]:
+  // Per neuron and trial of the batch ([neuron][trial]; the ring [neuron][trial][slot]:
   // cuda::DeviceState).
   cuda::DeviceBuffer<double> v_, g_;
   cuda::DeviceBuffer<int32_t> last_spike_;
@@ -323,6 +323,7 @@ cuda::DeviceState CudaEngine::device_state() const {
   const uint8_t* silenced = silencing_ ? silenced_.get() : nullptr;
   return {static_cast<uint32_t>(n_),
           batch_size_,
+          static_cast<uint32_t>(setup_.constants.delay_steps),
           v_.get(),
           g_.get(),
           last_spike_.get(),

@@ -27,8 +27,7 @@ __device__ inline void scatter_spike(const LifConstants& c, const DeviceNetwork&
   if (kernels::already_delivered(c, spike, first_delivery)) return;
   if (state.silenced_out != nullptr && state.silenced_out[spike.neuron] != 0u) return;
   const int32_t slot = kernels::delivery_slot(c, spike.step);
-  // Target j of this trial lies at ring_slot[j * trials] and synaptic_slots[j * trials].
-  auto* ring_slot = reinterpret_cast<unsigned long long*>(state.ring_at(slot, cell_spike.slot, 0));
+  // Target j of this trial lies at synaptic_slots[j * trials].
   uint32_t* synaptic_slots = state.synaptic_slots + state.at(cell_spike.slot, 0);
   const std::size_t trials = state.trials;
   const uint32_t flag = 1u << slot;
@@ -48,7 +47,8 @@ __device__ inline void scatter_spike(const LifConstants& c, const DeviceNetwork&
     for (unsigned u = 0; u < kUnroll; ++u) {
       if (chunk + u * kBlock + threadIdx.x < end &&
           (state.silenced_in == nullptr || state.silenced_in[post[u]] == 0u)) {
-        atomicAdd(ring_slot + post[u] * trials, static_cast<unsigned long long>(static_cast<int64_t>(weight[u])));
+        atomicAdd(reinterpret_cast<unsigned long long*>(state.ring_at(slot, cell_spike.slot, post[u])),
+                  static_cast<unsigned long long>(static_cast<int64_t>(weight[u])));
         atomicOr(synaptic_slots + post[u] * trials, flag);
       }
     }

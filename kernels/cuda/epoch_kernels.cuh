@@ -30,7 +30,8 @@ struct DeviceNetwork {
 FLYSIM_HD inline std::size_t batch_entry(std::size_t trials, std::size_t t, std::size_t i) { return i * trials + t; }
 
 // Per-neuron state and inputs of a batch of `trials` trials: every per-neuron array is
-// [neuron][trial] and the ring [slot][neuron][trial] (a neuron's trials side by side);
+// [neuron][trial] and the ring [neuron][trial][slot] (a neuron's trials side by side, and
+// a trial's slots of a neuron, which the stepwise launch stages together);
 // the Poisson flags and the list of the driven neurons (poisson_list[0, poisson_count),
 // ascending) are shared. Why side by side: the trials of a batch share their stimulus,
 // so a neuron at rest in one trial mostly is in all of them, and a sort that skips a
@@ -38,6 +39,7 @@ FLYSIM_HD inline std::size_t batch_entry(std::size_t trials, std::size_t t, std:
 struct DeviceState {
   uint32_t neurons;
   uint32_t trials;
+  uint32_t ring_slots;  // the delay in steps: slots a neuron's ring holds per trial
   double* v;
   double* g;
   int32_t* last_spike;
@@ -64,9 +66,9 @@ struct DeviceState {
   FLYSIM_HD uint32_t trial_of(uint32_t at) const { return at % trials; }
   // Ring slot `slot` of neuron i of batch slot t; the next slot lies ring_stride() further.
   FLYSIM_HD int64_t* ring_at(int32_t slot, uint32_t t, uint32_t i) const {
-    return ring + static_cast<std::size_t>(slot) * ring_stride() + at(t, i);
+    return ring + at(t, i) * ring_slots + static_cast<std::size_t>(slot);
   }
-  FLYSIM_HD std::size_t ring_stride() const { return std::size_t{neurons} * trials; }
+  FLYSIM_HD std::size_t ring_stride() const { return 1; }
 };
 
 // The bits of DeviceState::flags. Clear, each says the sort need not read a field:
