@@ -45,8 +45,14 @@ bool authenticates_peers(caf::actor_system& system) { return system.has_openssl_
 
 std::string why_unreachable(caf::actor_system& system, const caf::error& err, const std::string& serve_command,
                             const std::string& token_option) {
-  if (err == caf::sec::disconnect_during_handshake)
-    return "the node broke off the handshake: its --token-file and this side's " + token_option +
+  // A token mismatch fails the TLS handshake, reported by timing alone as one of two
+  // errors: disconnect_during_handshake when the node's answer comes after CAF's first
+  // SSL_connect, a cannot_connect_to_node without context when it comes before (a TCP
+  // connection that failed has its reason as context: "ip_connect failed").
+  const bool tls_handshake_failed =
+      authenticates_peers(system) && err == caf::sec::cannot_connect_to_node && err.context().empty();
+  if (err == caf::sec::disconnect_during_handshake || tls_handshake_failed)
+    return "the handshake failed: its --token-file and this side's " + token_option +
            " differ, or only one side has a token";
   return system.render(err) + " (is `" + serve_command + "` running there" +
          (authenticates_peers(system) ? ", with --token-file holding the same token as " + token_option + "?)"

@@ -66,9 +66,10 @@ caf::expected<Handle> reach_node(caf::actor_system& system, const std::string& h
 }
 
 // Why a node could not be reached, in words, for an error that names the node: a
-// handshake the other side broke off is, in practice, a token mismatch (`token_option`
-// is the option that gives this side's token); otherwise CAF's error and whether
-// `serve_command` ("flysim shard --port=7000") runs there.
+// handshake that failed after the TCP connection stood (either side may break it off)
+// is, in practice, a token mismatch (`token_option` is the option that gives this
+// side's token); otherwise CAF's error and whether `serve_command` ("flysim shard
+// --port=7000") runs there.
 std::string why_unreachable(caf::actor_system& system, const caf::error& err, const std::string& serve_command,
                             const std::string& token_option);
 
