@@ -54,6 +54,12 @@ struct EngineSetup {
   // block's sweep then reads, instead of into the trial's (20 MB at FlyWire scale).
   // Clamped to [1, 2^26]. Results are the same for every size.
   uint32_t cpu_block_neurons = 4096;
+  // A CUDA batch of several trials pulls each whole delay cell's input by target
+  // (kernels/cuda/README.md, "A pulled cell") once the busiest cell of its last round
+  // held this many spikes per neuron and per 32 trials of the batch; below, it pushes
+  // each spike's connections into the delay ring. 0: whenever it can; NaN: never.
+  // Results are the same either way.
+  double cuda_pull_from = 0.125;
 };
 
 // One epoch's spikes of every trial of a batch, in trial order, each sorted by (step,

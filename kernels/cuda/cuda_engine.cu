@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -9,6 +10,7 @@
 
 #include "kernels/cuda/cuda_support.cuh"
 #include "kernels/cuda/epoch_kernels.cuh"
+#include "kernels/cuda/pulled_cell.cuh"
 #include "kernels/cuda/round_keys.hpp"
 #include "kernels/cuda/round_sort.cuh"
 #include "kernels/plastic_weights.hpp"
@@ -17,13 +19,6 @@
 
 namespace flysim {
 namespace {
-
-// Copies a host vector to the device, ordered on the stream; nothing when empty.
-template <class T>
-void upload(cudaStream_t stream, T* device, const std::vector<T>& host, const char* what) {
-  if (!host.empty())
-    cuda::check(cudaMemcpyAsync(device, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice, stream), what);
-}
 
 // Trial k of a batch's per-neuron array, as the device keeps it ([neuron][trial],
 // cuda::DeviceState), and a batch's array from its trials' states.
@@ -56,6 +51,8 @@ struct RoundShape {
   uint32_t epochs = 0;
   bool starts_cell = false;
   uint32_t start_rows = 0, scatter_rows = 0, kick_blocks = 0, stepwise_blocks = 0;
+  uint64_t pulled_epochs = 0;  // bit j: epoch j, a whole cell, pulls its input (cuda::CellPull)
+  bool pulled(uint32_t j) const { return ((pulled_epochs >> j) & 1u) != 0u; }
   auto operator<=>(const RoundShape&) const = default;
 };
 // The cells of one round the spike buffer has room for: 50 ms, so that an unpaced run's
@@ -121,6 +118,8 @@ class CudaEngine final : public Engine {
   void record_round(const Round& round, BatchSpikes& spikes);
   // Writes the round's plan to round_plan_ and returns the shape of its launches.
   RoundShape plan_launches(const Round& round);
+  // Whether the next round's whole cells pull their input (EngineSetup::cuda_pull_from).
+  bool pull_cells() const;
   // Puts the launches of a round of `shape` on stream `s` (reading round_plan_).
   void queue_round(cudaStream_t s, const RoundShape& shape);
   // Launches a round of `shape`: the first of its shape launch by launch, the second as
@@ -176,6 +175,11 @@ class CudaEngine final : public Engine {
   // activity instead of covering every neuron (any size gives the same result).
   cuda::DeviceBuffer<uint32_t> stepwise_;
   unsigned stepwise_blocks_ = 1;
+  // Whole cells of a busy batch pull their input instead (a round's shape says which);
+  // the busiest cell of the last round, in spikes of the batch, decides.
+  cuda::CellPull pull_;
+  uint32_t busiest_cell_ = 0;
+  bool round_pushed_ = true;  // the last round planned has an epoch that does not pull
   // The last round's spikes, sorted on the device for the host.
   cuda::RoundSort round_sort_;
   std::vector<cuda::CellSpike> moved_spikes_;  // current_cell_to_front's staging
@@ -265,14 +269,15 @@ CudaEngine::CudaEngine(EngineSetup setup, int device, std::string device_name)
   queues_.resize(batch);
 
   const cudaStream_t s = stream_.get();
-  upload(s, out_offsets_.get(), net.out_offsets, "uploading the network");
-  upload(s, out_targets_.get(), net.out_targets, "uploading the network");
-  upload(s, out_weights_.get(), net.out_weights, "uploading the network");
+  cuda::upload(s, out_offsets_.get(), net.out_offsets, "uploading the network");
+  cuda::upload(s, out_targets_.get(), net.out_targets, "uploading the network");
+  cuda::upload(s, out_weights_.get(), net.out_weights, "uploading the network");
   if (!plastic_.empty()) {
     plastic_edges_ = cuda::DeviceBuffer<uint64_t>(plastic_.size(), "allocating the plastic edges");
     plastic_values_ = cuda::DeviceBuffer<int32_t>(plastic_.size(), "allocating the plastic weights");
-    upload(s, plastic_edges_.get(), plastic_.edges(), "uploading the plastic edges");
+    cuda::upload(s, plastic_edges_.get(), plastic_.edges(), "uploading the plastic edges");
   }
+  pull_ = cuda::CellPull(net, c, static_cast<uint32_t>(batch), !plastic_.empty(), s);
   cuda::check(cudaMemsetAsync(kick_steps_.get(), 0, batch * n_ * sizeof(uint32_t), s), "clearing the kicks");
   upload_stimulus();
   start_at_rest(0, 1);
@@ -292,11 +297,11 @@ void CudaEngine::upload_stimulus() {
   if (poisson_list_.size() < std::max<std::size_t>(driven.size(), 1))
     poisson_list_ = cuda::DeviceBuffer<uint32_t>(std::max<std::size_t>(driven.size(), 1), "allocating the Poisson list");
   const cudaStream_t s = stream_.get();
-  upload(s, poisson_.get(), poisson, "uploading the stimulus");
-  upload(s, poisson_list_.get(), driven, "uploading the stimulus");
-  upload(s, poisson_threshold_.get(), thresholds, "uploading the stimulus");
-  if (silencing_) upload(s, silenced_.get(), silenced, "uploading the silenced set");
-  upload(s, kicks_.get(), plan.kicks, "uploading the kicks");
+  cuda::upload(s, poisson_.get(), poisson, "uploading the stimulus");
+  cuda::upload(s, poisson_list_.get(), driven, "uploading the stimulus");
+  cuda::upload(s, poisson_threshold_.get(), thresholds, "uploading the stimulus");
+  if (silencing_) cuda::upload(s, silenced_.get(), silenced, "uploading the silenced set");
+  cuda::upload(s, kicks_.get(), plan.kicks, "uploading the kicks");
   cuda::check(cudaStreamSynchronize(s), "uploading the stimulus");
 }
 
@@ -316,7 +321,8 @@ void CudaEngine::select_device() const { cuda::check(cudaSetDevice(device_), "cu
 
 std::string CudaEngine::describe() const {
   return "cuda stream, device " + std::to_string(device_) + " " + device_name_ +
-         (setup_.batch > 1 ? ", batches of " + std::to_string(setup_.batch) + " trials" : "");
+         (setup_.batch > 1 ? ", batches of " + std::to_string(setup_.batch) + " trials" : "") +
+         (pull_.ready() ? ", busy cells pulled by target" : "");
 }
 
 cuda::DeviceState CudaEngine::device_state() const {
@@ -407,7 +413,17 @@ RoundShape CudaEngine::plan_launches(const Round& round) {
   shape.kick_blocks = most_kicks == 0 ? 0 : std::bit_ceil(cuda::blocks_for(most_kicks));
   shape.scatter_rows = shape.epochs > 1 ? scatter_rows_ : 0;
   shape.stepwise_blocks = cuda::advance_in_one_launch(batch_size_) ? 0 : stepwise_blocks_;
+  if (pull_cells())
+    for (std::size_t j = 0; j < round.epochs.size(); ++j)
+      if (round.epochs[j].first % c.delay_steps == 0 && round.epochs[j].steps == c.delay_steps)
+        shape.pulled_epochs |= uint64_t{1} << j;
+  round_pushed_ = shape.pulled_epochs != (uint64_t{1} << (shape.epochs - 1) << 1) - 1;
   return shape;
+}
+
+bool CudaEngine::pull_cells() const {
+  const double groups = std::ceil(batch_size_ / 32.0);
+  return pull_.ready() && batch_size_ > 1 && busiest_cell_ >= setup_.cuda_pull_from * static_cast<double>(n_) * groups;
 }
 
 void CudaEngine::queue_round(cudaStream_t s, const RoundShape& shape) {
@@ -419,13 +435,23 @@ void CudaEngine::queue_round(cudaStream_t s, const RoundShape& shape) {
   cuda::check(cudaMemcpyAsync(round_plan_device_.get(), round_plan_.host(), sizeof(cuda::RoundBuffer),
                               cudaMemcpyHostToDevice, s),
               "copying the round plan");
-  if (shape.starts_cell) cuda::launch_round_start_scatter(s, c, net, state, cell_spikes_.get(), plan, shape.start_rows);
+  const cuda::EpochOutput out{cell_spikes_.get(), static_cast<uint32_t>(cell_spikes_.size()), counts,
+                               round_sort_.small_round_keys(), cuda::kHostSortKeys, round_sort_.packing()};
+  if (shape.starts_cell && shape.pulled(0))
+    pull_.mark_round_start(s, c, net, state, cell_spikes_.get(), plan);
+  else if (shape.starts_cell)
+    cuda::launch_round_start_scatter(s, c, net, state, cell_spikes_.get(), plan, shape.start_rows);
   for (uint32_t j = 0; j < shape.epochs; ++j) {
-    if (j > 0) cuda::launch_scatter_last_cell(s, c, net, state, cell_spikes_.get(), counts, plan, j, shape.scatter_rows);
+    if (j > 0 && shape.pulled(j))
+      pull_.mark_last_cell(s, c, net, state, cell_spikes_.get(), counts, plan, j);
+    else if (j > 0)
+      cuda::launch_scatter_last_cell(s, c, net, state, cell_spikes_.get(), counts, plan, j, shape.scatter_rows);
     if (shape.kick_blocks > 0) cuda::launch_set_kicks(s, kicks_.get(), plan, j, shape.kick_blocks, state);
-    cuda::launch_advance(s, c, plan, j, setup_.stimulus->seed, first_trial_, state, stepwise_.get(), shape.stepwise_blocks,
-                         {cell_spikes_.get(), static_cast<uint32_t>(cell_spikes_.size()), counts,
-                          round_sort_.small_round_keys(), cuda::kHostSortKeys, round_sort_.packing()});
+    if (shape.pulled(j))
+      pull_.advance(s, c, plan, j, setup_.stimulus->seed, first_trial_, state, out);
+    else
+      cuda::launch_advance(s, c, plan, j, setup_.stimulus->seed, first_trial_, state, stepwise_.get(),
+                           shape.stepwise_blocks, out);
   }
   cuda::launch_publish_round(s, counts, shape.epochs, round_summary_.device());
 }
@@ -476,10 +502,13 @@ void CudaEngine::finish_round(const Round& round) {
     busiest = std::max(busiest, (j + 1 < epochs ? summary.epoch_first[j + 1] : count) - summary.epoch_first[j]);
   scatter_rows_ = settled_grid(
       scatter_rows_, static_cast<uint32_t>(std::clamp<uint64_t>(2ull * busiest, kLeastScatterRows, cuda::kMaxScatterRows)));
+  busiest_cell_ = busiest;
+  // A round that only pulled listed nothing: it says nothing of the stepwise grid.
   const uint32_t most_stepwise = summary.most_listed;
-  stepwise_blocks_ = settled_grid(
-      stepwise_blocks_,
-      cuda::stepwise_blocks_for(std::min<std::size_t>(most_stepwise + most_stepwise / 5, stepwise_.size())));
+  if (round_pushed_)
+    stepwise_blocks_ = settled_grid(
+        stepwise_blocks_,
+        cuda::stepwise_blocks_for(std::min<std::size_t>(most_stepwise + most_stepwise / 5, stepwise_.size())));
   next_step_ = round_end;
 }
 
@@ -617,6 +646,7 @@ void CudaEngine::clear_for_batch(std::size_t trials) {
   cuda::check(cudaMemsetAsync(kick_steps_.get(), 0, used * sizeof(uint32_t), s), "clearing the kicks");
   // Every flag set until a neuron's first epoch looks (an imported state may be anything).
   cuda::check(cudaMemsetAsync(flags_.get(), cuda::NeuronFlags::all, used * sizeof(uint8_t), s), "setting the flags");
+  pull_.clear(s);
   round_graphs_.clear();
 }
 

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "kernels/cuda/cuda_engine.hpp"
 
@@ -186,5 +187,12 @@ class Event {
   bool nap_;
   cudaEvent_t event_ = nullptr;
 };
+
+// Copies a host vector to the device, ordered on the stream; nothing when empty.
+template <class T>
+void upload(cudaStream_t stream, T* device, const std::vector<T>& host, const char* what) {
+  if (!host.empty())
+    check(cudaMemcpyAsync(device, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice, stream), what);
+}
 
 }  // namespace flysim::cuda

@@ -2,10 +2,11 @@
 
 #include <algorithm>
 
+#include "kernels/cuda/epoch_steps.cuh"
+
 namespace flysim::cuda {
 namespace {
 
-constexpr unsigned kBlock = 256;
 // Connections one scatter block adds per pass: kUnroll per thread.
 constexpr unsigned kUnroll = 4;
 constexpr unsigned kChunk = kBlock * kUnroll;
@@ -17,9 +18,7 @@ constexpr uint64_t kMaxChunksPerSpike = kMaxGridY;
 // Block (x, y) adds chunk y (kChunk connections) of spike x's out-connections, so a hub
 // with thousands of targets is spread over many blocks instead of one warp looping for
 // hundreds of microseconds. Each thread first loads its kUnroll connections, then issues
-// their atomics: the loads are in flight together rather than one per atomic. The ring
-// holds int64 fixed-point sums: adding them as unsigned 64-bit wraps exactly as two's
-// complement does, so the order the atomics land in cannot change the result.
+// their atomics (deliver): the loads are in flight together rather than one per atomic.
 // Chunk blockIdx.y of one spike's connections (scatter_kernel).
 __device__ inline void scatter_spike(const LifConstants& c, const DeviceNetwork& net, const DeviceState& state,
                                      const CellSpike& cell_spike, int32_t first_delivery) {
@@ -27,10 +26,6 @@ __device__ inline void scatter_spike(const LifConstants& c, const DeviceNetwork&
   if (kernels::already_delivered(c, spike, first_delivery)) return;
   if (state.silenced_out != nullptr && state.silenced_out[spike.neuron] != 0u) return;
   const int32_t slot = kernels::delivery_slot(c, spike.step);
-  // Target j of this trial lies at synaptic_slots[j * trials].
-  uint32_t* synaptic_slots = state.synaptic_slots + state.at(cell_spike.slot, 0);
-  const std::size_t trials = state.trials;
-  const uint32_t flag = 1u << slot;
   const uint64_t begin = __ldg(net.out_offsets + spike.neuron), end = __ldg(net.out_offsets + spike.neuron + 1);
   for (uint64_t chunk = begin + uint64_t{blockIdx.y} * kChunk; chunk < end; chunk += uint64_t{gridDim.y} * kChunk) {
     uint32_t post[kUnroll];
@@ -47,9 +42,7 @@ __device__ inline void scatter_spike(const LifConstants& c, const DeviceNetwork&
     for (unsigned u = 0; u < kUnroll; ++u) {
       if (chunk + u * kBlock + threadIdx.x < end &&
           (state.silenced_in == nullptr || state.silenced_in[post[u]] == 0u)) {
-        atomicAdd(reinterpret_cast<unsigned long long*>(state.ring_at(slot, cell_spike.slot, post[u])),
-                  static_cast<unsigned long long>(static_cast<int64_t>(weight[u])));
-        atomicOr(synaptic_slots + post[u] * trials, flag);
+        deliver(state, slot, cell_spike.slot, post[u], weight[u]);
       }
     }
   }
@@ -71,21 +64,16 @@ __global__ void __launch_bounds__(kBlock)
 __global__ void __launch_bounds__(kBlock)
     round_start_scatter_kernel(LifConstants c, DeviceNetwork net, DeviceState state, const CellSpike* cell_spikes,
                                const RoundPlan* plan) {
-  scatter_spikes(c, net, state, cell_spikes + plan->start_scatter_begin, plan->start_scatter_count, plan->first);
+  const SpikeRange range = round_start_spikes(cell_spikes, plan);
+  scatter_spikes(c, net, state, range.spikes, range.count, plan->first);
 }
 
-// The spikes of the cell the device last advanced, before epoch j >= 1: epoch j - 1's,
-// a range the host does not know. For j = 1 the cell began before the round (its
-// earlier spikes lie at the front of cell_spikes, plan_launches puts them there) or with
-// it (the plan's base is then 0). Nothing of epoch j has spiked yet, so the round's count
-// is where epoch j's spikes will begin.
+// The spikes of the cell the device last advanced, before epoch j >= 1 (last_cell_spikes).
 __global__ void __launch_bounds__(kBlock)
     scatter_last_cell_kernel(LifConstants c, DeviceNetwork net, DeviceState state, const CellSpike* cell_spikes,
                              RoundCounts* counts, const RoundPlan* plan, uint32_t j) {
-  const uint32_t so_far = counts->spikes;
-  const uint32_t begin = j == 1 ? 0u : plan->base + counts->epoch_first[j - 1];
-  if (blockIdx.x == 0 && blockIdx.y == 0 && threadIdx.x == 0) counts->epoch_first[j] = so_far;
-  scatter_spikes(c, net, state, cell_spikes + begin, plan->base + so_far - begin, plan->epochs[j].span.first);
+  const SpikeRange range = last_cell_spikes(cell_spikes, counts, plan, j);
+  scatter_spikes(c, net, state, range.spikes, range.count, plan->epochs[j].span.first);
 }
 
 __global__ void publish_round_kernel(const RoundCounts* counts, uint32_t epochs, RoundSummary* summary) {
@@ -143,155 +131,6 @@ __global__ void __launch_bounds__(kBlock)
     gather_weights_kernel(const int32_t* weights, const uint64_t* edges, uint32_t count, int32_t* values) {
   const uint64_t p = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (p < count) values[p] = weights[edges[p]];
-}
-
-__device__ inline bool same_bits(double a, double b) { return __double_as_longlong(a) == __double_as_longlong(b); }
-
-// Copies this neuron's ring slots that the epoch reads (the bits of `slots`, all within
-// the epoch's span) into the block's staging area (`stage`, slot s of thread t at
-// stage[s * kBlock + t]) and clears them in the ring. The epoch's steps then read shared
-// memory: read from the ring one step at a time, nearly every step of a warp waited for a
-// global load (some lane has input at almost every step), and the advance kernel was
-// bound by that latency. Here the loads of up to kStageLoads flagged slots are in flight
-// together, so most neurons wait for one load, whichever steps their input falls on.
-__device__ inline void stage_ring_slots(uint32_t slots, int64_t* ring, std::size_t stride, int64_t* stage) {
-  constexpr int32_t kStageLoads = 8;
-  while (slots != 0u) {
-    int32_t slot[kStageLoads];
-    int64_t units[kStageLoads];
-#pragma unroll
-    for (int32_t u = 0; u < kStageLoads; ++u) {
-      slot[u] = slots != 0u ? kernels::lowest_bit(slots) : -1;
-      slots &= slots - 1u;
-    }
-#pragma unroll
-    for (int32_t u = 0; u < kStageLoads; ++u) units[u] = slot[u] >= 0 ? ring[slot[u] * stride] : 0;
-#pragma unroll
-    for (int32_t u = 0; u < kStageLoads; ++u) {
-      if (slot[u] >= 0) {
-        stage[slot[u] * kBlock + threadIdx.x] = units[u];
-        ring[slot[u] * stride] = 0;
-      }
-    }
-  }
-}
-
-constexpr unsigned kFullWarp = 0xffffffffu;
-
-// The constants in shared memory, a word per thread, then a barrier. A quiet stretch
-// indexes the propagator tables by its length, which differs from lane to lane, and
-// the kernel-parameter bank serves such loads one address at a time. Every thread copies
-// a word, so that no warp waits at the barrier for one thread's copy.
-__device__ inline void constants_to_shared(const LifConstants& parameter_c, LifConstants& shared_c) {
-  static_assert(sizeof(LifConstants) % sizeof(uint32_t) == 0 && sizeof(LifConstants) / sizeof(uint32_t) <= kBlock);
-  if (threadIdx.x < sizeof(LifConstants) / sizeof(uint32_t))
-    reinterpret_cast<uint32_t*>(&shared_c)[threadIdx.x] = reinterpret_cast<const uint32_t*>(&parameter_c)[threadIdx.x];
-  __syncthreads();
-}
-
-// Neuron `at` (neuron i of its trial) as an epoch's sort finds it: its inputs, its state,
-// its flags and its path; a quiet one has taken its one multi-step decay (stored).
-// Where its recent_spike flag is clear, last_spike holds kNeverSpiked in its stead (the
-// refractory period is over either way, so no path, step or result can tell them apart).
-struct SortedNeuron {
-  kernels::NeuronInputs in;
-  double v, g;
-  int32_t last_spike;
-  kernels::EpochPath path;
-  uint8_t flags;
-};
-
-// The flags after an epoch through `span` that left the neuron at (v, g, last_spike) and
-// took its kicks (an epoch with kicks is stepwise), stored when they changed.
-__device__ inline void store_flags(const LifConstants& c, kernels::EpochSpan span, const DeviceState& state,
-                                   uint32_t at, uint8_t was, double v, double g, int32_t last_spike) {
-  const kernels::EpochSpan next{span.first + span.steps, 0};
-  const uint8_t now = (kernels::at_rest(c, v, g) ? 0u : NeuronFlags::off_rest) |
-                      (kernels::refractory_over(next, last_spike, c.ref_steps) ? 0u : NeuronFlags::recent_spike);
-  if (now != was) state.flags[at] = now;
-}
-
-// A sort looks at a neuron in three steps, so that a thread sorting several can have the
-// loads of all of them in flight before it waits on any. first_look reads the ring
-// flags, the Poisson flag and the flags byte: a neuron at rest without input (most of a
-// sparse batch) is done there. Where the neuron may change (may_change), read_state
-// reads v and g, and its kicks and last spike only where its flags say they can matter;
-// settle_path chooses its path and takes a quiet one's decay.
-__device__ inline SortedNeuron first_look(const LifConstants& c, const DeviceState& state, uint32_t at, uint32_t i) {
-  return {{state.synaptic_slots[at], 0u, state.poisson[i] != 0},
-          c.v0,
-          0.0,
-          kNeverSpiked,
-          kernels::EpochPath::unchanged,
-          state.flags[at]};
-}
-__device__ inline bool may_change(const SortedNeuron& n) {
-  return n.in.synaptic_slots != 0u || n.in.poisson || (n.flags & (NeuronFlags::off_rest | NeuronFlags::kicked)) != 0u;
-}
-__device__ inline void read_state(const DeviceState& state, uint32_t at, SortedNeuron& n) {
-  if (n.flags & NeuronFlags::kicked) n.in.kick_steps = state.kick_steps[at];
-  if (n.flags & NeuronFlags::recent_spike) n.last_spike = state.last_spike[at];
-  n.v = state.v[at];
-  n.g = state.g[at];
-}
-__device__ inline void settle_path(const LifConstants& c, kernels::EpochSpan span, const DeviceState& state,
-                                   uint32_t at, SortedNeuron& n) {
-  n.path = kernels::choose_path(c, n.in, span, n.v, n.g, n.last_spike);
-  if (n.path == kernels::EpochPath::quiet) {
-    double v = n.v, g = n.g;
-    kernels::advance_quiet(c, span, v, g);
-    state.v[at] = v;
-    state.g[at] = g;
-    store_flags(c, span, state, at, n.flags, v, g, n.last_spike);
-  } else if (n.path == kernels::EpochPath::unchanged) {
-    store_flags(c, span, state, at, n.flags, n.v, n.g, n.last_spike);
-  }
-}
-__device__ inline SortedNeuron sort_neuron(const LifConstants& c, kernels::EpochSpan span, const DeviceState& state,
-                                           uint32_t at, uint32_t i) {
-  SortedNeuron n = first_look(c, state, at, i);
-  if (may_change(n)) {
-    read_state(state, at, n);
-    settle_path(c, span, state, at, n);
-  }
-  return n;
-}
-
-// A stepwise neuron's epoch: kernels::advance_neuron_drawn with exactly CpuEngine's
-// arguments except that the ring slots it reads are staged in shared memory
-// (stage_ring_slots; `stage` is the block's staging area) and its Poisson draws are
-// given. Its spikes go where `out` says; what changed is stored (bits, not ==, so that a
-// g decaying to -0.0 is still written), and the epoch's slot flags and kicks are cleared.
-__device__ inline void step_neuron(const LifConstants& c, const RoundPlan& plan, kernels::EpochSpan span,
-                                   const DeviceState& state, uint32_t at, uint32_t i, const SortedNeuron& n,
-                                   uint32_t draws, int64_t* stage, const EpochOutput& out) {
-  const uint32_t trial_slot = state.trial_of(at);
-  const uint32_t consumed = kernels::consumed_slots(c, span);
-  // The epoch reads the staged copy; advance_neuron_drawn's clearing of what it read
-  // then lands in shared memory, and the ring was cleared while staging.
-  stage_ring_slots(n.in.synaptic_slots & consumed, state.ring_at(0, trial_slot, i), state.ring_stride(), stage);
-  double v = n.v, g = n.g;
-  int32_t last_spike = n.last_spike;
-  const uint32_t base = plan.base;
-  kernels::advance_neuron_drawn(c, span, n.in, draws, stage + threadIdx.x, kBlock, v, g, last_spike, [&](int32_t step) {
-    const uint32_t k = atomicAdd(&out.counts->spikes, 1u);
-    if (base + k < out.capacity) out.cell_spikes[base + k] = CellSpike{step, i, trial_slot};
-    if (k < out.host_capacity) out.host_keys[k] = out.packed.pack(trial_slot, step - plan.first, i);
-  });
-  if (!same_bits(v, n.v)) state.v[at] = v;
-  if (!same_bits(g, n.g)) state.g[at] = g;
-  if (last_spike != n.last_spike) state.last_spike[at] = last_spike;
-  if ((n.in.synaptic_slots & consumed) != 0u) state.synaptic_slots[at] = n.in.synaptic_slots & ~consumed;
-  if (n.in.kick_steps != 0u) state.kick_steps[at] = 0u;
-  store_flags(c, span, state, at, n.flags, v, g, last_spike);
-}
-
-// The epoch's Poisson draws (kernels::poisson_steps) of a driven neuron, by a whole warp,
-// a lane per step, so that driven lanes do not draw one after another; every lane gets them.
-__device__ inline uint32_t warp_poisson_steps(uint32_t threshold, kernels::RngKey key, uint32_t neuron,
-                                              kernels::EpochSpan span) {
-  const int32_t step = static_cast<int32_t>(threadIdx.x % 32u);
-  return __ballot_sync(kFullWarp, step < span.steps && kernels::poisson_event(threshold, key, neuron, span.first + step));
 }
 
 // Phase 1 of an epoch of a batch. Thread x of the launch takes kSortPerThread entries of
@@ -471,10 +310,6 @@ dim3 scatter_grid(const DeviceNetwork& net, uint32_t rows) {
   return dim3(rows, std::clamp(net.scatter_wave / rows, 1u, scatter_chunks(net)));
 }
 
-std::size_t advance_shared_bytes(const LifConstants& c) {
-  return static_cast<std::size_t>(c.delay_steps) * kBlock * sizeof(int64_t);
-}
-
 }  // namespace
 
 unsigned blocks_for(uint64_t threads) { return static_cast<unsigned>((threads + kBlock - 1) / kBlock); }
@@ -517,7 +352,7 @@ void launch_advance(cudaStream_t stream, const LifConstants& c, const RoundPlan*
                     EpochOutput out) {
   if (advance_in_one_launch(state.trials)) {
     if (state.neurons > 0)
-      sort_and_step_kernel<<<(state.neurons + kSortedPerBlock - 1) / kSortedPerBlock, kBlock, advance_shared_bytes(c),
+      sort_and_step_kernel<<<(state.neurons + kSortedPerBlock - 1) / kSortedPerBlock, kBlock, stage_bytes(c),
                              stream>>>(c, plan, j, seed, first_trial, state, out);
     return;
   }
@@ -526,7 +361,7 @@ void launch_advance(cudaStream_t stream, const LifConstants& c, const RoundPlan*
                                               kSortBlockEntries),
                         kBlock, 0, stream>>>(
         c, plan, j, seed, first_trial, state, stepwise, out.counts);
-  stepwise_kernel<<<std::max(stepwise_blocks, 1u), kBlock, advance_shared_bytes(c), stream>>>(c, plan, j, state,
+  stepwise_kernel<<<std::max(stepwise_blocks, 1u), kBlock, stage_bytes(c), stream>>>(c, plan, j, state,
                                                                                              stepwise, out);
 }
 
@@ -569,7 +404,7 @@ void launch_gather_weights(cudaStream_t stream, const int32_t* weights, const ui
 cudaError_t allow_advance_shared_memory() {
   LifConstants largest{};
   largest.delay_steps = kMaxDelaySteps;
-  const auto bytes = static_cast<int>(advance_shared_bytes(largest));
+  const auto bytes = static_cast<int>(stage_bytes(largest));
   const cudaError_t e = cudaFuncSetAttribute(stepwise_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
   return e != cudaSuccess ? e : cudaFuncSetAttribute(sort_and_step_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
 }

@@ -753,6 +753,46 @@ TEST(CudaBatch, RequestsOfManyOverlappedRoundsEqualCpuTrialsAlone) {
   EXPECT_GT(total, 1000u);
 }
 
+// A busy batch pulls whole cells' input by target (kernels/cuda/README.md, "A pulled
+// cell"): 37 trials (a warp of trials and five more) with Poisson groups, kicks and the
+// busiest neurons silenced both ways, through requests that start and end inside cells
+// (pulled and pushed epochs alternate; a pushed one can leave input in the ring for a
+// pulled one), exported mid-cell into a fresh engine that goes on pulling. Every trial
+// equals the CPU pool's trial alone.
+TEST(CudaBatch, PulledCellsEqualCpuTrialsAlone) {
+  SKIP_WITHOUT_CUDA();
+  constexpr int32_t kTrials = 37, kSteps = 3000, kHandOff = 18 * 80 + 5;
+  EngineSetup setup = net2000_setup();
+  setup.stimulus = experiment_plan(setup, SilenceMode::both, 20, 2000);
+  const std::vector<std::vector<Spike>> alone = cpu_trials_alone(setup, kTrials, kSteps);
+  setup.batch = kTrials;
+  setup.cuda_pull_from = 0.0;
+  std::unique_ptr<Engine> gpu = cuda_batch_at_rest(setup);
+  EXPECT_NE(gpu->describe().find("busy cells pulled"), std::string::npos) << gpu->describe();
+  std::vector<std::vector<Spike>> batched(kTrials);
+  const int32_t lengths[] = {500, 37, 18 * 30, 401};
+  for (int32_t step = 0, request = 0; step < kSteps; ++request) {
+    int32_t to = std::min(step + lengths[request % std::size(lengths)], kSteps);
+    if (step < kHandOff && to > kHandOff) to = kHandOff;
+    const BatchSpikes spikes = gpu->advance_cells({step, to - step});
+    ASSERT_EQ(spikes.size(), static_cast<std::size_t>(kTrials));
+    for (int32_t k = 0; k < kTrials; ++k) batched[k].insert(batched[k].end(), spikes[k].begin(), spikes[k].end());
+    step = to;
+    if (step == kHandOff) {
+      const std::vector<EngineState> states = gpu->export_batch();
+      gpu = make_cuda_engine(setup);
+      gpu->import_batch(states);
+    }
+  }
+  std::size_t total = 0;
+  for (int32_t k = 0; k < kTrials; ++k) {
+    EXPECT_TRUE(same_spikes(alone[k], batched[k])) << "trial " << k;
+    total += alone[k].size();
+  }
+  std::printf("net2000 batch of %d, busy cells pulled: %zu spikes identical\n", kTrials, total);
+  EXPECT_GT(total, 10000u);
+}
+
 // More trials than a grid has rows (65,535): the kicks reach every trial, the last
 // included, which equals the CPU trial alone.
 TEST(CudaBatch, BatchOfMoreTrialsThanGridRowsEqualsCpuTrialsAlone) {
