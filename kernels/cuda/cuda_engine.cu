@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -277,7 +278,9 @@ CudaEngine::CudaEngine(EngineSetup setup, int device, std::string device_name)
     plastic_values_ = cuda::DeviceBuffer<int32_t>(plastic_.size(), "allocating the plastic weights");
     cuda::upload(s, plastic_edges_.get(), plastic_.edges(), "uploading the plastic edges");
   }
-  pull_ = cuda::CellPull(net, c, static_cast<uint32_t>(batch), !plastic_.empty(), s);
+  // Not built where it would never run (cuda_pull_from NaN or infinite).
+  if (setup_.cuda_pull_from < std::numeric_limits<double>::infinity())
+    pull_ = cuda::CellPull(net, c, static_cast<uint32_t>(batch), !plastic_.empty(), s);
   cuda::check(cudaMemsetAsync(kick_steps_.get(), 0, batch * n_ * sizeof(uint32_t), s), "clearing the kicks");
   upload_stimulus();
   start_at_rest(0, 1);

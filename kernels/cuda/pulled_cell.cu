@@ -1,6 +1,7 @@
 #include "kernels/cuda/pulled_cell.cuh"
 
 #include <algorithm>
+#include <mutex>
 
 #include "kernels/cuda/epoch_steps.cuh"
 #include "model/incoming.hpp"
@@ -170,6 +171,19 @@ __global__ void __launch_bounds__(kBlock) unmark_kernel(SourceMarks marks, uint3
 
 uint32_t words_for(uint32_t neurons) { return (neurons + 31u) / 32u; }
 
+// The pulling kernel's room for dynamic shared memory is the process's on a device, not
+// an engine's: raised to `bytes` where below, never lowered, so that an engine with a
+// shorter delay or a smaller network leaves another engine's launches their room.
+void allow_pull_shared_memory(std::size_t bytes) {
+  static std::mutex mutex;
+  const std::lock_guard lock(mutex);
+  cudaFuncAttributes attributes{};
+  check(cudaFuncGetAttributes(&attributes, pull_and_step_kernel), "asking for the pulling kernel's shared memory");
+  if (static_cast<std::size_t>(attributes.maxDynamicSharedSizeBytes) < bytes)
+    check(cudaFuncSetAttribute(pull_and_step_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)),
+          "setting the pulling kernel's shared memory");
+}
+
 template <class T>
 DeviceBuffer<T> uploaded(cudaStream_t stream, const std::vector<T>& host, const char* what) {
   DeviceBuffer<T> device(std::max<std::size_t>(host.size(), 1), what);
@@ -188,9 +202,10 @@ CellPull::CellPull(const Network& net, const LifConstants& c, uint32_t trials, b
   check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "asking for the device's SMs");
   check(cudaDeviceGetAttribute(&most_shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
         "asking for the device's shared memory");
-  if (shared + sizeof(LifConstants) + kBlock * sizeof(uint32_t) > static_cast<std::size_t>(most_shared)) return;
-  check(cudaFuncSetAttribute(pull_and_step_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)),
-        "setting the pulling kernel's shared memory");
+  cudaFuncAttributes pulling{};
+  check(cudaFuncGetAttributes(&pulling, pull_and_step_kernel), "loading the pulling kernels");
+  if (shared + pulling.sharedSizeBytes > static_cast<std::size_t>(most_shared)) return;
+  allow_pull_shared_memory(shared);
   check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, pull_and_step_kernel, kBlock, shared),
         "asking the device for the pulling kernel's occupancy");
   check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&mark_per_sm, mark_last_cell_kernel, kBlock, 0),

@@ -22,6 +22,7 @@ namespace flysim::cuda {
 // two gives the same integer sums).
 inline constexpr uint32_t kMarks = 8;
 inline constexpr uint32_t kMostPulledTrials = (1u << 11) - 1;
+static_assert(kMaxDelaySteps <= 32, "a mark holds its delivery slot in 5 bits");
 struct SourceMarks {
   uint32_t* spiked;  // bit s % 32 of word s / 32: neuron s has marks
   uint32_t* counts;  // per neuron: its spikes marked, or pushed beyond kMarks
