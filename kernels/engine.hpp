@@ -57,7 +57,8 @@ struct EngineSetup {
   // A CUDA batch of several trials pulls each whole delay cell's input by target
   // (kernels/cuda/README.md, "A pulled cell") once the busiest cell of its last round
   // held this many spikes per neuron and per 32 trials of the batch; below, it pushes
-  // each spike's connections into the delay ring. 0: whenever it can; NaN: never.
+  // each spike's connections into the delay ring. 0: whenever it can; NaN or infinity:
+  // never (and the engine builds nothing for it).
   // Results are the same either way.
   double cuda_pull_from = 0.125;
 };
