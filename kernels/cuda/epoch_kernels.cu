@@ -23,8 +23,7 @@ constexpr uint64_t kMaxChunksPerSpike = kMaxGridY;
 __device__ inline void scatter_spike(const LifConstants& c, const DeviceNetwork& net, const DeviceState& state,
                                      const CellSpike& cell_spike, int32_t first_delivery) {
   const Spike spike{cell_spike.step, cell_spike.neuron};
-  if (kernels::already_delivered(c, spike, first_delivery)) return;
-  if (state.silenced_out != nullptr && state.silenced_out[spike.neuron] != 0u) return;
+  if (!spike_delivers(c, state, spike, first_delivery)) return;
   const int32_t slot = kernels::delivery_slot(c, spike.step);
   const uint64_t begin = __ldg(net.out_offsets + spike.neuron), end = __ldg(net.out_offsets + spike.neuron + 1);
   for (uint64_t chunk = begin + uint64_t{blockIdx.y} * kChunk; chunk < end; chunk += uint64_t{gridDim.y} * kChunk) {
@@ -40,8 +39,7 @@ __device__ inline void scatter_spike(const LifConstants& c, const DeviceNetwork&
     }
 #pragma unroll
     for (unsigned u = 0; u < kUnroll; ++u) {
-      if (chunk + u * kBlock + threadIdx.x < end &&
-          (state.silenced_in == nullptr || state.silenced_in[post[u]] == 0u)) {
+      if (chunk + u * kBlock + threadIdx.x < end && input_reaches(state, post[u])) {
         deliver(state, slot, cell_spike.slot, post[u], weight[u]);
       }
     }

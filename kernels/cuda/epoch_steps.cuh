@@ -24,6 +24,19 @@ __device__ inline void deliver(const DeviceState& state, int32_t slot, uint32_t 
   atomicOr(state.synaptic_slots + state.at(trial, post), 1u << slot);
 }
 
+// Whether a spike's connections are delivered from epoch `first_delivery` on: not
+// delivered already, and its neuron not silenced at the source.
+__device__ inline bool spike_delivers(const LifConstants& c, const DeviceState& state, const Spike& spike,
+                                      int32_t first_delivery) {
+  return !kernels::already_delivered(c, spike, first_delivery) &&
+         (state.silenced_out == nullptr || state.silenced_out[spike.neuron] == 0u);
+}
+
+// Whether input reaches neuron `post`: it is not silenced at the target.
+__device__ inline bool input_reaches(const DeviceState& state, uint32_t post) {
+  return state.silenced_in == nullptr || state.silenced_in[post] == 0u;
+}
+
 // The bytes of a block's staging area: a delay cell of ring slots per thread
 // (stage_ring_slots), in dynamic shared memory.
 inline std::size_t stage_bytes(const LifConstants& c) {

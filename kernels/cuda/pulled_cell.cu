@@ -20,8 +20,7 @@ __device__ inline void mark_spikes(const LifConstants& c, const DeviceNetwork& n
   for (uint32_t x = (blockIdx.x * kBlock + threadIdx.x) / 32u; x < range.count; x += warps) {
     const CellSpike cell_spike = range.spikes[x];
     const Spike spike{cell_spike.step, cell_spike.neuron};
-    if (kernels::already_delivered(c, spike, first_delivery)) continue;
-    if (state.silenced_out != nullptr && state.silenced_out[spike.neuron] != 0u) continue;
+    if (!spike_delivers(c, state, spike, first_delivery)) continue;
     const int32_t slot = kernels::delivery_slot(c, spike.step);
     uint32_t k = 0;
     if (lane == 0u) {
@@ -33,8 +32,7 @@ __device__ inline void mark_spikes(const LifConstants& c, const DeviceNetwork& n
     if (__shfl_sync(kFullWarp, k, 0) < kMarks) continue;
     for (uint64_t e = net.out_offsets[spike.neuron] + lane; e < net.out_offsets[spike.neuron + 1]; e += 32u) {
       const uint32_t post = __ldg(net.out_targets + e);
-      if (state.silenced_in == nullptr || state.silenced_in[post] == 0u)
-        deliver(state, slot, cell_spike.slot, post, __ldg(net.out_weights + e));
+      if (input_reaches(state, post)) deliver(state, slot, cell_spike.slot, post, __ldg(net.out_weights + e));
     }
   }
 }
@@ -113,7 +111,7 @@ __global__ void __launch_bounds__(kBlock)
   uint32_t* spiked = reinterpret_cast<uint32_t*>(stage + static_cast<std::size_t>(parameter_c.delay_steps) * kBlock);
   __shared__ uint32_t pulled[kBlock];
   __shared__ LifConstants shared_c;
-  for (uint32_t w = threadIdx.x; w < (state.neurons + 31u) / 32u; w += kBlock) spiked[w] = marks.spiked[w];
+  for (uint32_t w = threadIdx.x; w < words_for(state.neurons); w += kBlock) spiked[w] = marks.spiked[w];
   pulled[threadIdx.x] = 0u;
   zero_stage(parameter_c, stage);
   constants_to_shared(parameter_c, shared_c);
@@ -130,8 +128,7 @@ __global__ void __launch_bounds__(kBlock)
     // The lane's first look is in flight while the warp pulls.
     const uint32_t at = state.at(first_t + min(lane, trials - 1u), i);
     SortedNeuron n = first_look(c, state, at, i);
-    if (state.silenced_in == nullptr || state.silenced_in[i] == 0u)
-      pull_input(in, marks, spiked, i, first_t, warp_first, stage, pulled);
+    if (input_reaches(state, i)) pull_input(in, marks, spiked, i, first_t, warp_first, stage, pulled);
     __syncwarp();
     uint32_t draws = 0u;
     if (state.poisson[i] != 0u)
@@ -168,8 +165,6 @@ __global__ void __launch_bounds__(kBlock) unmark_kernel(SourceMarks marks, uint3
     }
   }
 }
-
-uint32_t words_for(uint32_t neurons) { return (neurons + 31u) / 32u; }
 
 // The pulling kernel's room for dynamic shared memory is the process's on a device, not
 // an engine's: raised to `bytes` where below, never lowered, so that an engine with a

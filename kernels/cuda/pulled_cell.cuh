@@ -28,6 +28,8 @@ struct SourceMarks {
   uint32_t* counts;  // per neuron: its spikes marked, or pushed beyond kMarks
   uint16_t* marks;   // per neuron, kMarks
 };
+// The words of SourceMarks::spiked for `neurons` neurons.
+__host__ __device__ inline uint32_t words_for(uint32_t neurons) { return (neurons + 31u) / 32u; }
 // The network by target (model/incoming.hpp), resident on the device.
 struct DeviceIncoming {
   const uint64_t* offsets;
