@@ -22,11 +22,12 @@ __device__ inline void mark_spikes(const LifConstants& c, const DeviceNetwork& n
     const Spike spike{cell_spike.step, cell_spike.neuron};
     if (!spike_delivers(c, state, spike, first_delivery)) continue;
     const int32_t slot = kernels::delivery_slot(c, spike.step);
+    const std::size_t row = std::size_t{spike.neuron} * marks.groups + cell_spike.slot / 32u;  // its trial's group
     uint32_t k = 0;
     if (lane == 0u) {
-      k = atomicAdd(marks.counts + spike.neuron, 1u);
+      k = atomicAdd(marks.counts + row, 1u);
       if (k < kMarks)
-        marks.marks[spike.neuron * kMarks + k] = static_cast<uint16_t>(((cell_spike.slot + 1u) << 5) | static_cast<uint32_t>(slot));
+        marks.marks[row * kMarks + k] = static_cast<uint16_t>(((cell_spike.slot % 32u + 1u) << 5) | static_cast<uint32_t>(slot));
       if (k == 0u) atomicOr(marks.spiked + spike.neuron / 32u, 1u << (spike.neuron % 32u));
     }
     if (__shfl_sync(kFullWarp, k, 0) < kMarks) continue;
@@ -49,18 +50,16 @@ __global__ void __launch_bounds__(kBlock)
   mark_spikes(c, net, state, marks, last_cell_spikes(cell_spikes, counts, plan, j), plan->epochs[j].span.first);
 }
 
-// Adds what one connection of `units` brings from a neuron's marks (a 16-byte load of
-// SourceMarks::marks) to the warp's trials [first_trial, +32): into their staged slots
-// (thread warp_first + t's for trial first_trial + t), flagged in `pulled`.
-__device__ inline void add_marked(uint4 marked, int32_t units, uint32_t first_trial, uint32_t warp_first, int64_t* stage,
-                                  uint32_t* pulled) {
+// Adds what one connection of `units` brings from a neuron's marks in the warp's group
+// (a 16-byte load of SourceMarks::marks) to the group's trials: trial t's into the staged
+// slots of thread warp_first + t, flagged in `pulled`.
+__device__ inline void add_marked(uint4 marked, int32_t units, uint32_t warp_first, int64_t* stage, uint32_t* pulled) {
   const uint32_t words[4] = {marked.x, marked.y, marked.z, marked.w};
 #pragma unroll
   for (uint32_t k = 0; k < kMarks; ++k) {
     const uint32_t mark = (words[k / 2] >> (16u * (k % 2))) & 0xffffu;
     if (mark == 0u) break;
-    const uint32_t t = (mark >> 5) - 1u - first_trial;  // wraps past 32 for another warp's trial
-    if (t >= 32u) continue;
+    const uint32_t t = (mark >> 5) - 1u;
     const uint32_t slot = mark & 31u;
     atomicAdd(reinterpret_cast<unsigned long long*>(stage + slot * kBlock + warp_first + t),
               static_cast<unsigned long long>(static_cast<int64_t>(units)));
@@ -68,13 +67,13 @@ __device__ inline void add_marked(uint4 marked, int32_t units, uint32_t first_tr
   }
 }
 
-// What neuron i's incoming connections bring the warp's trials [first_trial, +32) from
-// the marked spikes (add_marked). Lane l takes connections l, l + 32, ..., kPullUnroll at
+// What neuron i's incoming connections bring the warp's group of trials from the marked
+// spikes (add_marked). Lane l takes connections l, l + 32, ..., kPullUnroll at
 // a time, their loads in flight together; a connection from a neuron without marks costs
 // a bit of shared memory.
 constexpr uint32_t kPullUnroll = 4;
 __device__ inline void pull_input(const DeviceIncoming& in, const SourceMarks& marks, const uint32_t* spiked, uint32_t i,
-                                  uint32_t first_trial, uint32_t warp_first, int64_t* stage, uint32_t* pulled) {
+                                  uint32_t group, uint32_t warp_first, int64_t* stage, uint32_t* pulled) {
   const uint64_t end = in.offsets[i + 1];
   for (uint64_t first = in.offsets[i] + threadIdx.x % 32u; first < end; first += 32u * kPullUnroll) {
     uint32_t source[kPullUnroll];
@@ -89,11 +88,11 @@ __device__ inline void pull_input(const DeviceIncoming& in, const SourceMarks& m
 #pragma unroll
     for (uint32_t u = 0; u < kPullUnroll; ++u) {
       const bool any = source[u] != UINT32_MAX && ((spiked[source[u] / 32u] >> (source[u] % 32u)) & 1u) != 0u;
-      marked[u] = any ? __ldg(reinterpret_cast<const uint4*>(marks.marks + std::size_t{source[u]} * kMarks))
-                      : make_uint4(0u, 0u, 0u, 0u);
+      const std::size_t at = (std::size_t{source[u]} * marks.groups + group) * kMarks;
+      marked[u] = any ? __ldg(reinterpret_cast<const uint4*>(marks.marks + at)) : make_uint4(0u, 0u, 0u, 0u);
     }
 #pragma unroll
-    for (uint32_t u = 0; u < kPullUnroll; ++u) add_marked(marked[u], units[u], first_trial, warp_first, stage, pulled);
+    for (uint32_t u = 0; u < kPullUnroll; ++u) add_marked(marked[u], units[u], warp_first, stage, pulled);
   }
 }
 
@@ -128,7 +127,7 @@ __global__ void __launch_bounds__(kBlock)
     // The lane's first look is in flight while the warp pulls.
     const uint32_t at = state.at(first_t + min(lane, trials - 1u), i);
     SortedNeuron n = first_look(c, state, at, i);
-    if (input_reaches(state, i)) pull_input(in, marks, spiked, i, first_t, warp_first, stage, pulled);
+    if (input_reaches(state, i)) pull_input(in, marks, spiked, i, first_t / 32u, warp_first, stage, pulled);
     __syncwarp();
     uint32_t draws = 0u;
     if (state.poisson[i] != 0u)
@@ -152,7 +151,7 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
-// Clears the marks of every neuron whose bit is set, and the bits.
+// Clears the marks of every neuron whose bit is set, in every group, and the bits.
 __global__ void __launch_bounds__(kBlock) unmark_kernel(SourceMarks marks, uint32_t words) {
   for (uint32_t w = blockIdx.x * kBlock + threadIdx.x; w < words; w += gridDim.x * kBlock) {
     uint32_t bits = marks.spiked[w];
@@ -160,8 +159,10 @@ __global__ void __launch_bounds__(kBlock) unmark_kernel(SourceMarks marks, uint3
     marks.spiked[w] = 0u;
     for (; bits != 0u; bits &= bits - 1u) {
       const uint32_t source = w * 32u + static_cast<uint32_t>(kernels::lowest_bit(bits));
-      marks.counts[source] = 0u;
-      *reinterpret_cast<uint4*>(marks.marks + std::size_t{source} * kMarks) = make_uint4(0u, 0u, 0u, 0u);
+      for (std::size_t row = std::size_t{source} * marks.groups; row < std::size_t{source + 1} * marks.groups; ++row) {
+        marks.counts[row] = 0u;
+        *reinterpret_cast<uint4*>(marks.marks + row * kMarks) = make_uint4(0u, 0u, 0u, 0u);
+      }
     }
   }
 }
@@ -189,7 +190,7 @@ DeviceBuffer<T> uploaded(cudaStream_t stream, const std::vector<T>& host, const 
 }  // namespace
 
 CellPull::CellPull(const Network& net, const LifConstants& c, uint32_t trials, bool plastic, cudaStream_t stream) {
-  if (trials < 2 || trials > kMostPulledTrials || plastic) return;
+  if (trials < 2 || plastic) return;
   const auto neurons = static_cast<uint32_t>(net.neuron_count());
   const std::size_t shared = stage_bytes(c) + std::size_t{words_for(neurons)} * sizeof(uint32_t);
   int device = 0, sms = 0, most_shared = 0, per_sm = 0, mark_per_sm = 0;
@@ -219,8 +220,10 @@ CellPull::CellPull(const Network& net, const LifConstants& c, uint32_t trials, b
   sources_ = uploaded(stream, incoming.sources, "uploading the network by target");
   weights_ = uploaded(stream, incoming.weights, "uploading the network by target");
   spiked_ = DeviceBuffer<uint32_t>(words_for(neurons), "allocating the pull's marks");
-  counts_ = DeviceBuffer<uint32_t>(std::max(neurons, 1u), "allocating the pull's marks");
-  marks_ = DeviceBuffer<uint16_t>(std::max<std::size_t>(std::size_t{neurons} * kMarks, 1), "allocating the pull's marks");
+  groups_ = (trials + 31u) / 32u;
+  const std::size_t rows = std::size_t{neurons} * groups_;  // a neuron's marks in one group
+  counts_ = DeviceBuffer<uint32_t>(std::max<std::size_t>(rows, 1), "allocating the pull's marks");
+  marks_ = DeviceBuffer<uint16_t>(std::max<std::size_t>(rows * kMarks, 1), "allocating the pull's marks");
   clear(stream);
   // The host's copy of the network by target must outlive the copies.
   check(cudaStreamSynchronize(stream), "uploading the network by target");
@@ -238,7 +241,7 @@ void CellPull::clear(cudaStream_t stream) const {
   zero(marks_.get(), marks_.size() * sizeof(uint16_t));
 }
 
-SourceMarks CellPull::source_marks() const { return {spiked_.get(), counts_.get(), marks_.get()}; }
+SourceMarks CellPull::source_marks() const { return {spiked_.get(), counts_.get(), marks_.get(), groups_}; }
 
 void CellPull::mark_round_start(cudaStream_t stream, const LifConstants& c, DeviceNetwork net, DeviceState state,
                                 const CellSpike* cell_spikes, const RoundPlan* plan) const {

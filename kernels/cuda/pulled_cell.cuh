@@ -15,18 +15,18 @@
 
 namespace flysim::cuda {
 
-// The spikes a neuron sent in the cell being delivered, as the pull reads them: at most
-// kMarks a neuron (16 bytes, one load), each ((batch slot + 1) << 5) | its delivery slot,
-// 0 where none; so a batch of at most kMostPulledTrials. A neuron's further spikes in
-// that cell are pushed into the ring instead (any split of the deliveries between the
-// two gives the same integer sums).
+// The spikes a neuron sent in the cell being delivered, as the pull reads them: per
+// neuron and group of 32 trials of the batch, at most kMarks (16 bytes, one load), each
+// ((trial within the group + 1) << 5) | its delivery slot, 0 where none. A neuron's
+// further spikes in that group and cell are pushed into the ring instead (any split of
+// the deliveries between the two gives the same integer sums).
 inline constexpr uint32_t kMarks = 8;
-inline constexpr uint32_t kMostPulledTrials = (1u << 11) - 1;
 static_assert(kMaxDelaySteps <= 32, "a mark holds its delivery slot in 5 bits");
 struct SourceMarks {
   uint32_t* spiked;  // bit s % 32 of word s / 32: neuron s has marks
-  uint32_t* counts;  // per neuron: its spikes marked, or pushed beyond kMarks
-  uint16_t* marks;   // per neuron, kMarks
+  uint32_t* counts;  // per neuron and group: its spikes marked, or pushed beyond kMarks
+  uint16_t* marks;   // per neuron and group, kMarks
+  uint32_t groups;   // of 32 trials, in the batch
 };
 // The words of SourceMarks::spiked for `neurons` neurons.
 __host__ __device__ inline uint32_t words_for(uint32_t neurons) { return (neurons + 31u) / 32u; }
@@ -41,7 +41,7 @@ class CellPull {
  public:
   // Nothing on the device: ready() is false.
   CellPull() = default;
-  // For a batch of `trials` (2 to kMostPulledTrials) on the current device, when no connection
+  // For a batch of `trials` (at least 2) on the current device, when no connection
   // is plastic (its weights here are a copy) and a block's staging area and a bit per
   // neuron fit the device's shared memory; else an empty one. Copies the network by
   // target to the device, ordered on `stream`.
@@ -69,6 +69,7 @@ class CellPull {
   SourceMarks source_marks() const;
 
   uint32_t neurons_ = 0;
+  uint32_t groups_ = 0;  // of 32 trials
   DeviceBuffer<uint64_t> offsets_;
   DeviceBuffer<uint32_t> sources_;
   DeviceBuffer<int32_t> weights_;
