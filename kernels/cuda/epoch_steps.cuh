@@ -79,7 +79,8 @@ __device__ inline bool same_bits(double a, double b) { return __double_as_longlo
 // waited for a global load (some lane has input at almost every step), and the advance
 // kernel was bound by that latency. Here the loads of up to kStageLoads flagged slots are
 // in flight together, so most neurons wait for one load, whichever steps their input
-// falls on. (Adding in the push launches too cost the stepwise launch 19 registers.)
+// falls on. Only the pull adds: adding in the push launches too would cost the stepwise
+// launch registers.
 template <bool kAdd = false>
 __device__ inline void stage_ring_slots(uint32_t slots, int64_t* ring, std::size_t stride, int64_t* stage) {
   constexpr int32_t kStageLoads = 8;

@@ -26,7 +26,7 @@ struct SourceMarks {
   uint32_t* spiked;  // bit s % 32 of word s / 32: neuron s has marks
   uint32_t* counts;  // per neuron and group: its spikes marked, or pushed beyond kMarks
   uint16_t* marks;   // per neuron and group, kMarks
-  uint32_t groups;   // of 32 trials, in the batch
+  uint32_t groups;   // per neuron: the groups of 32 trials of the engine's largest batch
 };
 // The words of SourceMarks::spiked for `neurons` neurons.
 __host__ __device__ inline uint32_t words_for(uint32_t neurons) { return (neurons + 31u) / 32u; }
@@ -69,7 +69,7 @@ class CellPull {
   SourceMarks source_marks() const;
 
   uint32_t neurons_ = 0;
-  uint32_t groups_ = 0;  // of 32 trials
+  uint32_t groups_ = 0;  // SourceMarks::groups (a later, smaller batch uses the first ones)
   DeviceBuffer<uint64_t> offsets_;
   DeviceBuffer<uint32_t> sources_;
   DeviceBuffer<int32_t> weights_;
