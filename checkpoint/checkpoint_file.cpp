@@ -1,5 +1,6 @@
 #include "checkpoint/checkpoint_file.hpp"
 
+#include <fmt/format.h>
 #include <cereal/archives/portable_binary.hpp>
 #include <xxhash.h>
 
@@ -260,8 +261,8 @@ Snapshot load_checkpoint_unchecked(const std::string& path, CheckpointHeader* he
 
 void verify_identity(const std::string& path, const CheckpointHeader& header, const CheckpointIdentity& expected) {
   if (header.network_hash != expected.network_hash)
-    throw input_error(path + ": checkpoint of another network (hash " + std::to_string(header.network_hash) +
-                      ", this run's network " + std::to_string(expected.network_hash) + ")");
+    throw input_error(fmt::format("{}: checkpoint of another network (hash {:016x}, this run's network {:016x})", path,
+                                  header.network_hash, expected.network_hash));
   if (header.kernel_version != expected.kernel_version)
     throw input_error(path + ": kernel version differs: checkpoint '" + printable(header.kernel_version) +
                       "', this flysim '" + expected.kernel_version + "'");

@@ -42,7 +42,12 @@ class CsvReader {
   Int integer(std::size_t column, std::string_view column_name) const {
     if (column >= fields_.size())
       throw error("missing column '" + std::string(column_name) + "' (line has " + std::to_string(fields_.size()) + " fields)");
-    std::string_view text = trim(fields_[column]);
+    return integer_in<Int>(fields_[column], column_name);
+  }
+  // Parses `text` (part of this line) as an integer; errors name the line and `column_name`.
+  template <class Int>
+  Int integer_in(std::string_view text, std::string_view column_name) const {
+    text = trim(text);
     Int value{};
     auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
     if (ec != std::errc() || end != text.data() + text.size() || text.empty())

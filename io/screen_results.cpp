@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "model/errors.hpp"
+#include "io/rate_fields.hpp"
 #include "model/rate_stats.hpp"
 
 namespace flysim {
@@ -70,17 +71,11 @@ ExperimentCounts parse_counts_part(const std::string& path, const std::string& t
   throw damaged(1, "no 'end' line");
 }
 
-namespace {
-// A spread over trials: empty for one trial, where the sample sd (ddof=1) is undefined
-// (pandas' .std() gives NaN, which read_csv makes of an empty field).
-std::string spread(double value, int32_t trials) { return trials > 1 ? fmt::format("{:.6g}", value) : std::string(); }
-}  // namespace
-
 std::string screen_rate_rows(const ExperimentCounts& c, double trial_s) {
   std::string text;
   for (const auto& [id, spikes] : c.spikes) {
     const RateStats s = rate_stats(rates_of(spikes, trial_s));
-    fmt::format_to(std::back_inserter(text), "{},{},{},{:.6g},{}\n", c.name, id, c.trials, s.mean, spread(s.sd, c.trials));
+    fmt::format_to(std::back_inserter(text), "{},{},{},{:.6g},{}\n", c.name, id, c.trials, s.mean, spread_field(s.sd));
   }
   return text;
 }
@@ -97,7 +92,7 @@ std::string screen_readout_rows(const ExperimentCounts& c, const std::vector<int
   for (std::size_t k = 0; k < readouts.size(); ++k) {
     const RateStats s = rate_stats(rates_of(spikes_of(c, readouts[k]), trial_s));
     fmt::format_to(std::back_inserter(text), "{},{},{},{:.6g},{},{},{}\n", c.name, readouts[k], c.trials, s.mean,
-                   spread(s.sd, c.trials), spread(s.sem, c.trials), baseline_means ? fmt::format("{:.6g}", s.mean - (*baseline_means)[k]) : std::string());
+                   spread_field(s.sd), spread_field(s.sem), baseline_means ? fmt::format("{:.6g}", s.mean - (*baseline_means)[k]) : std::string());
   }
   return text;
 }

@@ -1,5 +1,7 @@
 #include "io/stimulus_files.hpp"
 
+#include <algorithm>
+
 #include "io/csv_reader.hpp"
 
 namespace flysim {
@@ -8,10 +10,13 @@ std::vector<ListedId> read_id_list(const std::string& path) {
   CsvReader reader(path);
   std::vector<ListedId> ids;
   while (reader.next_line()) {
-    std::string_view text = CsvReader::trim(reader.line());
-    if (text.empty() || text.front() == '#') continue;
-    reader.require_field_count(1, "one root ID per line");
-    ids.push_back({reader.integer<int64_t>(0, "neuron ID"), reader.line_number()});
+    // '#' starts a comment, on a line of its own or after the ID.
+    const std::string_view line = reader.line();
+    const std::string_view entry = CsvReader::trim(line.substr(0, line.find('#')));
+    if (entry.empty()) continue;
+    if (const auto commas = std::count(entry.begin(), entry.end(), ','); commas != 0)
+      throw reader.error("expected 1 field (one root ID per line), got " + std::to_string(commas + 1));
+    ids.push_back({reader.integer_in<int64_t>(entry, "neuron ID"), reader.line_number()});
   }
   return ids;
 }

@@ -10,7 +10,8 @@
 
 namespace flysim {
 
-// Reads an ID list: one root ID per line, '#' starts a comment, blank lines ignored.
+// Reads an ID list: one root ID per line, '#' starts a comment (a line's or after the ID),
+// blank lines ignored.
 // Errors (a field that is not an integer) name file:line.
 std::vector<ListedId> read_id_list(const std::string& path);
 

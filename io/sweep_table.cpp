@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "io/rate_fields.hpp"
 #include "model/rate_stats.hpp"
 
 namespace flysim {
@@ -27,8 +28,8 @@ std::string sweep_csv(const SweepTable& t) {
       std::vector<double> rates;
       for (const auto& trial : t.counts[r]) rates.push_back(rate_of(t, trial[k]));
       const RateStats stats = rate_stats(rates);
-      fmt::format_to(std::back_inserter(text), "{},{},{},{:.6g},{:.6g},{:.6g}\n", t.readout_ids[k], t.stimulus_rates_Hz[r],
-                     rates.size(), stats.mean, stats.sd, stats.sem);
+      fmt::format_to(std::back_inserter(text), "{},{},{},{:.6g},{},{}\n", t.readout_ids[k], t.stimulus_rates_Hz[r],
+                     rates.size(), stats.mean, spread_field(stats.sd), spread_field(stats.sem));
     }
   return text;
 }

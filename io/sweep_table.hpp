@@ -17,8 +17,8 @@ struct SweepTable {
 // 'stimulus_rate_hz,trial,readout_id,spikes,rate_hz': every trial's rate of every readout.
 std::string trials_csv(const SweepTable& table);
 // 'readout_id,stimulus_rate_hz,trials,mean_rate_hz,sd_hz,sem_hz': per readout and rate,
-// the mean of the trials' rates, their sample standard deviation (n - 1; 0 for one
-// trial) and the standard error of the mean (sd / sqrt(n)).
+// the mean of the trials' rates, their sample standard deviation (n - 1) and the standard
+// error of the mean (sd / sqrt(n)), both empty for one trial.
 std::string sweep_csv(const SweepTable& table);
 
 }  // namespace flysim

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <string_view>
 
 #include "model/errors.hpp"
 
@@ -50,6 +51,13 @@ constexpr Bound kBounds[] = {
     {"f_poi", "model.f-poi", &LifParams::f_poi, 0.0, 1e4, false, ""},
 };
 
+// A parameter as the messages name it: its symbol and the option that sets it.
+std::string named(std::string_view name) {
+  for (const Bound& b : kBounds)
+    if (name == b.name) return fmt::format("{} ({})", b.name, b.option);
+  return std::string(name);
+}
+
 void require_in_bounds(const LifParams& p) {
   for (const Bound& b : kBounds) {
     const double x = p.*b.value;
@@ -71,24 +79,28 @@ uint32_t poisson_threshold(double rate_Hz, double dt_ms) {
 
 LifConstants derive_constants(const LifParams& p) {
   require_in_bounds(p);
-  if (p.tau_m_ms == p.tau_g_ms) throw input_error("parameters tau_m and tau_g must differ (the exact propagator divides by tau_m - tau_g)");
+  if (p.tau_m_ms == p.tau_g_ms) throw input_error("parameters " + named("tau_m") + " and " + named("tau_g") +
+                      " must differ (the exact propagator divides by tau_m - tau_g)");
   // The delay sets the epoch (at most kMaxDelaySteps steps), so dt and delay are checked
   // together first: a tiny dt fails here, named as what it is.
   const int32_t delay_steps =
       p.delay_ms / p.dt_ms < 2.0 * kMaxDelaySteps ? duration_to_steps(p.delay_ms, p.dt_ms) : kMaxDelaySteps + 1;
   if (delay_steps < 1 || delay_steps > kMaxDelaySteps)
-    throw input_error(fmt::format("parameters delay and dt give a synaptic delay of {} steps (delay {} ms / dt {} ms); it "
+    throw input_error(fmt::format("parameters {} and {} give a synaptic delay of {} steps (delay {} ms / dt {} ms); it "
                                   "must be 1..{} steps: with this dt, delay in {}..{} ms; with this delay, dt in {}..{} ms",
-                                  p.delay_ms / p.dt_ms, p.delay_ms, p.dt_ms, kMaxDelaySteps, p.dt_ms,
+                                  named("delay"), named("dt"), p.delay_ms / p.dt_ms, p.delay_ms, p.dt_ms, kMaxDelaySteps, p.dt_ms,
                                   p.dt_ms * kMaxDelaySteps, p.delay_ms / kMaxDelaySteps, p.delay_ms));
   // Steps are int32 and "never spiked" is -2^30: durations must stay well below that.
   if (!(p.t_ref_ms >= 0.0) || p.t_ref_ms / p.dt_ms >= kMaxRunSteps)
-    throw input_error("parameter t_ref must be >= 0 and below 2^29 steps, got " + std::to_string(p.t_ref_ms) + " ms");
+    throw input_error(fmt::format("parameter t_ref (model.t-ref-ms) must be >= 0 and below 2^29 steps, got {} ms", p.t_ref_ms));
   const uint32_t threshold = poisson_threshold(p.r_poi_Hz, p.dt_ms);
-  if (!(p.v_threshold_mV > p.v0_mV)) throw input_error("parameter v_th must lie above v_0");
+  if (!(p.v_threshold_mV > p.v0_mV))
+    throw input_error(fmt::format("parameter {} = {} mV must lie above {} = {} mV", named("v_th"), p.v_threshold_mV,
+                                  named("v_0"), p.v0_mV));
   if (!(p.v_reset_mV < p.v_threshold_mV))
-    throw input_error(fmt::format("parameter v_reset ({} mV) must lie below v_th ({} mV): a neuron reset above threshold "
-                                  "fires again at once", p.v_reset_mV, p.v_threshold_mV));
+    throw input_error(fmt::format("parameter {} = {} mV must lie below {} = {} mV: a neuron reset above "
+                                  "threshold fires again at once", named("v_reset"), p.v_reset_mV, named("v_th"),
+                                  p.v_threshold_mV));
 
   LifConstants c{};
   c.v0 = p.v0_mV;

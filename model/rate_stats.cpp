@@ -1,6 +1,7 @@
 #include "model/rate_stats.hpp"
 
 #include <cmath>
+#include <limits>
 
 namespace flysim {
 
@@ -12,7 +13,7 @@ RateStats rate_stats(const std::vector<double>& rates) {
   s.mean = sum / n;
   double squares = 0;
   for (double r : rates) squares += (r - s.mean) * (r - s.mean);
-  s.sd = rates.size() > 1 ? std::sqrt(squares / (n - 1)) : 0.0;
+  s.sd = rates.size() > 1 ? std::sqrt(squares / (n - 1)) : std::numeric_limits<double>::quiet_NaN();
   s.sem = s.sd / std::sqrt(n);
   return s;
 }

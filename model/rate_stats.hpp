@@ -6,8 +6,8 @@ namespace flysim {
 
 struct RateStats {
   double mean = 0;
-  double sd = 0;   // sample standard deviation (n - 1, pandas' default ddof=1); 0 for one trial
-  double sem = 0;  // sd / sqrt(n)
+  double sd = 0;   // sample standard deviation (n - 1, pandas' default ddof=1); NaN for one trial
+  double sem = 0;  // sd / sqrt(n); NaN for one trial
 };
 
 // The mean, sd and sem of per-trial rates (at least one).

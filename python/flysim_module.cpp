@@ -154,7 +154,13 @@ PYBIND11_MODULE(_flysim, m) {
             return out;
           },
           py::arg("runs"), py::arg("names"), py::arg("engines"),
-          "run's arguments for each of several runs, on `engines` engines at once");
+          "run's arguments for each of several runs, on `engines` engines at once")
+      .def_property_readonly("kept_engines", [](python::NetworkSession& s) { return s.kept_engines(); })
+      .def("release_engines", [](python::NetworkSession& s) {
+        py::gil_scoped_release unlocked;
+        s.release_engines();
+      });
+  m.attr("KEPT_SETTINGS") = python::NetworkSession::kKeptSettings;
 
   m.def(
       "load_network",

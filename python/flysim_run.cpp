@@ -142,8 +142,33 @@ NetworkSession::Prepared NetworkSession::prepare(const RunRequest& r, unsigned s
   return p;
 }
 
+std::vector<std::unique_ptr<Engine>>& NetworkSession::kept_for(const EngineKey& key) {
+  KeptEngines& kept = engines_[key];
+  kept.last_used = ++uses_;
+  while (engines_.size() > kKeptSettings) {
+    auto oldest = engines_.begin();
+    for (auto it = engines_.begin(); it != engines_.end(); ++it)
+      if (it->second.last_used < oldest->second.last_used) oldest = it;
+    engines_.erase(oldest);
+  }
+  return kept.engines;
+}
+
+std::size_t NetworkSession::kept_engines() {
+  const std::lock_guard<std::mutex> one_at_a_time(running_);
+  std::size_t count = 0;
+  for (const auto& [key, kept] : engines_)
+    for (const auto& engine : kept.engines) count += engine != nullptr;
+  return count;
+}
+
+void NetworkSession::release_engines() {
+  const std::lock_guard<std::mutex> one_at_a_time(running_);
+  engines_.clear();
+}
+
 Engine& NetworkSession::engine_for(const Prepared& p, bool& reused) {
-  auto& engines = engines_[p.key];
+  auto& engines = kept_for(p.key);
   if (engines.empty()) engines.resize(1);
   auto& engine = engines.front();
   reused = engine != nullptr;
@@ -260,7 +285,7 @@ std::vector<RunSpikes> NetworkSession::run_many(const std::vector<RunRequest>& r
   // a while each); then one thread per engine takes the next request.
   const std::size_t count = std::min<std::size_t>(engines, requests.size());
   const Prepared& first = prepared.front();
-  auto& kept = engines_[first.key];
+  auto& kept = kept_for(first.key);
   if (kept.size() < count) kept.resize(count);
   std::vector<bool> reused(count);
   std::vector<std::future<std::unique_ptr<Engine>>> building(count);

@@ -86,6 +86,12 @@ class NetworkSession {
   // while they run, and what it throws stops the others at their next batch.
   std::vector<RunSpikes> run_many(const std::vector<RunRequest>& requests, const std::vector<std::string>& names,
                                   unsigned engines, const std::function<void()>& poll);
+  // Engines are kept for the settings of the last kKeptSettings runs (their EngineKey): a
+  // sweep over seeds or model values builds engines without holding every one.
+  static constexpr std::size_t kKeptSettings = 4;
+  // The engines kept for later runs, and dropping them all (their memory back).
+  std::size_t kept_engines();
+  void release_engines();
 
  private:
   // What an engine is built with besides its stimulus: kind, threads, batch, seed and the
@@ -114,10 +120,18 @@ class NetworkSession {
   Engine& engine_for(const Prepared& p, bool& reused);
   std::unique_ptr<Engine> build_engine(const Prepared& p) const;
   RunSpikes run_locked(const RunRequest& request);
+  // The engines kept for `key`, now the most recently used; the least recently used
+  // settings beyond kKeptSettings lose theirs.
+  std::vector<std::unique_ptr<Engine>>& kept_for(const EngineKey& key);
 
   std::shared_ptr<const Network> network_;
   RootIdIndex ids_;  // built once: at FlyWire scale it costs more than a GPU trial
-  std::map<EngineKey, std::vector<std::unique_ptr<Engine>>> engines_;
+  struct KeptEngines {
+    std::vector<std::unique_ptr<Engine>> engines;
+    uint64_t last_used = 0;
+  };
+  std::map<EngineKey, KeptEngines> engines_;
+  uint64_t uses_ = 0;
   std::mutex running_;
 };
 

@@ -19,7 +19,7 @@ def main(source, targets, title):
     for readout in dict.fromkeys(r["readout_id"] for r in rows):
         mine = [r for r in rows if r["readout_id"] == readout]
         ax.errorbar([float(r["stimulus_rate_hz"]) for r in mine], [float(r["mean_rate_hz"]) for r in mine],
-                    yerr=[float(r["sem_hz"]) for r in mine], marker="o", capsize=3,
+                    yerr=[float(r["sem_hz"] or 0) for r in mine], marker="o", capsize=3,
                     label=f"{readout} ({mine[0]['trials']} trials)")
     ax.set_xlabel("stimulus rate, Hz")
     ax.set_ylabel("readout rate, Hz (mean ± s.e.m.)")

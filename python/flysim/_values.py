@@ -2,7 +2,7 @@
 argument, before the compiled part narrows or rounds it."""
 from __future__ import annotations
 
-from typing import Any, List
+from typing import Any, List, Tuple
 
 import numpy as np
 
@@ -21,7 +21,7 @@ def _root_ids(ids: Any, what: str) -> List[int]:
         return []
     if arr.dtype.kind == "f":
         # A float holds 15-16 digits: a FlyWire ID (18 digits) would change without a word.
-        raise ValueError(f"{what}: root IDs must be integers, not floats (a float rounds an 18-digit ID)")
+        raise TypeError(f"{what}: root IDs must be integers, not floats (a float rounds an 18-digit ID)")
     if arr.dtype.kind not in "iu":
         try:
             arr = arr.astype(np.int64)
@@ -50,3 +50,54 @@ def _real(value: Any, what: str) -> float:
 
 # What the programs accept, checked here before the binding narrows a Python int.
 _MAX_TRIALS, _MAX_THREADS, _MAX_SEED = _flysim.MAX_TRIALS, _flysim.MAX_THREADS, int(np.iinfo(np.int64).max)
+
+
+def _integer_column(values: np.ndarray, what: str, name: str) -> np.ndarray:
+    """A column of kicks as int64, or an error naming it: floats are refused, not cut."""
+    if values.dtype.kind == "f":
+        raise TypeError(f"{what}: {name} must be integers, not floats"
+                        + (" (a float rounds an 18-digit ID)" if name == "root IDs" else ""))
+    if values.dtype.kind == "u" and values.size and int(values.max()) > np.iinfo(np.int64).max:
+        raise ValueError(f"{what}: {name} must fit 64-bit signed integers, not {int(values.max())}")
+    try:
+        return values.astype(np.int64)
+    except (TypeError, ValueError, OverflowError) as e:
+        raise ValueError(f"{what}: {name} must be integers ({e})") from None
+
+
+def _kick_pairs(kicks: Any, what: str = "kicks") -> List[Tuple[int, int]]:
+    """(step, root_id) pairs from such pairs or from a DataFrame with the kicks CSV's
+    columns step and neuron_id; each step 0..2^31-1, each ID a 64-bit integer."""
+    columns = getattr(kicks, "columns", None)
+    if columns is not None:
+        missing = [c for c in ("step", "neuron_id") if c not in columns]
+        if missing:
+            raise ValueError(f"{what}: a table of kicks has the kicks CSV's columns step and neuron_id; "
+                             f"it lacks {', '.join(missing)} (columns: {', '.join(map(str, columns))})")
+        steps, ids = np.asarray(kicks["step"]), np.asarray(kicks["neuron_id"])
+    else:
+        if isinstance(kicks, (str, bytes)):
+            raise TypeError(f"{what} must be a CSV path, (step, root_id) pairs or a DataFrame, not a {type(kicks).__name__}")
+        try:
+            pairs = [tuple(pair) for pair in kicks]
+        except TypeError:
+            raise TypeError(f"{what} must be a CSV path, (step, root_id) pairs or a DataFrame "
+                            f"(step, neuron_id), not {type(kicks).__name__}") from None
+        for k, pair in enumerate(pairs):
+            if len(pair) != 2:
+                raise ValueError(f"{what}: item {k} is {pair!r}, not a pair (step, root_id)")
+        steps = np.asarray([p[0] for p in pairs], dtype=object if pairs else np.int64)
+        ids = np.asarray([p[1] for p in pairs], dtype=object if pairs else np.int64)
+        for k, (step, root_id) in enumerate(pairs):
+            for value, name in ((step, "step"), (root_id, "root ID")):
+                if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+                    raise TypeError(f"{what}: item {k}: {name} {value!r} must be an integer, not {type(value).__name__}"
+                                    + (" (a float rounds an 18-digit ID)" if name == "root ID" and isinstance(value, float)
+                                       else ""))
+    steps = _integer_column(steps, what, "steps")
+    ids = _integer_column(ids, what, "root IDs")
+    outside = np.flatnonzero((steps < 0) | (steps >= 2**31))
+    if outside.size:
+        k = int(outside[0])
+        raise ValueError(f"{what}: item {k}: step {int(steps[k])} is not a step 0..2^31-1")
+    return list(zip(steps.tolist(), ids.tolist()))

@@ -15,7 +15,9 @@ log = logging.getLogger("flysim")
 
 class Network:
     """A loaded network: its neurons' root IDs in model order, and the engines kept for
-    runs on it (one per engine kind, threads, batch, seed and model constants)."""
+    runs on it (one per engine kind, threads, batch, seed and model constants; those of
+    the last four such settings used, so a sweep over seeds or model values does not pile
+    them up)."""
 
     def __init__(self, session: "_flysim.NetworkSession") -> None:
         self._session = session
@@ -38,6 +40,16 @@ class Network:
         """Model indices (numpy int64) of root IDs, in their order; an unknown ID is a
         ValueError naming it."""
         return self._session.index_of(_root_ids(root_ids, "index_of"))
+
+    @property
+    def kept_engines(self) -> int:
+        """The engines kept on this network for later runs."""
+        return self._session.kept_engines
+
+    def release_engines(self) -> None:
+        """Drops every kept engine, giving its memory (host or GPU) back; the next run
+        builds one again, with the same spikes."""
+        self._session.release_engines()
 
     def __len__(self) -> int:
         return len(self._session)

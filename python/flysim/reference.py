@@ -15,7 +15,8 @@ import numpy as np
 from . import _flysim
 from ._tables import _pd, _trial_rates
 from .network import Network, _indices_of, load_network
-from .runs import run
+from ._values import _MAX_THREADS, _MAX_TRIALS, _whole
+from .runs import _run_args, run
 
 log = logging.getLogger("flysim")
 
@@ -43,10 +44,11 @@ def get_rate(df, t_run=None, n_run: Optional[int] = None, flyid2name: Optional[M
         t_run = duration
     if t_run is None or n_run is None:
         raise TypeError("get_rate needs t_run (the trial's length, s) and n_run (the number of trials)")
-    duration_s = _seconds(t_run, "t_run")
+    duration_s = _positive(_si(t_run, "t_run", "second"), "t_run")
+    n_run = _whole(n_run, "n_run", 1, _MAX_TRIALS)
     rows = []
     for exp_name, df_e in df.groupby("exp_name", sort=False):
-        ids, per_trial = _trial_rates(df_e["trial"].to_numpy(), df_e["flywire_id"].to_numpy(), int(n_run), duration_s)
+        ids, per_trial = _trial_rates(df_e["trial"].to_numpy(), df_e["flywire_id"].to_numpy(), n_run, duration_s)
         rows.append(_pd.DataFrame({"r": per_trial.mean(axis=1), "std": per_trial.std(axis=1), "flyid": ids,
                                    "exp_name": exp_name}))
     long = _pd.concat(rows) if rows else _pd.DataFrame(columns=["r", "std", "flyid", "exp_name"])
@@ -65,18 +67,42 @@ _REFERENCE_PARAMS = {
     "t_mbr": ("tau_m_ms", 1e-3), "tau": ("tau_g_ms", 1e-3), "t_rfc": ("t_ref_ms", 1e-3),
     "t_dly": ("delay_ms", 1e-3), "w_syn": ("w_syn_mV", 1e-3), "r_poi": ("r_poi_Hz", 1.0), "f_poi": ("f_poi", 1.0),
 }
+# Each parameter's physical dimension, by the name of its SI unit: a Brian2 quantity of
+# another dimension (r_poi=150*mV) is refused rather than read as an SI number.
+_DIMENSIONS = {"v_0": "volt", "v_rst": "volt", "v_th": "volt", "w_syn": "volt", "t_mbr": "second", "tau": "second",
+               "t_rfc": "second", "t_dly": "second", "t_run": "second", "r_poi": "hertz", "r_poi2": "hertz", "f_poi": "1"}
+_DIMENSION_WORDS = {"volt": "a potential, e.g. -52*mV", "second": "a time, e.g. 1000*ms", "hertz": "a rate, e.g. 150*Hz",
+                    "1": "a number without units"}
 # The reference's trial length and count, and the rate of neu_exc2.
 _REFERENCE_RUN = {"t_run": 1.0, "n_run": 30, "r_poi2": 0.0}
 # The reference's equations: flysim's model is that model (docs/MODEL.md); they are not read.
 _REFERENCE_EQUATIONS = ("eqs", "eq_th", "eq_rst")
 
 
-def _seconds(value: Any, what: str) -> float:
-    """An SI number from a number or a Brian2 quantity (whose array is in SI units)."""
+def _si(value: Any, what: str, dimension: str) -> float:
+    """An SI number from a number (taken as SI) or a Brian2 quantity of `dimension` (the
+    name of its SI unit, "1" for none); a quantity of another dimension is a ValueError."""
+    if isinstance(value, (str, bytes, bool, np.bool_)):
+        raise TypeError(f"{what}={value!r} must be a number (SI units) or a Brian2 quantity, not {type(value).__name__}")
+    if hasattr(value, "dim"):  # a Brian2 quantity: its array is in SI units
+        import brian2
+        unit = {"volt": brian2.volt, "second": brian2.second, "hertz": brian2.Hz, "1": 1}[dimension]
+        if not brian2.have_same_dimensions(value, unit):
+            raise ValueError(f"{what}={value!r} has dimensions {brian2.get_dimensions(value)}, "
+                             f"where {_DIMENSION_WORDS[dimension]} is expected")
     try:
-        return float(np.asarray(value, dtype=float))
+        number = float(np.asarray(value, dtype=float))
     except (TypeError, ValueError):
-        raise ValueError(f"{what}={value!r} must be a number (SI units) or a Brian2 quantity") from None
+        raise TypeError(f"{what}={value!r} must be a number (SI units) or a Brian2 quantity") from None
+    if not np.isfinite(number):
+        raise ValueError(f"{what}={value!r} must be finite")
+    return number
+
+
+def _positive(value: float, what: str) -> float:
+    if not value > 0:
+        raise ValueError(f"{what}={value} must be above 0")
+    return value
 
 
 def _default_params() -> Dict[str, Any]:
@@ -108,7 +134,14 @@ def _reference_settings(params: Optional[Mapping[str, Any]]) -> Tuple[Dict[str, 
         if key not in chosen:
             raise ValueError(f"params[{key!r}] is not a parameter of the reference model "
                              f"(known: {', '.join(sorted(chosen))})")
-        chosen[key] = _seconds(value, f"params[{key!r}]")
+        if key == "n_run":
+            chosen[key] = _whole(value, "params['n_run']", 1, _MAX_TRIALS)
+        else:
+            chosen[key] = _si(value, f"params[{key!r}]", _DIMENSIONS[key])
+    _positive(chosen["t_run"], "params['t_run'] (s)")
+    for key in ("r_poi", "r_poi2"):
+        if not chosen[key] >= 0:
+            raise ValueError(f"params[{key!r}]={chosen[key]} Hz must be 0 or more")
     model = {field: chosen[key] / scale for key, (field, scale) in _REFERENCE_PARAMS.items() if field != "r_poi_Hz"}
     return model, {k: chosen[k] for k in ("t_run", "n_run", "r_poi", "r_poi2")}
 
@@ -157,6 +190,10 @@ def run_exp(exp_name: str, neu_exc: Sequence[int], path_res: Union[str, os.PathL
     """
     if _pd is None:
         raise ImportError("flysim.run_exp needs pandas (Debian: apt-get install python3-pandas)")
+    if not isinstance(exp_name, str) or exp_name in ("", ".", "..") or any(
+            sep and sep in exp_name for sep in ("/", os.sep, os.altsep)):
+        raise ValueError(f"exp_name={exp_name!r} must name a file in path_res: not empty, without a path separator")
+    threads = None if n_proc == -1 else _whole(n_proc, "n_proc", 1, _MAX_THREADS)
     model, run_settings = _reference_settings(params)
     parquet = _parquet_engine()
     path_save = Path(path_res) / f"{exp_name}.{'parquet' if parquet else 'csv'}"
@@ -170,6 +207,10 @@ def run_exp(exp_name: str, neu_exc: Sequence[int], path_res: Union[str, os.PathL
     stimulus = {"exc": (neu_exc, run_settings["r_poi"])}
     if len(neu_exc2):
         stimulus["exc2"] = (neu_exc2, run_settings["r_poi2"])
+    run_args = dict(stimulus=stimulus, kicks=None, silence=neu_slnc, silence_mode="outgoing",
+                    duration_ms=run_settings["t_run"] * 1e3, trials=run_settings["n_run"], seed=seed, engine=engine,
+                    threads=threads, batch=batch, model=model)
+    _run_args(**run_args)  # seed, engine and batch checked before the banner too
     print(f">>> Experiment:     {exp_name}")
     print(f"    Output file:    {path_save}" + ("" if parquet else " (CSV: pandas has no parquet engine; "
                                                       "pyarrow and fastparquet are not importable)"))
@@ -177,9 +218,7 @@ def run_exp(exp_name: str, neu_exc: Sequence[int], path_res: Union[str, os.PathL
     if len(neu_slnc):
         print(f"    Silenced neurons: {len(neu_slnc)}")
     start = time.time()
-    res = run(net, stimulus=stimulus, silence=neu_slnc, duration_ms=run_settings["t_run"] * 1e3,
-              trials=int(run_settings["n_run"]), seed=seed, engine=engine,
-              threads=None if n_proc == -1 else n_proc, batch=batch, model=model)
+    res = run(net, **run_args)
     print(f"    Elapsed time:   {int(time.time() - start)} s")
     # The reference's row order: by trial, then neuron (Brian2 index), then time.
     spikes = res.spikes

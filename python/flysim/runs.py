@@ -8,7 +8,7 @@ import numpy as np
 
 from . import _flysim
 from ._tables import _sd_over_trials, _table, _trial_rates
-from ._values import _MAX_SEED, _MAX_THREADS, _MAX_TRIALS, _real, _root_ids, _whole
+from ._values import _MAX_SEED, _MAX_THREADS, _MAX_TRIALS, _kick_pairs, _real, _root_ids, _whole
 from .network import Network, _indices_of, sugar_ids
 
 
@@ -104,11 +104,12 @@ def run(net: Network,
         group (stimulus.ids at stimulus.rate), the others stimulus.group.NAME. None: the
         sugar-sensing neurons (data/sugar_grn_783.txt) at 150 Hz, unless kicks are given.
         Every driven neuron has refractory period 0; no neuron in two groups.
-    kicks: a kicks CSV (step,neuron_id) or (step, root_id) pairs: at that step the neuron
-        gets v += f_poi * w_syn.
+    kicks: a kicks CSV (step,neuron_id), (step, root_id) pairs of integers, or a DataFrame
+        with the CSV's columns step and neuron_id: at that step the neuron gets
+        v += f_poi * w_syn.
     silence: root IDs whose synapses carry no weight: outgoing ones (silence_mode
         "outgoing", the reference's silence()) or incoming too ("both").
-    duration_ms: each trial's length, cut to whole steps of dt (at least one step).
+    duration_ms: each trial's length, at least one step of dt, cut to whole steps.
     trials: 1..1,000,000; seed: 0..2^63-1 (as flysim run's run.trials and run.seed).
     engine: "cpu" (the CPU pool of `threads`, 1..1024; None: all cores) or "cuda".
     batch: trials advanced together (None: what fits); never changes the spikes.
@@ -136,13 +137,7 @@ def _run_args(stimulus, kicks, silence, silence_mode, duration_ms, trials, seed,
     if isinstance(kicks, (str, os.PathLike)):
         kicks_file = os.fspath(kicks)
     elif kicks is not None:
-        try:
-            kick_pairs = [(int(step), int(root_id)) for step, root_id in kicks]
-        except (TypeError, ValueError):
-            raise ValueError("kicks must be a CSV path or (step, root_id) pairs") from None
-        for step, root_id in kick_pairs:
-            if not 0 <= step < 2**31 or not -2**63 <= root_id < 2**63:
-                raise ValueError(f"kicks: ({step}, {root_id}) is not a step 0..2^31-1 and a 64-bit root ID")
+        kick_pairs = _kick_pairs(kicks)
     params = _lif_params(model)
     trials = _whole(trials, "trials", 1, _MAX_TRIALS)
     seed = _whole(seed, "seed", 0, _MAX_SEED)

@@ -46,7 +46,8 @@ def screen(net: Network,
         order they run; an experiment named "baseline" is what the others' change_hz is
         measured from. Each experiment is `run(net, **common, **kwargs)`: its trial k has
         the spikes of `flysim run` with those options.
-    readouts: root IDs reported per experiment (None: MN9, skipped when the network lacks it).
+    readouts: root IDs reported per experiment, in ascending order as flysim screen's
+        file (None: MN9, skipped when the network lacks it).
     spikes: also return every spike (t, trial, flywire_id, exp_name).
     engines: engines running experiments at once, each taking the next one not yet taken
         (flysim screen's engine.per-device): None is 4 with engine="cuda", 1 on the CPU
@@ -66,7 +67,7 @@ def screen(net: Network,
         raise ValueError(f"experiment names must be unique; given twice: {', '.join(twice)}")
     if readouts is None:
         readouts = [MN9] if np.isin(MN9, net.ids) else []
-    readouts = _root_ids(readouts, "readouts")
+    readouts = sorted(_root_ids(readouts, "readouts"))  # flysim screen's order: by root ID
     if len(set(readouts)) != len(readouts):
         twice = sorted({r for r in readouts if readouts.count(r) > 1})
         raise ValueError(f"readouts: root ID {twice[0]} is listed twice")
@@ -107,15 +108,20 @@ def screen(net: Network,
     base = {r[1]: r[3] for r in readout_rows if r[0] == "baseline"}
     for r in readout_rows:
         r.append(r[3] - base[r[1]] if r[1] in base else float("nan"))
+    def column(parts, dtype):
+        """The parts joined as one column of `dtype`, empty tables included."""
+        return np.concatenate([np.asarray(p, dtype=dtype) for p in parts]) if parts else np.array([], dtype=dtype)
+
     rates_table = _table({
-        "exp_name": np.concatenate([[n] * ids.size for n, ids, *_ in rate_rows]) if rate_rows else np.array([], dtype=object),
-        "flywire_id": np.concatenate([ids for _, ids, *_ in rate_rows]) if rate_rows else np.array([], dtype=np.int64),
-        "trials": np.concatenate([np.full(ids.size, t) for _, ids, t, *_ in rate_rows]) if rate_rows else np.array([], dtype=np.int64),
-        "mean_rate_hz": np.concatenate([m for *_, m, _ in rate_rows]) if rate_rows else np.array([]),
-        "sd_hz": np.concatenate([sd for *_, sd in rate_rows]) if rate_rows else np.array([])})
-    columns = ["exp_name", "readout_id", "trials", "mean_rate_hz", "sd_hz", "sem_hz", "change_hz"]
-    readouts_table = _table({c: np.asarray([r[k] for r in readout_rows], dtype=object if k == 0 else None)
-                             for k, c in enumerate(columns)})
+        "exp_name": column([np.full(ids.size, n, dtype=object) for n, ids, *_ in rate_rows], object),
+        "flywire_id": column([ids for _, ids, *_ in rate_rows], np.int64),
+        "trials": column([np.full(ids.size, t) for _, ids, t, *_ in rate_rows], np.int64),
+        "mean_rate_hz": column([m for *_, m, _ in rate_rows], np.float64),
+        "sd_hz": column([sd for *_, sd in rate_rows], np.float64)})
+    readout_types = {"exp_name": object, "readout_id": np.int64, "trials": np.int64, "mean_rate_hz": np.float64,
+                     "sd_hz": np.float64, "sem_hz": np.float64, "change_hz": np.float64}
+    readouts_table = _table({c: np.asarray([r[k] for r in readout_rows], dtype=t)
+                             for k, (c, t) in enumerate(readout_types.items())})
     spikes_table = None
     if spikes and not spike_parts:
         spikes_table = _table({"t": np.array([]), "trial": np.array([], dtype=np.int64),

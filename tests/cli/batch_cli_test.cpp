@@ -166,6 +166,7 @@ TEST_F(BatchCli, SweepOnANetworkWithoutMn9RunsWithItsDefaults) {
                                          path("given") + " " + net2000_args(),
                                      path("given.out"), path("given.err"));
   EXPECT_EQ(given.code, 2) << given.err;
+  EXPECT_FALSE(fs::exists(path("given"))) << "a refused sweep leaves no empty output folder";
 }
 
 TEST_F(BatchCli, SweepAgreesWithSeparateRunsAtEachRate) {
@@ -218,6 +219,35 @@ TEST_F(BatchCli, SweepAgreesWithSeparateRunsAtEachRate) {
   const std::string table = slurp(dir + "/sweep.csv");
   EXPECT_EQ(count_of(table, "\n"), 1 + mean_lines.size()) << table;
   for (const std::string& prefix : mean_lines) EXPECT_NE(table.find("\n" + prefix), std::string::npos) << prefix << " in\n" << table;
+}
+
+// One trial has no sample spread: sweep.csv leaves sd and sem empty (NaN to pandas), as a
+// screen's tables do, and the plot draws without error bars. 0 Hz (no input) is a rate.
+TEST_F(BatchCli, SweepOfOneTrialLeavesTheSpreadEmptyAndTakesZeroHz) {
+  std::istringstream rates(sequential_.rates);
+  std::string line;
+  std::getline(rates, line);
+  ASSERT_TRUE(std::getline(rates, line));
+  const std::string readout = line.substr(0, line.find(','));
+  const std::string dir = path("one-trial");
+  const bool plot = std::system("/usr/bin/python3 -c 'import matplotlib' 2>/dev/null") == 0;
+  const CliResult sweep = run_flysim("sweep --sweep.rates=0,150 --run.trials=1 --sweep.readouts=" + readout +
+                                         " --output.dir=" + dir + " --sweep.plot=" + (plot ? "true " : "false ") +
+                                         net2000_args(),
+                                     path("one-trial.out"), path("one-trial.err"));
+  ASSERT_EQ(sweep.code, 0) << sweep.err;
+  if (plot) {
+    EXPECT_GT(fs::file_size(dir + "/sweep.png"), 1000u);
+  }
+  const std::string table = slurp(dir + "/sweep.csv");
+  EXPECT_NE(table.find("\n" + readout + ",0,1,0,,\n"), std::string::npos) << table;
+  std::istringstream rows(table);
+  std::getline(rows, line);
+  int rows_read = 0;
+  for (; std::getline(rows, line); ++rows_read) {
+    EXPECT_EQ(line.substr(line.size() - 2), ",,") << line;
+  }
+  EXPECT_EQ(rows_read, 2) << table;
 }
 
 }  // namespace

@@ -309,6 +309,12 @@ TEST_F(Reliability, IdAndKickFilesRefuseRowsWithMoreThanTheirFields) {
             std::string::npos);
   EXPECT_NE(error_of([&] { load_id_list_as_indices(write("junk.txt", a + ",junk\n"), *net); }).find("junk.txt:1: expected 1 field"),
             std::string::npos);
+  // A comment may follow the ID; what stands before it is still checked.
+  EXPECT_EQ(load_id_list_as_indices(write("named.txt", "# two neurons\n" + a + "  # the first\n" + b + "#second\n"), *net),
+            (std::vector<uint32_t>{1, 2}));
+  EXPECT_NE(error_of([&] { load_id_list_as_indices(write("bad.txt", a + "x # typo\n"), *net); })
+                .find("bad.txt:1: column 'neuron ID': '" + a + "x' is not an integer"),
+            std::string::npos);
   EXPECT_NE(error_of([&] { load_kicks(write("k3.csv", "step,neuron_id\n5," + a + ",7\n"), *net); })
                 .find("k3.csv:2: expected 2 fields"),
             std::string::npos);

@@ -648,10 +648,12 @@ TEST(CudaBatch, SilencedAndGroupedBatchesSwappedBySetStimulusEqualCpuTrialsAlone
   }
 }
 
-// Trials 0 .. trials - 1 of `setup`, each alone on the CPU pool from rest: their spikes.
-std::vector<std::vector<Spike>> cpu_trials_alone(const EngineSetup& setup, int32_t trials, int32_t steps) {
+// Trials first .. first + trials - 1 of `setup`, each alone on the CPU pool from rest:
+// their spikes.
+std::vector<std::vector<Spike>> cpu_trials_alone(const EngineSetup& setup, int32_t trials, int32_t steps,
+                                                 int32_t first = 0) {
   std::vector<std::vector<Spike>> alone;
-  for (int32_t t = 0; t < trials; ++t) {
+  for (int32_t t = first; t < first + trials; ++t) {
     CpuEngine cpu(setup, 2);
     cpu.import_state(resting_state(setup.network->neuron_count(), setup.constants.v0, t));
     alone.push_back(run_until(cpu, 0, steps));
@@ -791,6 +793,41 @@ TEST(CudaBatch, PulledCellsEqualCpuTrialsAlone) {
   }
   std::printf("net2000 batch of %d, busy cells pulled: %zu spikes identical\n", kTrials, total);
   EXPECT_GT(total, 10000u);
+}
+
+// A pulled engine's marks are laid out for its largest batch: a later, smaller batch (one
+// group of 32) on the same engine, started at rest after a busy batch of two groups,
+// pulls through those marks and gives its trials as the CPU gives them alone.
+TEST(CudaBatch, SmallerBatchAfterALargerOnePullsAsTrialsAlone) {
+  SKIP_WITHOUT_CUDA();
+  constexpr int32_t kLarge = 37, kSmall = 5, kLargeSteps = 18 * 40 + 7, kSteps = 2000;
+  EngineSetup setup = net2000_setup();
+  setup.stimulus = experiment_plan(setup, SilenceMode::both, 20, 2000);
+  setup.batch = kLarge;
+  setup.cuda_pull_from = 0.0;
+  std::unique_ptr<Engine> gpu = cuda_batch_at_rest(setup);
+  for (int32_t step = 0; step < kLargeSteps;) {
+    const kernels::EpochSpan span = next_epoch(step, kLargeSteps, setup.constants.delay_steps);
+    ASSERT_EQ(gpu->advance_batch(span).size(), static_cast<std::size_t>(kLarge));
+    step += span.steps;
+  }
+  gpu->start_at_rest(kLarge, kSmall);
+  std::vector<std::vector<Spike>> small(kSmall);
+  for (int32_t step = 0; step < kSteps;) {
+    const int32_t to = std::min(step + 18 * 7 + 3, kSteps);
+    const BatchSpikes spikes = gpu->advance_cells({step, to - step});
+    ASSERT_EQ(spikes.size(), static_cast<std::size_t>(kSmall));
+    for (int32_t k = 0; k < kSmall; ++k) small[k].insert(small[k].end(), spikes[k].begin(), spikes[k].end());
+    step = to;
+  }
+  const std::vector<std::vector<Spike>> alone = cpu_trials_alone(setup, kSmall, kSteps, kLarge);
+  std::size_t total = 0;
+  for (int32_t k = 0; k < kSmall; ++k) {
+    EXPECT_TRUE(same_spikes(alone[k], small[k])) << "trial " << kLarge + k;
+    total += alone[k].size();
+  }
+  std::printf("net2000 batch of %d after one of %d, busy cells pulled: %zu spikes identical\n", kSmall, kLarge, total);
+  EXPECT_GT(total, 1000u);
 }
 
 // More trials than a grid has rows (65,535): the kicks reach every trial, the last

@@ -165,6 +165,39 @@ class RunTest(unittest.TestCase):
         self.assertEqual(result.summary["batch"], 2)
         self.assertEqual(spike_rows(result), cli)
 
+    def test_a_kicks_dataframe_is_the_kicks_file(self):
+        net = load()
+        table = pd.read_csv(NET / "kicks.csv")
+        from_table = flysim.run(net, kicks=table, duration_ms=50, trials=2)
+        from_file = flysim.run(net, kicks=NET / "kicks.csv", duration_ms=50, trials=2)
+        self.assertGreater(len(from_table.spikes), 0)
+        self.assertEqual(spike_rows(from_table), spike_rows(from_file))
+
+    def test_engines_of_the_last_settings_are_kept_and_can_be_released(self):
+        net = load()
+        stim = {"a": (STIMULATED, 150.0)}
+        first = flysim.run(net, stimulus=stim, duration_ms=20, trials=2, seed=1)
+        for seed in range(2, 8):
+            flysim.run(net, stimulus=stim, duration_ms=20, trials=2, seed=seed)
+        self.assertEqual(net.kept_engines, flysim._flysim.KEPT_SETTINGS)
+        net.release_engines()
+        self.assertEqual(net.kept_engines, 0)
+        again = flysim.run(net, stimulus=stim, duration_ms=20, trials=2, seed=1)
+        self.assertFalse(again.summary["engine_reused"])
+        self.assertEqual(spike_rows(again), spike_rows(first))
+
+    def test_empty_tables_keep_their_types(self):
+        net = load()
+        res = flysim.screen(net, {"quiet": {"stimulus": {}}}, readouts=[STIMULATED[0]], spikes=True, trials=2,
+                            duration_ms=10)
+        self.assertEqual(len(res.rates), 0)
+        self.assertEqual(res.rates["exp_name"].dtype, object)
+        self.assertEqual(res.rates["flywire_id"].dtype, np.int64)
+        self.assertEqual(res.readouts["readout_id"].dtype, np.int64)
+        self.assertEqual(res.readouts["mean_rate_hz"].tolist(), [0.0])
+        none = flysim.screen(net, {}, readouts=[])
+        self.assertEqual((none.readouts["readout_id"].dtype, none.readouts["trials"].dtype), (np.int64, np.int64))
+
     def test_a_kept_engine_changes_its_stimulus_like_a_new_one(self):
         first, second = load(), load()
         groups = {"a": (STIMULATED, 120.0)}
@@ -211,7 +244,10 @@ class RunTest(unittest.TestCase):
                                        ({"seed": 2**63}, ValueError, r"seed=9223372036854775808 must lie in 0\.\.9223372036854775807"),
                                        ({"threads": 2**40}, ValueError, "threads=1099511627776 must lie in 1..1024"),
                                        ({"duration_ms": None}, TypeError, "duration_ms=None must be a number"),
-                                       ({"silence": [8.2e17]}, ValueError, "silence: root IDs must be integers, not floats"),
+                                       ({"silence": [8.2e17]}, TypeError, "silence: root IDs must be integers, not floats"),
+                                       ({"kicks": [(3, 8.2e17)]}, TypeError, r"kicks: item 0: root ID 8\.2e\+17 must be an integer, not float"),
+                                       ({"kicks": [(3.7, STIMULATED[0])]}, TypeError, "kicks: item 0: step 3.7 must be an integer"),
+                                       ({"kicks": pd.DataFrame({"step": [1]})}, ValueError, "kicks: .*lacks neuron_id"),
                                        ({"stimulus": {"a b": (STIMULATED, 1.0)}}, ValueError, "stimulus group name 'a b'"),
                                        ({"model": [1]}, TypeError, "model must be a dict")):
             with self.subTest(**{k: repr(v) for k, v in kwargs.items()}):
@@ -233,6 +269,25 @@ class RunTest(unittest.TestCase):
             with self.assertRaisesRegex(flysim.InputError, "^neu_slnc: root ID 12345 "):
                 flysim.run_exp("bad", STIMULATED[:3], tmp, NEURONS, CONNECTIVITY, neu_slnc=[unknown])
             self.assertEqual(os.listdir(tmp), [])
+        # run_exp's own arguments are named as the reference names them, before anything runs.
+        for kwargs, error, message in (({"n_proc": 0}, ValueError, "n_proc=0 must lie in 1..1024"),
+                                       ({"params": {"n_run": 2.5}}, TypeError, r"params\['n_run'\]=2.5 must be an integer"),
+                                       ({"params": {"t_run": 0}}, ValueError, r"params\['t_run'\] \(s\)=0.0 must be above 0"),
+                                       ({"params": {"r_poi": -1}}, ValueError, r"params\['r_poi'\]=-1.0 Hz must be 0 or more"),
+                                       ({"params": {"r_poi": "150"}}, TypeError, r"params\['r_poi'\]='150' must be a number"),
+                                       ({"exp_name": "a/b"}, ValueError, "exp_name='a/b' must name a file")):
+            with self.subTest(**{k: repr(v) for k, v in kwargs.items()}), tempfile.TemporaryDirectory() as tmp:
+                args = {"exp_name": "bad", **kwargs}
+                with self.assertRaisesRegex(error, message), mock.patch("builtins.print") as printed:
+                    flysim.run_exp(args.pop("exp_name"), STIMULATED[:3], tmp, NEURONS, CONNECTIVITY, **args)
+                printed.assert_not_called()
+        df = pd.DataFrame({"trial": [0, 1], "flywire_id": STIMULATED[:2], "exp_name": ["e", "e"]})
+        for kwargs, error, message in (({"t_run": 0, "n_run": 2}, ValueError, "t_run=0.0 must be above 0"),
+                                       ({"t_run": -0.3, "n_run": 2}, ValueError, "t_run=-0.3 must be above 0"),
+                                       ({"t_run": "0.3", "n_run": 2}, TypeError, "t_run='0.3' must be a number"),
+                                       ({"t_run": 0.3, "n_run": 2.5}, TypeError, "n_run=2.5 must be an integer")):
+            with self.subTest(**{k: repr(v) for k, v in kwargs.items()}), self.assertRaisesRegex(error, message):
+                flysim.get_rate(df, **kwargs)
         if not flysim._flysim.cuda_compiled_in():
             with self.assertRaisesRegex(ValueError, "engine='cuda': this flysim module was built without CUDA"):
                 flysim.run(net, engine="cuda", trials=1, duration_ms=10)
@@ -314,6 +369,13 @@ class ReferenceApiTest(unittest.TestCase):
         model, settings = flysim.reference._reference_settings(dict(params, t_run=100 * brian2.ms, w_syn=0.3 * brian2.mV))
         self.assertAlmostEqual(settings["t_run"], 0.1)
         self.assertAlmostEqual(model["w_syn_mV"], 0.3)
+        # A quantity in the wrong units is refused, not read as an SI number.
+        for key, wrong in (("r_poi", 150 * brian2.mV), ("t_run", 3 * brian2.Hz), ("v_th", -45 * brian2.ms),
+                           ("f_poi", 250 * brian2.Hz)):
+            with self.subTest(key=key), self.assertRaisesRegex(ValueError, rf"params\['{key}'\]=.* has dimensions"):
+                flysim.reference._reference_settings(dict(params, **{key: wrong}))
+        _, settings = flysim.reference._reference_settings(dict(params, r_poi2=40 * brian2.Hz))
+        self.assertAlmostEqual(settings["r_poi2"], 40.0)
 
 
 def net_index(flywire_ids):

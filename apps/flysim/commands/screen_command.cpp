@@ -14,6 +14,7 @@
 #include "apps/flysim/commands/commands.hpp"
 #include "apps/flysim/options/common_options.hpp"
 #include "apps/flysim/process/file_roles.hpp"
+#include "apps/flysim/process/output_folder.hpp"
 #include "apps/flysim/commands/plot_script.hpp"
 #include "apps/flysim/options/readout_option.hpp"
 #include "apps/flysim/commands/screen_experiments.hpp"
@@ -273,7 +274,8 @@ int screen_command(const std::vector<std::string>& args) {
   const RunBuilder run(o);
   const TrialShape shape = run.trial_shape(Forever::refused);
   check_experiments(o, request);
-  const auto net = run.load_network_into("output.dir");
+  const OutputFolder folder(o, "output.dir");
+  const auto net = run.load_network();
   const std::vector<int64_t> readouts = present_readouts(o, request.readout_roots, *net);
   const StimulusPlan base = run.stimulus(*net);
   std::vector<ScreenRun> runs;

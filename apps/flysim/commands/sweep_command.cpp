@@ -15,6 +15,7 @@
 #include "apps/flysim/options/readout_option.hpp"
 #include "apps/flysim/options/sweep_rates.hpp"
 #include "apps/flysim/process/file_roles.hpp"
+#include "apps/flysim/process/output_folder.hpp"
 #include "apps/flysim/process/stop_signal.hpp"
 #include "apps/flysim/run/run_builder.hpp"
 #include "io/atomic_file.hpp"
@@ -60,7 +61,7 @@ SweepRequest check_sweep_options(const Options& o) {
   request.dir = o.text("output.dir");
   if (request.dir.empty()) o.reject("output.dir", "must name a folder for the sweep's files");
   try {
-    request.rates = parse_sweep_rates(o.text("sweep.rates"));
+    request.rates = parse_sweep_rates(o.text("sweep.rates"), true);
   } catch (const std::invalid_argument& e) {
     o.reject("sweep.rates", e.what());
   }
@@ -109,7 +110,8 @@ int sweep_command(const std::vector<std::string>& args) {
   const TrialShape shape = run.trial_shape(Forever::refused);
   // Before the network loads: a missing plotter costs no waiting.
   bool plot = plot_wanted(o, "sweep");
-  const auto net = run.load_network_into("output.dir");
+  const OutputFolder folder(o, "output.dir");
+  const auto net = run.load_network();
   SweepTable table;
   table.stimulus_rates_Hz = request.rates;
   table.trial_s = trial_seconds(shape, run.params().dt_ms);

@@ -2,7 +2,6 @@
 
 #include <spdlog/spdlog.h>
 
-#include <filesystem>
 #include <system_error>
 
 #include "apps/flysim/options/batch_option.hpp"
@@ -23,13 +22,6 @@ std::shared_ptr<const Network> RunBuilder::load_network() const {
   });
   throw_if_stopped("loading the network");
   return net;
-}
-
-std::shared_ptr<const Network> RunBuilder::load_network_into(const std::string& dir_key) const {
-  std::error_code ec;
-  std::filesystem::create_directories(o_.text(dir_key), ec);
-  if (ec) o_.reject(dir_key, "cannot be created: " + ec.message());
-  return load_network();
 }
 
 StimulusPlan RunBuilder::stimulus(const Network& net) const { return stimulus_plan(o_, net); }

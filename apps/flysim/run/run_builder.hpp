@@ -33,8 +33,6 @@ class RunBuilder {
   TrialShape trial_shape(Forever forever) const;
   // The network of network.* through the cache, each stage logged; a stop signal ends the loading.
   std::shared_ptr<const Network> load_network() const;
-  // Creates the folder of option `dir_key` first (a command's output folder), then loads.
-  std::shared_ptr<const Network> load_network_into(const std::string& dir_key) const;
   // The stimulus of stimulus.* and run.seed on `net`.
   StimulusPlan stimulus(const Network& net) const;
   // Trials of `shape` batch by batch (run.batch, 'auto' as many as fit) on `neurons` neurons.
