@@ -11,8 +11,9 @@
 
 namespace flysim {
 
-std::string checkpoint_file_name(int32_t trial, int32_t step) {
-  return fmt::format("flysim-trial{:04}-step{:09}.ckpt", trial, step);
+std::string checkpoint_file_name(int32_t trial, int32_t step, int copy) {
+  return copy > 1 ? fmt::format("flysim-trial{:04}-step{:09}_{}.ckpt", trial, step, copy)
+                  : fmt::format("flysim-trial{:04}-step{:09}.ckpt", trial, step);
 }
 
 checkpointer_actor::behavior_type checkpointer_behavior(checkpointer_actor::stateful_pointer<checkpointer_state> self,
@@ -24,8 +25,9 @@ checkpointer_actor::behavior_type checkpointer_behavior(checkpointer_actor::stat
       // trim (the sim loop moved it into the message: nothing is copied).
       [=](checkpoint_atom, Snapshot& snapshot) -> caf::result<std::string> {
         auto& st = self->state;
-        const std::string path =
-            (std::filesystem::path(st.config.dir) / checkpoint_file_name(snapshot.engine.trial, snapshot.engine.next_step)).string();
+        const int32_t trial = snapshot.engine.trial, step = snapshot.engine.next_step;
+        const int copy = trial == st.last_trial && step == st.last_step ? st.last_copy + 1 : 1;
+        const std::string path = (std::filesystem::path(st.config.dir) / checkpoint_file_name(trial, step, copy)).string();
         try {
           CheckpointIdentity identity = st.config.identity;
           if (st.config.compatibility_for_rate)
@@ -37,9 +39,10 @@ checkpointer_actor::behavior_type checkpointer_behavior(checkpointer_actor::stat
         // Free the snapshot's copies now and trim, or the heap keeps their pages (docs/WATCH.md).
         snapshot = Snapshot();
         malloc_trim(0);
-        // A second checkpoint at one step replaced the file: it is listed once.
-        st.written.erase(std::remove(st.written.begin(), st.written.end(), path), st.written.end());
         st.written.push_back(path);
+        st.last_trial = trial;
+        st.last_step = step;
+        st.last_copy = copy;
         while (st.written.size() > st.config.keep) {
           std::remove(st.written.front().c_str());
           st.written.pop_front();

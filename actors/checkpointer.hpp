@@ -21,7 +21,11 @@ struct CheckpointerConfig {
 
 struct checkpointer_state {
   CheckpointerConfig config;
-  std::deque<std::string> written;
+  std::deque<std::string> written;  // the files kept, oldest first
+  // The position of the last file written and its copy there: positions only grow in a
+  // run, so a name is never used twice.
+  int32_t last_trial = -1, last_step = -1;
+  int last_copy = 0;
   static inline const char* name = "checkpointer";
 };
 
@@ -30,7 +34,10 @@ checkpointer_actor::behavior_type checkpointer_behavior(checkpointer_actor::stat
                                                         CheckpointerConfig config);
 checkpointer_actor spawn_checkpointer(caf::actor_system& system, CheckpointerConfig config);
 
-// "flysim-trial0000-step000005004.ckpt": sorts by position.
-std::string checkpoint_file_name(int32_t trial, int32_t step);
+// "flysim-trial0000-step000005004.ckpt": sorts by position. A further checkpoint at the
+// same position in one run (`copy` 2, 3, ...: the stimulus may have changed while paused)
+// is "...step000005004_2.ckpt", sorting after the first, so that no reply names a file
+// that a later checkpoint replaced.
+std::string checkpoint_file_name(int32_t trial, int32_t step, int copy = 1);
 
 }  // namespace flysim

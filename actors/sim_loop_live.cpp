@@ -79,6 +79,11 @@ struct CommandEffect {
 void apply_command(self_ptr self, const LiveCommand& command, uint64_t live_id) {
   auto& st = self->state;
   const RunPosition at = st.window.issued();
+  // Commands queued behind a stop at the same boundary are refused as later ones are.
+  if (st.schedule->stopped() && !std::holds_alternative<StopCommand>(command)) {
+    answer_live(self, live_id, {false, "the run is stopping", at.trial, at.step, ""});
+    return;
+  }
   // A stimulus change is checked before it is journaled: a refused one is not in the journal.
   std::optional<StimulusChange> change;
   if (const auto* stimulus = std::get_if<StimulusCommand>(&command)) {
@@ -125,7 +130,11 @@ ServiceStatus service_status(self_ptr self) {
   s.shards = static_cast<uint32_t>(st.plan.plasticity.shards.size());
   s.last_checkpoint = st.checkpoints.last();
   s.stimulus_rate_Hz = st.plan.trial_plan.stimulus_rate_Hz;
-  s.poisson_neurons = static_cast<uint32_t>(st.plan.trial_plan.stimulus.poisson_neurons.size());
+  const StimulusPlan& stimulus = st.plan.trial_plan.stimulus;
+  s.poisson_neurons = static_cast<uint32_t>(stimulus.poisson_neurons.size());
+  for (const PoissonGroup& g : stimulus.groups) s.groups.push_back({g.name, static_cast<uint32_t>(g.neurons.size()), g.rate_Hz});
+  s.silenced_neurons = static_cast<uint32_t>(stimulus.silenced.size());
+  s.silence_mode = silence_mode_name(stimulus.silence_mode);
   const WindowRates rates = st.realtime->rates();
   s.wall_per_simulated = rates.wall_per_simulated;
   s.host_cores = rates.host_cores;
@@ -143,10 +152,13 @@ void apply_stimulus(self_ptr self, const StimulusCommand& command, StimulusChang
   const RunPosition at = st.window.issued();
   const TrialPlan next = std::move(change.plan);
   const uint32_t threshold = change.poisson_threshold;
+  // The plan keeps the trial's kicks that fired already; the operator is told those to come.
+  const auto kicks_ahead = std::count_if(next.stimulus.kicks.begin(), next.stimulus.kicks.end(),
+                                         [&](const Kick& k) { return k.step >= at.step; });
   const std::string summary =
-      fmt::format("stimulus from {}: {} Poisson neurons at {} Hz, {} groups, {} kicks, {} silenced ({})", where(at),
-                  next.stimulus.poisson_neurons.size(), next.stimulus_rate_Hz, next.stimulus.groups.size(),
-                  next.stimulus.kicks.size(), next.stimulus.silenced.size(), silence_mode_name(next.stimulus.silence_mode));
+      fmt::format("stimulus from {}: {} Poisson neurons at {} Hz, {} groups, {} kicks to come, {} silenced ({})", where(at),
+                  next.stimulus.poisson_neurons.size(), next.stimulus_rate_Hz, next.stimulus.groups.size(), kicks_ahead,
+                  next.stimulus.silenced.size(), silence_mode_name(next.stimulus.silence_mode));
   st.plan.trial_plan = next;
   // Queued behind the epochs before `at`, ahead of every later one.
   const uint64_t generation = st.window.request();

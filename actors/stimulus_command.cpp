@@ -23,6 +23,7 @@ void change_group(StimulusPlan& plan, const StimulusCommand& c, const Network& n
   const std::string& name = *c.group;
   auto it = std::find_if(plan.groups.begin(), plan.groups.end(), [&](const PoissonGroup& g) { return g.name == name; });
   if (it == plan.groups.end()) {
+    if (c.poisson_ids && c.poisson_ids->empty()) throw input_error("there is no group '" + name + "' to remove");
     if (!c.rate_Hz || !c.poisson_ids) throw input_error("group '" + name + "' is new: give its rate_hz and poisson_ids");
     plan.groups.push_back({name, {}, 0.0, 0u});
     it = plan.groups.end() - 1;

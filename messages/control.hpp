@@ -33,6 +33,17 @@ decltype(auto) fields(T& x, F&& f) {
   return f(named("ok", x.ok), named("message", x.message), named("trial", x.trial), named("step", x.step), named("file", x.file));
 }
 
+// A further Poisson group of the running stimulus, as GET /status lists it.
+struct StatusGroup {
+  std::string name;
+  uint32_t neurons = 0;
+  double rate_Hz = 0.0;
+};
+template <same_unqualified<StatusGroup> T, class F>
+decltype(auto) fields(T& x, F&& f) {
+  return f(named("name", x.name), named("neurons", x.neurons), named("rate_hz", x.rate_Hz));
+}
+
 // What GET /status reports. Rates are over the last status window.
 struct ServiceStatus {
   std::string state;            // "running", "paused", "stopping", "done"
@@ -52,7 +63,10 @@ struct ServiceStatus {
   uint32_t shards = 0;          // plasticity shards (0: off)
   std::string last_checkpoint;  // empty: none yet
   double stimulus_rate_Hz = 0.0;
-  uint32_t poisson_neurons = 0;
+  uint32_t poisson_neurons = 0;     // of the default group
+  std::vector<StatusGroup> groups;  // the further Poisson groups, in the plan's order
+  uint32_t silenced_neurons = 0;
+  std::string silence_mode;         // "outgoing" or "both"
   double lag_p99_ms = 0.0;      // over the window: 99% of the epochs were at most this far behind
   double lag_max_ms = 0.0;      // over the window
   double max_lag_ms = 0.0;      // run.max-lag-ms: more than this is logged as falling behind
@@ -74,7 +88,8 @@ decltype(auto) fields(T& x, F&& f) {
            named("host_cpu_s", x.host_cpu_s), named("host_cores", x.host_cores), named("spikes", x.spikes),
            named("spikes_per_simulated_s", x.spikes_per_simulated_s), named("shards", x.shards),
            named("last_checkpoint", x.last_checkpoint), named("stimulus_rate_hz", x.stimulus_rate_Hz),
-           named("poisson_neurons", x.poisson_neurons), named("lag_p99_ms", x.lag_p99_ms), named("lag_max_ms", x.lag_max_ms),
+           named("poisson_neurons", x.poisson_neurons), named("groups", x.groups),
+           named("silenced_neurons", x.silenced_neurons), named("silence_mode", x.silence_mode), named("lag_p99_ms", x.lag_p99_ms), named("lag_max_ms", x.lag_max_ms),
            named("max_lag_ms", x.max_lag_ms), named("window_s", x.window_s), named("engine_cores_needed", x.engine_cores_needed),
            named("warnings", x.warnings), named("cpus_engine", x.cpus_engine), named("cpus_plasticity", x.cpus_plasticity),
            named("cpus_other", x.cpus_other), named("cpus_freed", x.cpus_freed), named("cost", x.cost),
@@ -84,6 +99,10 @@ decltype(auto) fields(T& x, F&& f) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, LiveReply& x) {
   return inspect_fields(f, "flysim.live_reply", x);
+}
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, StatusGroup& x) {
+  return inspect_fields(f, "flysim.status_group", x);
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, ServiceStatus& x) {

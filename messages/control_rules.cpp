@@ -6,6 +6,9 @@
 #include <unordered_set>
 #include <vector>
 
+#include "io/input_file.hpp"
+#include "model/stimulus.hpp"
+
 namespace flysim {
 
 namespace {
@@ -25,10 +28,14 @@ bool changes_something(const StimulusCommand& c) {
 
 std::string problem(const StimulusCommand& c) {
   if (c.group && c.group->empty()) return "group must name a Poisson group; leave it out for the default group";
+  if (c.group && !is_group_name(*c.group))
+    return fmt::format("group '{}': a group's name has letters, digits, '_' and '-' only (as stimulus.group.NAME)",
+                       printable(*c.group));
   if (c.rate_Hz && !std::isfinite(*c.rate_Hz)) return "rate_hz must be a finite number >= 0";
   if (c.rate_Hz && *c.rate_Hz < 0) return fmt::format("rate_hz must be a finite number >= 0, got {}", *c.rate_Hz);
   if (c.kicks && c.kicks->empty()) return "kicks is empty; give at least one kick or leave the field out";
-  if (c.poisson_ids && c.poisson_ids->empty()) return "poisson_ids is empty; to stop the Poisson input, set rate_hz to 0";
+  if (c.poisson_ids && c.poisson_ids->empty() && !c.group)
+    return "poisson_ids is empty; to stop the Poisson input, set rate_hz to 0 (an empty list removes only a group)";
   std::unordered_set<int64_t> seen;
   for (int64_t id : c.poisson_ids ? *c.poisson_ids : std::vector<int64_t>{})
     if (!seen.insert(id).second) return fmt::format("poisson_ids lists {} twice", id);

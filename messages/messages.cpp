@@ -44,6 +44,8 @@ void register_message_types(caf::actor_system_config& cfg) {
   cfg.add_message_type<CostReport>("flysim.cost_report");
   cfg.add_message_type<GpuProcess>("flysim.gpu_process");
   cfg.add_message_type<std::vector<GpuProcess>>("flysim.gpu_processes");
+  cfg.add_message_type<StatusGroup>("flysim.status_group");
+  cfg.add_message_type<std::vector<StatusGroup>>("flysim.status_groups");
   cfg.add_message_type<ServiceStatus>("flysim.service_status");
   cfg.add_message_type<ScreenWorkerSetup>("flysim.screen_worker_setup");
   cfg.add_message_type<ScreenWorkerReady>("flysim.screen_worker_ready");

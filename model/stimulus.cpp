@@ -1,6 +1,7 @@
 #include "model/stimulus.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 #include <unordered_set>
 
@@ -101,6 +102,11 @@ std::string neuron_list_problem(const std::vector<uint32_t>& list, std::size_t n
   return {};
 }
 }  // namespace
+
+bool is_group_name(std::string_view name) {
+  return !name.empty() &&
+         std::all_of(name.begin(), name.end(), [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '-'; });
+}
 
 std::string groups_and_silence_problem(const StimulusPlan& plan, std::size_t neurons, std::span<const int64_t> root_ids) {
   std::size_t grouped = std::set<uint32_t>(plan.poisson_neurons.begin(), plan.poisson_neurons.end()).size();

@@ -82,6 +82,9 @@ std::vector<uint8_t> silence_mask(const StimulusPlan& plan, std::size_t neurons)
 // is named by its root ID, else by its model index.
 std::string groups_and_silence_problem(const StimulusPlan& plan, std::size_t neurons,
                                        std::span<const int64_t> root_ids = {});
+// Whether `name` may name a Poisson group: letters, digits, '_' and '-', as the NAME of
+// the options stimulus.group.NAME.* (every plan can be written as options).
+bool is_group_name(std::string_view name);
 // Every Poisson-driven neuron of the plan, ascending.
 std::vector<uint32_t> driven_neurons(const StimulusPlan& plan);
 

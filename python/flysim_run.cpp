@@ -50,7 +50,7 @@ StimulusPlan NetworkSession::stimulus_plan(const RunRequest& r) const {
   for (std::size_t g = 0; g < r.groups.size(); ++g) {
     const GroupRequest& group = r.groups[g];
     const std::string where = "stimulus group '" + group.name + "'";
-    if (!app::is_option_name(group.name))
+    if (!is_group_name(group.name))
       throw input_error("stimulus group name '" + group.name + "': letters, digits, '_' and '-' only (as stimulus.group.NAME)");
     std::vector<uint32_t> neurons =
         root_ids_as_indices(group.ids, ids_, [&](std::size_t k) { return where + ", item " + std::to_string(k); });

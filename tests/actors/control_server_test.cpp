@@ -65,6 +65,9 @@ TEST_F(ControlServerTest, StatusReportsEveryFieldInSnakeCase) {
   EXPECT_EQ(s["last_checkpoint"], want.last_checkpoint);
   EXPECT_EQ(s["stimulus_rate_hz"], want.stimulus_rate_Hz);
   EXPECT_EQ(s["poisson_neurons"], want.poisson_neurons);
+  EXPECT_EQ(s["groups"], json::parse(R"([{"name":"bitter","neurons":5,"rate_hz":80.0}])"));
+  EXPECT_EQ(s["silenced_neurons"], want.silenced_neurons);
+  EXPECT_EQ(s["silence_mode"], want.silence_mode);
   EXPECT_EQ(s["lag_p99_ms"], want.lag_p99_ms);
   EXPECT_EQ(s["lag_max_ms"], want.lag_max_ms);
   EXPECT_EQ(s["max_lag_ms"], want.max_lag_ms);
@@ -85,7 +88,7 @@ TEST_F(ControlServerTest, StatusReportsEveryFieldInSnakeCase) {
   EXPECT_EQ(s["cost"].size(), 7u);
   EXPECT_EQ(s["gpu_note"], want.gpu_note);
   EXPECT_EQ(s["gpu_neighbours"], json::parse(R"([{"gpu":0,"pid":4343,"name":"python3","used_mib":2048.0}])"));
-  EXPECT_EQ(s.size(), 32u) << s.dump();
+  EXPECT_EQ(s.size(), 35u) << s.dump();
 }
 
 TEST_F(ControlServerTest, EachEndpointDeliversItsCommand) {
@@ -326,6 +329,26 @@ TEST_F(ControlServerTest, ABodyOfAnyTypeUpToTheLimitIsDelivered) {
   expect_refused(client.Post("/stimulus", "--b\r\n\r\n--b--\r\n", "multipart/form-data; boundary=b"), 415,
                  "not a multipart form (curl -F)");
   EXPECT_EQ(log_->received().size(), 2u);
+  // A chunked body (no length stated) is cut off at the limit as it arrives: this one
+  // would run to 64 MiB; the server stops reading after 16 and closes the connection,
+  // so the client's writes fail before the rest (the socket buffers aside) is sent.
+  std::size_t sent = 0;
+  const std::string chunk(1 << 20, ' ');
+  httplib::Client chunked("127.0.0.1", server_->port());
+  const httplib::Result r = chunked.Post("/stimulus",
+                                         [&](std::size_t, httplib::DataSink& sink) {
+                                           if (sent < (64u << 20)) {
+                                             sent += chunk.size();
+                                             return sink.write(chunk.data(), chunk.size());
+                                           }
+                                           sink.done();
+                                           return true;
+                                         },
+                                         "application/json");
+  EXPECT_LT(sent, 40u << 20) << "the server read a chunked body past its limit";
+  if (r) expect_refused(r, 413, "the body is larger than 16 MiB");  // when the answer beat the failed write
+  EXPECT_EQ(log_->received().size(), 2u);
+  ok_body(get("/status"));
 }
 
 TEST_F(ControlServerTest, UnknownPathIs404AndWrongMethodIs405) {
@@ -337,6 +360,10 @@ TEST_F(ControlServerTest, UnknownPathIs404AndWrongMethodIs405) {
   EXPECT_EQ(r->get_header_value("Allow"), "POST");
   httplib::Client client("127.0.0.1", server_->port());
   expect_refused(client.Delete("/stop"), 405, "/stop takes POST, not DELETE");
+  // Status and commands take no query parameters: one is named, not ignored.
+  expect_refused(get("/status?verbose=1"), 400, "unknown query parameter \"verbose\": GET /status takes none");
+  expect_refused(post("/stimulus?rate_hz=5", R"({"rate_hz":5})"), 400,
+                 "unknown query parameter \"rate_hz\": POST /stimulus takes none (its fields go in the JSON body)");
   EXPECT_TRUE(log_->received().empty());
 }
 
@@ -351,8 +378,12 @@ TEST_F(ControlServerTest, TokenIsRequiredWhenConfigured) {
   EXPECT_EQ(wrong->get_header_value("WWW-Authenticate"), "Bearer realm=\"flysim\"");
   expect_refused(get("/nowhere", {{"Authorization", "Bearer nope"}}), 401, "token");
   EXPECT_TRUE(log_->received().empty());
+  expect_refused(get("/status", {{"Authorization", "Basic s3cret-token"}}), 401, "the token is wrong");
+  expect_refused(get("/status", {{"Authorization", "s3cret-token"}}), 401, "the token is wrong");
   EXPECT_EQ(ok_body(get("/status", {{"Authorization", "Bearer s3cret-token"}}))["state"], "running");
-  EXPECT_EQ(ok_body(post("/stop", "", {{"Authorization", "Bearer s3cret-token"}}))["ok"], true);
+  // The scheme's name is case-insensitive (RFC 7235), the token is not.
+  EXPECT_EQ(ok_body(get("/status", {{"Authorization", "bearer s3cret-token"}}))["state"], "running");
+  EXPECT_EQ(ok_body(post("/stop", "", {{"Authorization", "BEARER s3cret-token"}}))["ok"], true);
   EXPECT_EQ(log_->received().size(), 1u);
 }
 

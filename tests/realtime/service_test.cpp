@@ -88,6 +88,8 @@ TEST_F(Service, LiveGroupsAndSilencingAreJournaledAndReplayIdentically) {
   spit(group, "820475940600081522\n");
   spit(silence, slurp(data_path("net2000/stimulated.txt")));
   spit(none, "# nobody\n");
+  const std::string removed = path("removed.txt");
+  spit(removed, "820475940600081543\n");
   const std::string plain = "serve " + network() + " --run.pace=5 --control.port=0 --run.duration-ms=3000 --checkpoint.dir=" + path("ck");
   BackgroundFlysim serve(plain + " --output.spikes=" + path("live.csv") + " --output.journal=" + path("journal.jsonl"),
                          path("serve.out"), path("serve.err"));
@@ -101,9 +103,33 @@ TEST_F(Service, LiveGroupsAndSilencingAreJournaledAndReplayIdentically) {
   EXPECT_EQ(shared.code, 1) << "a neuron in two groups is refused";
   EXPECT_NE((shared.out + shared.err).find("two Poisson groups of the stimulus: neuron ID 8204759406"), std::string::npos)
       << "named by its root ID: " << shared.out << shared.err;
+  // A group added and removed again (--ids= with no file); an empty file says how.
+  EXPECT_EQ(ctl(port, "stimulus --group=brief --rate=200 --ids=" + removed).code, 0);
+  const nlohmann::json with_group = status(port);
+  ASSERT_EQ(with_group["groups"].size(), 1u) << with_group.dump();
+  EXPECT_EQ(with_group["groups"][0]["name"], "brief");
+  EXPECT_EQ(with_group["groups"][0]["neurons"], 1);
+  EXPECT_EQ(with_group["groups"][0]["rate_hz"], 200.0);
+  EXPECT_NE(ctl(port, "status").out.find("; group brief: 1 at 200 Hz"), std::string::npos);
+  const CliResult empty = ctl(port, "stimulus --group=brief --ids=" + none);
+  EXPECT_EQ(empty.code, 2);
+  EXPECT_NE(empty.err.find("to remove a group, --group=NAME --ids= with no file"), std::string::npos) << empty.err;
+  EXPECT_EQ(ctl(port, "stimulus --group=brief --ids=").code, 0);
+  const CliResult gone = ctl(port, "stimulus --group=brief --ids=");
+  EXPECT_EQ(gone.code, 1);
+  EXPECT_NE((gone.out + gone.err).find("there is no group 'brief' to remove"), std::string::npos) << gone.out << gone.err;
+  EXPECT_EQ(ctl(port, "stimulus --group=bad.name --rate=5 --ids=" + removed).code, 2) << "a group name as the options take";
   EXPECT_EQ(ctl(port, "stimulus --silence=" + silence + " --silence-mode=both").code, 0);
   EXPECT_EQ(ctl(port, "stimulus --silence=").code, 0);
   EXPECT_EQ(ctl(port, "stimulus --silence=" + silence).code, 0);
+  EXPECT_EQ(status(port)["silenced_neurons"], 21);
+  EXPECT_EQ(status(port)["groups"].size(), 0u);
+  // A checkpoint says what it silences.
+  const CliResult written = ctl(port, "checkpoint");
+  ASSERT_EQ(written.code, 0) << written.err;
+  const std::string file = written.out.substr(written.out.find("file        ") + 12);
+  const CliResult inspect = run_flysim("checkpoint inspect " + file.substr(0, file.find('\n')), path("inspect.out"), path("inspect.err"));
+  EXPECT_NE(inspect.out.find("silenced        21 neurons (both)"), std::string::npos) << inspect.out << inspect.err;
   EXPECT_NE(slurp(path("journal.jsonl")).find("\"silence_ids\""), std::string::npos);
   EXPECT_EQ(ctl(port, "stop").code, 0);
   EXPECT_EQ(serve.wait(), 0) << slurp(path("serve.err"));

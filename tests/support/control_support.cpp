@@ -26,6 +26,9 @@ ServiceStatus fake_status() {
   s.last_checkpoint = "ckpt/flysim-trial0001-step000000360.ckpt";
   s.stimulus_rate_Hz = 150;
   s.poisson_neurons = 21;
+  s.groups = {{"bitter", 5, 80.0}};
+  s.silenced_neurons = 3;
+  s.silence_mode = "both";
   s.lag_p99_ms = 1.5;
   s.lag_max_ms = 4.25;
   s.max_lag_ms = 100;

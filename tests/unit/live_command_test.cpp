@@ -125,6 +125,11 @@ TEST(LiveCommand, RefusalsNameTheFieldAsBefore) {
             "unknown field \"kicks[0].x\": a kick takes neuron_id, after_ms");
   EXPECT_EQ(refusal("stimulus", R"({"group":5})"), "field \"group\" must be a group name (a string), got number 5");
   EXPECT_EQ(refusal("stimulus", R"({"group":""})"), "group must name a Poisson group; leave it out for the default group");
+  EXPECT_EQ(refusal("stimulus", R"({"group":"a b","rate_hz":5})"),
+            "group 'a b': a group's name has letters, digits, '_' and '-' only (as stimulus.group.NAME)");
+  EXPECT_EQ(refusal("stimulus", R"({"poisson_ids":[]})"),
+            "poisson_ids is empty; to stop the Poisson input, set rate_hz to 0 (an empty list removes only a group)");
+  EXPECT_EQ(refusal("stimulus", R"({"group":"g","poisson_ids":[]})"), "accepted");
   EXPECT_EQ(refusal("stimulus", R"({"silence_mode":"x"})"), "field \"silence_mode\" must be \"outgoing\" or \"both\", got string \"x\"");
   EXPECT_EQ(refusal("stimulus", R"({"group":"g","kicks":[{"neuron_id":7,"after_ms":1}]})"),
             "kicks belong to no group: send them without group");

@@ -43,6 +43,16 @@ void print_header(const std::string& path, std::size_t file_bytes, const Checkpo
       h.network_hash, h.payload_bytes, h.payload_checksum);
 }
 
+// The plan's further Poisson groups and silenced set, a line each ("" when it has none).
+std::string groups_and_silence_lines(const StimulusPlan& stimulus) {
+  std::string text;
+  for (const PoissonGroup& g : stimulus.groups)
+    text += fmt::format("  group           {}: {} Poisson neurons at {} Hz\n", g.name, g.neurons.size(), g.rate_Hz);
+  if (!stimulus.silenced.empty())
+    text += fmt::format("  silenced        {} neurons ({})\n", stimulus.silenced.size(), silence_mode_name(stimulus.silence_mode));
+  return text;
+}
+
 void print_snapshot(const Snapshot& s, double dt_ms) {
   const EngineState& e = s.engine;
   const TrialPlan& p = s.plan;
@@ -58,6 +68,7 @@ void print_snapshot(const Snapshot& s, double dt_ms) {
       "plan\n"
       "  trials          {} x {} steps ({:.3f} ms each)\n"
       "  stimulus        {} Poisson neurons at {} Hz, {} timed kicks, seed {}\n"
+      "{}"
       "recorder\n"
       "  spikes so far   {} from {} active neurons\n"
       "plasticity\n"
@@ -65,7 +76,7 @@ void print_snapshot(const Snapshot& s, double dt_ms) {
       "  settings        {}\n",
       e.trial, p.trials - 1, e.trial, e.trial + static_cast<int32_t>(s.later_trials.size()), s.batch, e.next_step, p.steps_per_trial, e.next_step * dt_ms, done_ms, dt_ms, e.v.size(),
       e.pending.size(), p.trials, p.steps_per_trial, p.steps_per_trial * dt_ms, p.stimulus.poisson_neurons.size(),
-      p.stimulus_rate_Hz, p.stimulus.kicks.size(), p.stimulus.seed, s.recorder.spikes, active, e.plastic_weights.size(),
+      p.stimulus_rate_Hz, p.stimulus.kicks.size(), p.stimulus.seed, groups_and_silence_lines(p.stimulus), s.recorder.spikes, active, e.plastic_weights.size(),
       s.plasticity.settings.empty() ? "off" : s.plasticity.settings);
 }
 

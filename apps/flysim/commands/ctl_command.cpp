@@ -28,7 +28,7 @@ constexpr const char* kCtlUsage =
     "    checkpoint                       write a checkpoint at the next boundary\n"
     "    stimulus [--group=NAME] [--rate=HZ] [--ids=FILE] [--kick=ID@MS ...] [--silence=FILE] [--silence-mode=M]\n"
     "                                     set the Poisson rate; replace the Poisson set (root IDs, one per line);\n"
-    "                                     with --group, of group NAME (a new group needs both; --ids= on an empty\n"
+    "                                     with --group, of group NAME (a new group needs both; --ids= with no\n"
     "                                     file removes it); kick neuron ID MS ms after the boundary where the\n"
     "                                     command applies; replace the silenced set (--silence= with no file:\n"
     "                                     unsilence all); silence mode outgoing or both\n"
@@ -89,6 +89,14 @@ void print_realtime_status(const ServiceStatus& st) {
   if (!st.cost.roles.empty()) std::cout << "  host cores per role:\n" << cost_table(st.cost, "    ");
 }
 
+// The groups and silencing after the default group: "; group bitter: 5 at 80 Hz; 21 silenced (both)".
+std::string stimulus_extras(const ServiceStatus& st) {
+  std::string text;
+  for (const StatusGroup& g : st.groups) text += fmt::format("; group {}: {} at {} Hz", g.name, g.neurons, g.rate_Hz);
+  if (st.silenced_neurons > 0) text += fmt::format("; {} silenced ({})", st.silenced_neurons, st.silence_mode);
+  return text;
+}
+
 void print_status(const ServiceStatus& st, const std::string& where) {
   const double per_sim = st.wall_per_simulated;
   std::cout << fmt::format(
@@ -101,14 +109,14 @@ void print_status(const ServiceStatus& st, const std::string& where) {
       "  threads     {}\n"
       "  host cpu    {:.2f} s, {:.3f} cores\n"
       "  spikes      {} ({:.1f} per simulated s)\n"
-      "  stimulus    {} Poisson neurons at {} Hz\n"
+      "  stimulus    {} Poisson neurons at {} Hz{}\n"
       "  shards      {}\n"
       "  checkpoint  {}\n",
       where, st.state, st.trial, st.step, st.trials, st.trials == 1 ? "" : "s", st.simulated_s, st.wall_s, per_sim,
       per_sim > 0 ? fmt::format(" ({:.2f}x real time)", 1.0 / per_sim) : "", st.pace,
       st.pace == "off" ? "" : fmt::format(", {:.1f} ms behind", st.lag_ms), st.engine,
       st.threads > 0 ? std::to_string(st.threads) : "none (not a CPU pool)", st.host_cpu_s, st.host_cores, st.spikes,
-      st.spikes_per_simulated_s, st.poisson_neurons, st.stimulus_rate_Hz, st.shards > 0 ? std::to_string(st.shards) : "off",
+      st.spikes_per_simulated_s, st.poisson_neurons, st.stimulus_rate_Hz, stimulus_extras(st), st.shards > 0 ? std::to_string(st.shards) : "off",
       st.last_checkpoint.empty() ? "none yet" : st.last_checkpoint);
   print_realtime_status(st);
 }

@@ -20,6 +20,10 @@ namespace flysim::app {
 int32_t batch_option(const Options& o, int32_t trials, EngineWhere where, std::size_t neurons, int32_t delay_steps,
                      const std::string& one_trial_only, bool scripted_positions);
 
+// run.batch as written: a number of trials >= 1, or 0 for 'auto'; anything else is refused
+// naming the option (checked with the other trial options, before the network loads).
+int64_t batch_asked(const Options& o);
+
 // run.batch=auto: the batch is what fits, not a number the user chose.
 bool batch_is_auto(const Options& o);
 

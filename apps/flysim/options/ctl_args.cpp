@@ -45,7 +45,9 @@ std::vector<int64_t> read_poisson_ids(const std::string& path) {
     if (!seen.insert(listed.id).second) throw input_error_at(path, listed.line, fmt::format("neuron ID {} is listed twice", listed.id));
     ids.push_back(listed.id);
   }
-  if (ids.empty()) throw input_error(path + ": no neuron IDs in the file (to stop the Poisson input, give --rate=0)");
+  if (ids.empty())
+    throw input_error(path + ": no neuron IDs in the file (to stop the Poisson input, give --rate=0; to remove a group, "
+                             "--group=NAME --ids= with no file)");
   return ids;
 }
 
@@ -78,7 +80,7 @@ CtlRequest parse_ctl_args(const std::vector<std::string>& args) {
       if (*stimulus.rate_Hz < 0) throw input_error(fmt::format("command line: --rate={} must not be negative", value));
       stimulus_flags.push_back("--rate");
     } else if (flag == "ids" && eq != std::string::npos) {
-      stimulus.poisson_ids = read_poisson_ids(value);
+      stimulus.poisson_ids = value.empty() ? std::vector<int64_t>{} : read_poisson_ids(value);
       stimulus_flags.push_back("--ids");
     } else if (flag == "group" && eq != std::string::npos) {
       if (value.empty()) throw input_error("command line: --group needs a group name (--group=NAME)");

@@ -14,6 +14,7 @@
 
 #include "model/errors.hpp"
 #include "io/input_file.hpp"
+#include "model/stimulus.hpp"
 
 namespace flysim::app {
 
@@ -230,10 +231,7 @@ void Options::reject(const std::string& key, const std::string& why) const {
   throw input_error(origin(key) + ": option " + key + "='" + printable(text(key)) + "' " + why);
 }
 
-bool is_option_name(const std::string& name) {
-  return !name.empty() &&
-         std::all_of(name.begin(), name.end(), [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '-'; });
-}
+bool is_option_name(const std::string& name) { return is_group_name(name); }
 
 OptionSpec spec_of(const std::vector<OptionSpec>& specs, const std::string& key, const std::string& help) {
   const auto it = std::find_if(specs.begin(), specs.end(), [&](const OptionSpec& s) { return s.key == key; });

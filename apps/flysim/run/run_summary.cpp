@@ -23,6 +23,13 @@ struct Speed {
   double cpu_per_simulated_s = 0.0;
 };
 
+// "3.1x faster than real time", or "1.02x slower than real time".
+std::string against_real_time(double wall_per_simulated_s) {
+  if (!(wall_per_simulated_s > 0)) return "no simulated time";
+  if (wall_per_simulated_s <= 1.0) return fmt::format("{:.1f}x faster than real time", 1.0 / wall_per_simulated_s);
+  return fmt::format("{:.2f}x slower than real time", wall_per_simulated_s);
+}
+
 Speed speed_of(const RunSummary& s) {
   const double simulated = s.simulated_this_run_s;
   Speed speed;
@@ -107,13 +114,13 @@ void print_summary(const RunSummary& s, const SummaryContext& c) {
   print_realtime_summary(s, c.paced);
   const Speed speed = speed_of(s);
   std::cout << fmt::format(
-      "  wall time   {:.3f} s, {:.4f} wall s per simulated s ({:.1f}x faster than real time)\n"
+      "  wall time   {:.3f} s, {:.4f} wall s per simulated s ({})\n"
       "  host cpu    {:.3f} s, {:.4f} cpu s per simulated s\n"
       "  memory      {:.0f} MiB peak\n"
       "  engine      {}\n"
       "  compat      {}\n"
       "  kernel      {}\n",
-      s.wall_s, speed.wall_per_simulated_s, speed.faster_than_real_time, s.cpu_s, speed.cpu_per_simulated_s,
+      s.wall_s, speed.wall_per_simulated_s, against_real_time(speed.wall_per_simulated_s), s.cpu_s, speed.cpu_per_simulated_s,
       s.peak_memory_MiB, s.engine, c.compatibility, kKernelVersion);
   if (!c.weights_path.empty())
     std::cout << fmt::format("  weights     {} plastic connections written to {}\n", c.plastic_connections, c.weights_path);

@@ -5,6 +5,7 @@
 #include <charconv>
 #include <string>
 
+#include "apps/flysim/options/batch_option.hpp"
 #include "apps/flysim/options/common_options.hpp"
 #include "model/lif_params.hpp"
 #include "model/snapshot.hpp"
@@ -45,6 +46,7 @@ TrialShape trial_shape(const Options& o, double dt_ms, Forever forever) {
   if (endless && trials != 1) o.reject("run.trials", "must be 1 when run.duration-ms=forever");
   shape.trials = static_cast<int32_t>(trials);
   if (o.integer("run.seed") < 0) o.reject("run.seed", "must not be negative");
+  if (o.given("run.batch")) batch_asked(o);  // its syntax now; what fits once the network is known
   if (endless) {
     shape.steps_per_trial = static_cast<int32_t>(kMaxRunSteps);
     shape.duration_ms = static_cast<double>(kMaxRunSteps) * dt_ms;

@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <optional>
@@ -32,6 +33,7 @@ constexpr std::size_t kMaxBodyBytes = 16u << 20;
 struct Endpoint {
   std::string path;
   std::string method;
+  bool queries = false;  // takes query parameters (and checks them itself); a page file ignores them
 };
 
 // The JSON the live page draws (and any script may read).
@@ -48,8 +50,8 @@ std::vector<std::string> page_paths(const PageFiles& page) {
 std::vector<Endpoint> endpoints(const PageFiles& page) {
   std::vector<Endpoint> list = {{"/status", "GET"}};
   for (const std::string& action : kLiveActions) list.push_back({"/" + action, "POST"});
-  for (const std::string& path : kActivityPaths) list.push_back({path, "GET"});
-  for (const std::string& path : page_paths(page)) list.push_back({path, "GET"});
+  for (const std::string& path : kActivityPaths) list.push_back({path, "GET", true});
+  for (const std::string& path : page_paths(page)) list.push_back({path, "GET", true});
   return list;
 }
 
@@ -73,6 +75,17 @@ bool same_secret(const std::string& given, const std::string& expected) {
   unsigned char differ = given.size() != expected.size();
   for (std::size_t k = 0; k < given.size(); ++k) differ |= given[k] ^ expected[k % std::max<std::size_t>(1, expected.size())];
   return differ == 0;
+}
+
+// Whether an Authorization header carries `token` in the Bearer scheme, whose name is
+// case-insensitive (RFC 7235); the token is compared in constant time.
+bool carries_token(const std::string& header, const std::string& token) {
+  constexpr std::string_view kScheme = "bearer ";
+  const bool bearer = header.size() >= kScheme.size() &&
+                      std::equal(kScheme.begin(), kScheme.end(), header.begin(), [](char a, char b) {
+                        return a == std::tolower(static_cast<unsigned char>(b));
+                      });
+  return same_secret(bearer ? header.substr(kScheme.size()) : std::string(), token) && bearer;
 }
 
 // SO_REUSEADDR so a restarted service binds at once, and deliberately not httplib's
@@ -191,7 +204,7 @@ void ControlServer::install_routes() {
     }
     const std::vector<std::string> page = page_paths(config_.page);
     const bool page_file = std::find(page.begin(), page.end(), req.path) != page.end();
-    if (!config_.token.empty() && !page_file && !same_secret(req.get_header_value("Authorization"), "Bearer " + config_.token)) {
+    if (!config_.token.empty() && !page_file && !carries_token(req.get_header_value("Authorization"), config_.token)) {
       res.set_header("WWW-Authenticate", "Bearer realm=\"flysim\"");
       answer_error(res, 401, req.has_header("Authorization")
                                  ? "the token is wrong: send the one in the service's control.token-file"
@@ -200,6 +213,11 @@ void ControlServer::install_routes() {
     }
     for (const Endpoint& e : endpoints(config_.page)) {
       if (e.path != req.path) continue;
+      if (!e.queries && !req.params.empty()) {
+        answer_error(res, 400, fmt::format("unknown query parameter \"{}\": {} {} takes none{}", req.params.begin()->first,
+                                           e.method, e.path, e.method == "POST" ? " (its fields go in the JSON body)" : ""));
+        return httplib::Server::HandlerResponse::Handled;
+      }
       // `curl -X POST .../stop` sends neither a length nor chunks; httplib 0.11 would wait
       // for the connection to close to find the body's end. Such a POST has no body.
       if (req.method == "POST" && e.method == "POST" && !req.has_header("Content-Length") &&
@@ -228,9 +246,19 @@ void ControlServer::install_routes() {
     // Read through a content reader: httplib's own body reading caps a form-encoded body
     // (curl -d's default type) at 8 KiB; this way every type gets kMaxBodyBytes.
     s.Post("/" + action, [this, action](const httplib::Request&, httplib::Response& res, const httplib::ContentReader& read) {
+      // httplib caps a body of a stated length; a chunked one is capped here, as it arrives.
       std::string body;
-      if (!read([&](const char* data, std::size_t n) { return body.append(data, n), true; })) return;
-      answer_command(action, body, res);
+      bool too_large = false;
+      const bool whole = read([&](const char* data, std::size_t n) {
+        too_large = n > kMaxBodyBytes - body.size();
+        if (!too_large) body.append(data, n);
+        return !too_large;
+      });
+      if (too_large) {
+        res.set_header("Connection", "close");  // the rest of the body is never read
+        return answer_error(res, 413, reason_phrase(413));
+      }
+      if (whole) answer_command(action, body, res);
     });
 
   // httplib's own refusals (413, a malformed request) get the same JSON body as ours.
