@@ -17,6 +17,14 @@ int32_t duration_to_steps(double duration_ms, double dt_ms) {
                                                                           : std::numeric_limits<int32_t>::max();
 }
 
+int32_t run_steps(double duration_ms, double dt_ms) {
+  const double exact = duration_ms / dt_ms;
+  const double nearest = std::round(exact);
+  const double steps = std::fabs(nearest - exact) <= 1e-4 ? nearest : std::ceil(exact);
+  return steps < static_cast<double>(std::numeric_limits<int32_t>::max()) ? static_cast<int32_t>(steps)
+                                                                          : std::numeric_limits<int32_t>::max();
+}
+
 std::string duration_problem(double duration_ms, double dt_ms, const std::string& dt_name) {
   const double max_ms = static_cast<double>(kMaxRunSteps) * dt_ms;
   if (duration_ms >= dt_ms && duration_ms <= max_ms) return "";

@@ -25,6 +25,11 @@ struct LifParams {
 // Brian2's rounding of a duration to steps: int((x + 1e-3*dt)/dt), at most INT32_MAX.
 int32_t duration_to_steps(double duration_ms, double dt_ms);
 
+// The steps of a run (a trial) of duration_ms, as Brian2's clock counts them
+// (Clock._calc_timestep): the nearest whole number of steps when the duration lies within
+// 1e-4 dt of it, else rounded up; at most INT32_MAX.
+int32_t run_steps(double duration_ms, double dt_ms);
+
 // `steps` time steps of dt_ms in seconds (a spike's time in the reference's files too).
 inline double steps_to_seconds(double steps, double dt_ms) { return steps * dt_ms * 1e-3; }
 

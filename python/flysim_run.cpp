@@ -94,7 +94,7 @@ namespace {
 int32_t trial_steps(double duration_ms, double dt_ms) {
   if (const std::string problem = duration_problem(duration_ms, dt_ms, "model dt_ms"); !problem.empty())
     throw input_error(fmt::format("duration_ms={} {}", duration_ms, problem));
-  return duration_to_steps(duration_ms, dt_ms);
+  return run_steps(duration_ms, dt_ms);
 }
 
 // The batch of `r` on `where`: what fits (its part of it, for each of `sharing` engines on

@@ -109,7 +109,8 @@ def run(net: Network,
         v += f_poi * w_syn.
     silence: root IDs whose synapses carry no weight: outgoing ones (silence_mode
         "outgoing", the reference's silence()) or incoming too ("both").
-    duration_ms: each trial's length, at least one step of dt, cut to whole steps.
+    duration_ms: each trial's length, at least one step of dt; one that is not a whole
+        number of steps is rounded up, as Brian2's run() does.
     trials: 1..1,000,000; seed: 0..2^63-1 (as flysim run's run.trials and run.seed).
     engine: "cpu" (the CPU pool of `threads`, 1..1024; None: all cores) or "cuda".
     batch: trials advanced together (None: what fits); never changes the spikes.

@@ -117,6 +117,23 @@ TEST_F(Cli, OutOfRangeModelParameterNamesTheOptions) {
                                "above v_0 (model.v-rest-mV) = -52 mV");
 }
 
+// A trial's steps are Brian2's run()'s: a duration that is not a whole number of steps is
+// rounded up (and said so); one within 1e-4 dt of a whole number is that number.
+TEST_F(Cli, ADurationBetweenStepsIsRoundedUpAsBrian2Does) {
+  const std::string ids = " --stimulus.ids=" + data_path("net2000/stimulated.txt");
+  const CliResult between = flysim(net2000("--run.duration-ms=100.55 --output.summary=" + path("between.json") + ids));
+  ASSERT_EQ(between.code, 0) << between.err;
+  EXPECT_EQ(read_summary(path("between.json")).value("ms_per_trial", 0.0), 1006 * 0.1);
+  EXPECT_NE(between.err.find("run.duration-ms=100.55 is not a whole number of steps of dt 0.1 ms: each trial runs 1006 "
+                             "steps (100.6 ms)"),
+            std::string::npos)
+      << between.err;
+  const CliResult near = flysim(net2000("--run.duration-ms=100.000005 --output.summary=" + path("near.json") + ids));
+  ASSERT_EQ(near.code, 0) << near.err;
+  EXPECT_EQ(read_summary(path("near.json")).value("ms_per_trial", 0.0), 1000 * 0.1);
+  EXPECT_EQ(near.err.find("not a whole number of steps"), std::string::npos) << near.err;
+}
+
 TEST_F(Cli, NegativeCheckpointIntervalCreatesNothing) {
   const CliResult r = flysim(net2000("--checkpoint.every-ms=-1 --checkpoint.dir=" + path("ckpt")));
   expect_one_line_error(r, "command line: option checkpoint.every-ms='-1' must not be negative");

@@ -132,7 +132,8 @@ std::vector<OptionSpec> run_options() {
        "which synapses of a silenced neuron carry no weight: outgoing (the reference code) or both (incoming too)",
        {"outgoing", "both"}},
       {"run.duration-ms", OptionType::text, "1000",
-       "simulated time per trial, ms, or 'forever' (one trial of 2^29 steps, 14.9 h at dt 0.1 ms, until stopped)"},
+       "simulated time per trial, ms (not a whole number of steps: rounded up, as Brian2's run()), or 'forever' (one "
+       "trial of 2^29 steps, 14.9 h at dt 0.1 ms, until stopped)"},
       {"run.pace", OptionType::text, "off",
        "'off' (as fast as possible), 'realtime', or simulated seconds per wall second (e.g. 0.5, 10): when epochs run, "
        "never what they compute. A paced or endless run streams its spike file (flushed every 0.2 s)"},
