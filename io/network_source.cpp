@@ -65,7 +65,9 @@ void restrict_generator(GeneratorParams& params, std::size_t neurons, uint64_t c
   // still places that many quickly; far denser asks would stall it.
   if (params.connections > max_pairs / 4)
     throw input_error("a network of " + std::to_string(n) + " neurons cannot hold " + std::to_string(connections) +
-                      " connections with a realistic sparsity; ask for at most " + std::to_string(max_pairs / 4));
+                      " connections with a realistic sparsity; " +
+                      (max_pairs / 4 > 0 ? "ask for at most " + std::to_string(max_pairs / 4)
+                                         : std::string("ask for more neurons (a quarter of the n*(n-1) pairs at most)")));
   // The hubs shrink with the network (the largest FlyWire hub reaches 7% of all neurons):
   // a 2,000-neuron network with full-scale hubs would need rows longer than n - 1 once the
   // heavy tail is drawn, and could not place its connections without repeats. Never below

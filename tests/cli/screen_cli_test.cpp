@@ -459,6 +459,15 @@ TEST(ScreenCli, MergeRefusesPartsThatAreNotOneWholeScreen) {
   expect_one_line_error(merge(d, "lost", " " + p1 + " " + p2 + " " + p3 + out),
                         "experiment 'two groups' of part 2/3 is not done in " + p2 + "/.screen-parts");
   EXPECT_FALSE(fs::exists(d.path("merged")));  // nothing written before the checks pass
+  // A damaged part is named where it lies, and nothing of the merge is written.
+  ASSERT_EQ(screen(d, "part2again", args + " --screen.part=2/3 --screen.resume=true --output.dir=" + p2).code, 0);
+  const std::string damaged = p3 + "/.screen-parts/00002.counts";
+  const std::string head = slurp(damaged).substr(0, 20);
+  spit(damaged, head);
+  const CliResult broken = merge(d, "damaged", " " + p1 + " " + p3 + " " + p2 + out);
+  EXPECT_EQ(broken.code, 2) << broken.err;
+  EXPECT_EQ(broken.err.rfind("flysim: error: " + damaged + ":", 0), 0u) << broken.err;
+  EXPECT_FALSE(fs::exists(d.path("merged")));
 }
 
 }  // namespace

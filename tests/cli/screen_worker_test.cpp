@@ -166,6 +166,7 @@ TEST_F(ScreenWorker, ADifferentNetworkIsRefusedByName) {
   const CliResult r = flysim("refused", screen_args() + nodes({p}) + " --output.dir=" + path("refused"));
   expect_one_line_error(r, "screen.nodes: the worker 127.0.0.1:" + std::to_string(p) + " refused the screen: network mismatch");
   EXPECT_NE(r.err.find(other), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(path("refused"))) << "a screen refused before its first experiment leaves nothing to resume";
   // The worker lives on and serves a screen of its own network.
   EXPECT_EQ(w->wait_for(0), -2);
   EXPECT_EQ(terminate(*w).first, 0);
@@ -174,6 +175,10 @@ TEST_F(ScreenWorker, ADifferentNetworkIsRefusedByName) {
 TEST_F(ScreenWorker, OptionsThatChangeResultsAndOpenListeningAreRefused) {
   expect_one_line_error(flysim("trials", "worker --run.trials=5"), "command line: option run.trials cannot change");
   expect_one_line_error(flysim("open", "worker --bind=0.0.0.0"), "command line: option bind='0.0.0.0' is reachable from other machines");
+  // Its own options are checked as it starts, not when the first screen arrives.
+  expect_one_line_error(flysim("threads", "worker --engine.threads=0"), "command line: option engine.threads='0' must be 1..1024");
+  expect_one_line_error(flysim("neurons", "worker --network.neurons=" + path("none.csv")),
+                        "command line: option network.neurons='" + path("none.csv") + "' names a file flysim cannot open");
   expect_one_line_error(flysim("nodes", screen_args() + " --screen.nodes=::1:7000 --output.dir=" + path("x")),
                         "command line: option screen.nodes");
 }
@@ -190,7 +195,8 @@ TEST_F(ScreenWorker, TokensAuthenticateAndStrangersCostNothing) {
   const CliResult wrong = flysim("wrong", screen_args("100") + nodes({p}) + " --screen.token-file=" + bad + " --output.dir=" + path("wrong"));
   expect_one_line_error(wrong, "screen.nodes: cannot reach the worker 127.0.0.1:" + std::to_string(p));
   EXPECT_NE(wrong.err.find("screen.token-file differ"), std::string::npos) << wrong.err;
-  const CliResult ok = flysim("ok", screen_args("100") + nodes({p}) + " --screen.token-file=" + good + " --output.dir=" + path("ok"));
+  // Nothing of the refused screen stays: the same command with the right token starts afresh.
+  const CliResult ok = flysim("ok", screen_args("100") + nodes({p}) + " --screen.token-file=" + good + " --output.dir=" + path("wrong"));
   EXPECT_EQ(ok.code, 0) << ok.err;
   EXPECT_EQ(terminate(*w).first, 0);
 }

@@ -292,7 +292,13 @@ int screen_command(const std::vector<std::string>& args) {
   const ScreenWork work = screen_work(part, parts, runs.size(), request.keep_spikes);
   TrialBatches plan = run.trial_batches(shape, net->neuron_count());
   plan.batch = batch_beside_engines(o, run.engine().kind, request.devices, plan.batch, plan.neurons, plan.delay_steps);
-  const ScreenRunTime time = run_experiments(run, specs, request, shape, plan, net, runs, work, parts);
+  ScreenRunTime time;
+  try {
+    time = run_experiments(run, specs, request, shape, plan, net, runs, work, parts);
+  } catch (...) {
+    parts.discard_if_unused();
+    throw;
+  }
   report_screen(o, request, parts, runs, readouts, shape, trial_s, work, time);
   return 0;
 }

@@ -66,6 +66,17 @@ ScreenParts::ScreenParts(const std::string& dir, const std::string& manifest, bo
   std::filesystem::create_directories(folder_, ec);
   if (ec) throw input_error(folder_ + ": cannot be created: " + ec.message());
   write_atomically(manifest_path, manifest);
+  created_ = true;
+}
+
+void ScreenParts::discard_if_unused() const {
+  if (!created_) return;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(folder_, ec))
+    if (entry.path().filename() != "manifest.txt") return;
+  if (ec) return;
+  std::filesystem::remove(folder_ + "/manifest.txt", ec);
+  std::filesystem::remove(folder_, ec);
 }
 
 ScreenParts ScreenParts::existing(const std::string& dir) {

@@ -29,6 +29,10 @@ class ScreenParts {
   static std::string manifest_of(const std::string& dir);
 
   const std::string& folder() const { return folder_; }
+  // Removes the progress folder when this screen wrote it and committed nothing to it: a
+  // screen that failed before its first experiment (a node unreachable, a token refused)
+  // leaves nothing a plain retry would have to resume.
+  void discard_if_unused() const;
   // Whether experiment `index` is committed (with its spike lines, when `with_spikes`).
   bool done(std::size_t index, bool with_spikes) const;
   // Commits experiment `index`: its spike lines first (when kept), then its counts.
@@ -43,6 +47,7 @@ class ScreenParts {
   ScreenParts() = default;
   std::string counts_path(std::size_t index) const;
   std::string folder_;
+  bool created_ = false;  // the manifest is this screen's, written now
 };
 
 }  // namespace flysim::app

@@ -11,11 +11,13 @@
 #include "apps/flysim/options/common_options.hpp"
 #include "apps/flysim/options/cuda_devices_option.hpp"
 #include "apps/flysim/run/device_engines.hpp"
+#include "apps/flysim/process/file_roles.hpp"
 #include "apps/flysim/process/stop_signal.hpp"
 #include "apps/flysim/remote/listen_options.hpp"
 #include "apps/flysim/remote/screen_worker.hpp"
 #include "apps/flysim/remote/serve_node.hpp"
 #include "apps/flysim/run/run_builder.hpp"
+#include "apps/flysim/run/trial_options.hpp"
 #include "model/errors.hpp"
 
 namespace flysim::app {
@@ -89,6 +91,8 @@ int worker_command(const std::vector<std::string>& args) {
   configure_logging(own);
   const ListenRequest listen = listen_request(own, "screen.token-file");
   cuda_devices(own);
+  engine_choice(own);  // engine.threads and the engine's kind, as a screen would find them
+  check_file_roles(own, {{"network.neurons", "network.connectivity"}, {}, {}});
 
   catch_stop_signals();
   ServingSystem serving(listen.token);

@@ -200,7 +200,7 @@ double Options::number(const std::string& key) const {
 
 bool Options::boolean(const std::string& key) const {
   bool b = false;
-  if (!parse_boolean(text(key), b)) reject(key, "is not true or false");
+  if (!parse_boolean(text(key), b)) reject(key, "is not true or false (nor yes/no, on/off, 1/0)");
   return b;
 }
 

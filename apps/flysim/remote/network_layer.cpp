@@ -53,7 +53,7 @@ std::string why_unreachable(caf::actor_system& system, const caf::error& err, co
       authenticates_peers(system) && err == caf::sec::cannot_connect_to_node && err.context().empty();
   if (err == caf::sec::disconnect_during_handshake || tls_handshake_failed)
     return "the handshake failed: its --token-file and this side's " + token_option +
-           " differ, or only one side has a token";
+           " differ, only one side has a token, or what listens there is not a flysim node";
   return system.render(err) + " (is `" + serve_command + "` running there" +
          (authenticates_peers(system) ? ", with --token-file holding the same token as " + token_option + "?)"
                                       : ", without --token-file?)");
