@@ -34,6 +34,9 @@ TEST_F(DoctorCli, ReportsTheEnginesAndPassesWhenTheCpuEngineIsAskedFor) {
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find(cuda_compiled_in() ? "cuda compiled in   yes" : "cuda compiled in   no"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("(engine.threads = 3)"), std::string::npos) << r.out;
+  const CliResult bad = doctor("", "--engine.threads=-4");
+  EXPECT_EQ(bad.code, 2) << bad.err;
+  EXPECT_NE(bad.err.find("option engine.threads='-4' must be 1..1024"), std::string::npos) << bad.err;
   EXPECT_NE(r.out.find("engine asked for   cpu (engine.kind)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(std::string("kernel             ") + kKernelVersion), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(kernels::cpu_has_avx512() ? "cpu lanes          AVX-512"

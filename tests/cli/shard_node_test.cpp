@@ -142,7 +142,7 @@ TEST_F(ShardNode, ListeningBeyondLoopbackNeedsAToken) {
   expect_one_line_error(flysim("open", "shard --bind=0.0.0.0"), "command line: option bind='0.0.0.0' is reachable from other machines");
   expect_one_line_error(flysim("short", "shard --bind=0.0.0.0 --token-file=" + token_file("short", "abc")),
                         "option token-file: " + path("short") + " holds a token of 3 characters");
-  expect_one_line_error(flysim("missing", "shard --token-file=" + path("none")), path("none"));
+  expect_one_line_error(flysim("missing", "shard --token-file=" + path("none")), "option token-file: " + path("none"));
   expect_one_line_error(flysim("name", "shard --bind=localhost"), "command line: option bind='localhost' is not an IPv4 address");
 }
 

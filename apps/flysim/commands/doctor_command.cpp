@@ -14,6 +14,7 @@
 #include "apps/flysim/commands/commands.hpp"
 #include "apps/flysim/options/common_options.hpp"
 #include "apps/flysim/options/realtime_options.hpp"
+#include "apps/flysim/run/trial_options.hpp"
 #include "kernels/cpu/cpu_features.hpp"
 #include "kernels/version.hpp"
 #include "host/gpu_processes.hpp"
@@ -48,7 +49,7 @@ int doctor_command(const std::vector<std::string>& args) {
     return 0;
   const Options o = Options::parse(specs, args);
   const RealtimeSettings realtime = realtime_settings(o);  // refuses a CPU list this process may not use
-  const EngineKind kind = engine_kind(o);
+  const EngineKind kind = engine_choice(o).kind;  // engine.threads and the device are checked too
   const CudaProbe probe = probe_cuda_backend(cuda_device(o));
   const auto devices = nvidia_device_files();
 

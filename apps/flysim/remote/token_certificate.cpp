@@ -42,7 +42,13 @@ std::string pem_of(const std::function<int(BIO*)>& write) {
 }  // namespace
 
 std::string read_token_file(const std::string& path, const std::string& option) {
-  const std::string token = token_in(read_input_file(path, "the token file"));
+  std::string text;
+  try {
+    text = read_input_file(path, "the token file");
+  } catch (const input_error& e) {
+    throw input_error("option " + option + ": " + e.what());
+  }
+  const std::string token = token_in(text);
   if (const std::string problem = token_problem(token); !problem.empty())
     throw input_error("option " + option + ": " + path + " " + problem);
   struct stat st {};
