@@ -17,6 +17,8 @@ int32_t duration_to_steps(double duration_ms, double dt_ms) {
                                                                           : std::numeric_limits<int32_t>::max();
 }
 
+int32_t delay_to_steps(double delay_ms, double dt_ms) { return static_cast<int32_t>(delay_ms / dt_ms + 0.5); }
+
 int32_t run_steps(double duration_ms, double dt_ms) {
   const double exact = duration_ms / dt_ms;
   const double nearest = std::round(exact);
@@ -92,7 +94,7 @@ LifConstants derive_constants(const LifParams& p) {
   // The delay sets the epoch (at most kMaxDelaySteps steps), so dt and delay are checked
   // together first: a tiny dt fails here, named as what it is.
   const int32_t delay_steps =
-      p.delay_ms / p.dt_ms < 2.0 * kMaxDelaySteps ? duration_to_steps(p.delay_ms, p.dt_ms) : kMaxDelaySteps + 1;
+      p.delay_ms / p.dt_ms < 2.0 * kMaxDelaySteps ? delay_to_steps(p.delay_ms, p.dt_ms) : kMaxDelaySteps + 1;
   if (delay_steps < 1 || delay_steps > kMaxDelaySteps)
     throw input_error(fmt::format("parameters {} and {} give a synaptic delay of {} steps (delay {} ms / dt {} ms); it "
                                   "must be 1..{} steps: with this dt, delay in {}..{} ms; with this delay, dt in {}..{} ms",

@@ -22,8 +22,14 @@ struct LifParams {
   double r_poi_Hz = 150.0;
 };
 
-// Brian2's rounding of a duration to steps: int((x + 1e-3*dt)/dt), at most INT32_MAX.
+// Brian2's rounding of a duration to steps for refractoriness (its timestep()):
+// int((x + 1e-3*dt)/dt), at most INT32_MAX.
 int32_t duration_to_steps(double duration_ms, double dt_ms);
+
+// A synaptic delay in steps as Brian2's spike queue takes it (cspikequeue.cpp, used by its
+// Cython runtime and C++ standalone): the nearest step, (int)(delay / dt + 0.5). For
+// delays below 2^30 steps (derive_constants checks them first).
+int32_t delay_to_steps(double delay_ms, double dt_ms);
 
 // The steps of a run (a trial) of duration_ms, as Brian2's clock counts them
 // (Clock._calc_timestep): the nearest whole number of steps when the duration lies within

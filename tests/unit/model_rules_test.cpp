@@ -84,6 +84,22 @@ TEST(ModelRules, SynapticInputArrivesAfter18Steps) {
   EXPECT_EQ(engine.export_state().g[1], 2000.0 * kUnitsPerSynapse * setup.constants.mV_per_unit);
 }
 
+// Delays in steps as Brian2's spike queue rounds them, (int)(delay / dt + 0.5); the
+// refractory period as its timestep(), int((t + 1e-3 dt) / dt).
+TEST(ModelRules, DelaysRoundToTheNearestStepAsBrian2sSpikeQueue) {
+  LifParams p;
+  EXPECT_EQ(derive_constants(p).delay_steps, 18);
+  for (const auto& [delay_ms, steps] : {std::pair{1.84, 18}, std::pair{1.85, 19}, std::pair{1.87, 19}, std::pair{0.05, 1}}) {
+    p.delay_ms = delay_ms;
+    EXPECT_EQ(derive_constants(p).delay_steps, steps) << delay_ms << " ms";
+  }
+  p.delay_ms = 0.04;
+  EXPECT_THROW(derive_constants(p), input_error);
+  p.delay_ms = 1.8;
+  p.t_ref_ms = 2.27;
+  EXPECT_EQ(derive_constants(p).ref_steps, 22);
+}
+
 TEST(ModelRules, InputToARefractoryNeuronIsDiscarded) {
   const auto net = tiny_network(2, {{0, 1, 2000}});
   // Control: neuron 1 at rest receives the input at step 19 and fires from it.
