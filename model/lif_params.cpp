@@ -11,20 +11,26 @@
 
 namespace flysim {
 
-int32_t duration_to_steps(double duration_ms, double dt_ms) {
-  const double steps = (duration_ms + 1e-3 * dt_ms) / dt_ms;
+namespace {
+// A whole number of steps as int32, at most INT32_MAX.
+int32_t clamped_steps(double steps) {
   return steps < static_cast<double>(std::numeric_limits<int32_t>::max()) ? static_cast<int32_t>(steps)
                                                                           : std::numeric_limits<int32_t>::max();
 }
+}  // namespace
+
+int32_t duration_to_steps(double duration_ms, double dt_ms) { return clamped_steps((duration_ms + 1e-3 * dt_ms) / dt_ms); }
 
 int32_t delay_to_steps(double delay_ms, double dt_ms) { return static_cast<int32_t>(delay_ms / dt_ms + 0.5); }
 
+bool is_whole_steps(double duration_ms, double dt_ms) {
+  const double exact = duration_ms / dt_ms;
+  return std::fabs(std::round(exact) - exact) <= 1e-4;
+}
+
 int32_t run_steps(double duration_ms, double dt_ms) {
   const double exact = duration_ms / dt_ms;
-  const double nearest = std::round(exact);
-  const double steps = std::fabs(nearest - exact) <= 1e-4 ? nearest : std::ceil(exact);
-  return steps < static_cast<double>(std::numeric_limits<int32_t>::max()) ? static_cast<int32_t>(steps)
-                                                                          : std::numeric_limits<int32_t>::max();
+  return clamped_steps(is_whole_steps(duration_ms, dt_ms) ? std::round(exact) : std::ceil(exact));
 }
 
 std::string duration_problem(double duration_ms, double dt_ms, const std::string& dt_name) {

@@ -31,9 +31,12 @@ int32_t duration_to_steps(double duration_ms, double dt_ms);
 // delays below 2^30 steps (derive_constants checks them first).
 int32_t delay_to_steps(double delay_ms, double dt_ms);
 
+// Whether duration_ms lies within 1e-4 dt of a whole number of steps (Brian2's clock
+// takes it as that number).
+bool is_whole_steps(double duration_ms, double dt_ms);
 // The steps of a run (a trial) of duration_ms, as Brian2's clock counts them
-// (Clock._calc_timestep): the nearest whole number of steps when the duration lies within
-// 1e-4 dt of it, else rounded up; at most INT32_MAX.
+// (Clock._calc_timestep): the nearest whole number when is_whole_steps, else rounded
+// up; at most INT32_MAX.
 int32_t run_steps(double duration_ms, double dt_ms);
 
 // `steps` time steps of dt_ms in seconds (a spike's time in the reference's files too).

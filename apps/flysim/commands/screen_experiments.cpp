@@ -22,7 +22,7 @@ std::vector<ListedId> listed(const Options& o, const std::string& key) {
 
 std::vector<double> rates_of(const Options& o, const std::string& key) {
   try {
-    return parse_sweep_rates(o.text(key), true);
+    return parse_sweep_rates(o.text(key));
   } catch (const std::invalid_argument& e) {
     o.reject(key, e.what());
   }

@@ -61,7 +61,7 @@ SweepRequest check_sweep_options(const Options& o) {
   request.dir = o.text("output.dir");
   if (request.dir.empty()) o.reject("output.dir", "must name a folder for the sweep's files");
   try {
-    request.rates = parse_sweep_rates(o.text("sweep.rates"), true);
+    request.rates = parse_sweep_rates(o.text("sweep.rates"));
   } catch (const std::invalid_argument& e) {
     o.reject("sweep.rates", e.what());
   }

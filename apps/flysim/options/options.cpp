@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cctype>
 #include <cmath>
 #include <iostream>
 #include <map>
@@ -43,8 +42,8 @@ bool parse_boolean(const std::string& s, bool& out) {
   return false;
 }
 
-// Whether `key` is `pattern`, where the pattern's one NAME stands for a name of letters,
-// digits, '_' and '-'.
+// Whether `key` is `pattern`, where the pattern's one NAME stands for a Poisson group's
+// name (is_group_name: letters, digits, '_' and '-').
 bool matches_spec_key(const std::string& pattern, const std::string& key) {
   const std::size_t at = pattern.find(kOptionName);
   if (at == std::string::npos) return pattern == key;
@@ -52,7 +51,7 @@ bool matches_spec_key(const std::string& pattern, const std::string& key) {
   if (key.size() <= head.size() + tail.size() || key.compare(0, head.size(), head) != 0 ||
       key.compare(key.size() - tail.size(), tail.size(), tail) != 0)
     return false;
-  return is_option_name(key.substr(head.size(), key.size() - head.size() - tail.size()));
+  return is_group_name(key.substr(head.size(), key.size() - head.size() - tail.size()));
 }
 
 const OptionSpec* find_spec(const std::vector<OptionSpec>& specs, const std::string& key) {
@@ -231,7 +230,6 @@ void Options::reject(const std::string& key, const std::string& why) const {
   throw input_error(origin(key) + ": option " + key + "='" + printable(text(key)) + "' " + why);
 }
 
-bool is_option_name(const std::string& name) { return is_group_name(name); }
 
 OptionSpec spec_of(const std::vector<OptionSpec>& specs, const std::string& key, const std::string& help) {
   const auto it = std::find_if(specs.begin(), specs.end(), [&](const OptionSpec& s) { return s.key == key; });

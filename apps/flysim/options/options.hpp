@@ -73,9 +73,6 @@ class Options {
   std::vector<std::string> config_files_;
 };
 
-// Whether `name` can stand for the NAME of a key such as stimulus.group.NAME.ids: a
-// Poisson group's name (is_group_name).
-bool is_option_name(const std::string& name);
 
 // The spec of `key` among `specs` (a command borrowing another's option keeps its name and
 // default), its help replaced by `help` when that is not empty.

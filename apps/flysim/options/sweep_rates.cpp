@@ -30,7 +30,7 @@ std::vector<std::string> split(const std::string& text, char separator) {
 }
 }  // namespace
 
-std::vector<double> parse_sweep_rates(const std::string& text, bool zero_allowed) {
+std::vector<double> parse_sweep_rates(const std::string& text) {
   std::vector<double> rates;
   const std::vector<std::string> range = split(text, ':');
   if (range.size() == 3) {
@@ -51,8 +51,7 @@ std::vector<double> parse_sweep_rates(const std::string& text, bool zero_allowed
     throw std::invalid_argument("expected FROM:TO:STEP or a list R1,R2,...");
   }
   for (const double rate : rates)
-    if (zero_allowed ? !(rate >= 0) : !(rate > 0))
-      throw std::invalid_argument(zero_allowed ? "rates must be 0 Hz or more" : "rates must be above 0 Hz");
+    if (!(rate >= 0)) throw std::invalid_argument("rates must be 0 Hz or more");
   return rates;
 }
 

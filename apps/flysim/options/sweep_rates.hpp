@@ -6,8 +6,8 @@
 namespace flysim::app {
 
 // "FROM:TO:STEP" (FROM, FROM + STEP, ... up to TO inclusive) or "R1,R2,...". Every rate
-// is a finite number > 0 (>= 0 when `zero_allowed`), listed once, at most 10,000 of them. Throws std::invalid_argument saying
-// what is wrong (the caller names the option).
-std::vector<double> parse_sweep_rates(const std::string& text, bool zero_allowed = false);
+// is a finite number >= 0 (0 Hz: no input), listed once, at most 10,000 of them. Throws
+// std::invalid_argument saying what is wrong (the caller names the option).
+std::vector<double> parse_sweep_rates(const std::string& text);
 
 }  // namespace flysim::app

@@ -5,7 +5,6 @@
 #include <spdlog/spdlog.h>
 
 #include <charconv>
-#include <cmath>
 #include <string>
 
 #include "apps/flysim/options/batch_option.hpp"
@@ -56,9 +55,10 @@ TrialShape trial_shape(const Options& o, double dt_ms, Forever forever) {
   } else {
     shape.duration_ms = duration_ms(o, dt_ms, forever);
     shape.steps_per_trial = run_steps(shape.duration_ms, dt_ms);
-    if (const double ran = shape.steps_per_trial * dt_ms; std::fabs(ran - shape.duration_ms) > 1e-4 * dt_ms)
-      spdlog::warn("run.duration-ms={} is not a whole number of steps of dt {} ms: each trial runs {} steps ({} ms), "
-                   "rounded up as Brian2's run() does", shape.duration_ms, dt_ms, shape.steps_per_trial, fmt::format("{:.10g}", ran));
+    if (!is_whole_steps(shape.duration_ms, dt_ms))
+      spdlog::warn("run.duration-ms={} is not a whole number of steps of dt {} ms: each trial runs {} steps ({:.10g} ms), "
+                   "rounded up as Brian2's run() does", shape.duration_ms, dt_ms, shape.steps_per_trial,
+                   shape.steps_per_trial * dt_ms);
   }
   return shape;
 }
