@@ -181,6 +181,9 @@ TEST_F(ScreenWorker, OptionsThatChangeResultsAndOpenListeningAreRefused) {
                         "command line: option network.neurons='" + path("none.csv") + "' names a file flysim cannot open");
   expect_one_line_error(flysim("nodes", screen_args() + " --screen.nodes=::1:7000 --output.dir=" + path("x")),
                         "command line: option screen.nodes");
+  expect_one_line_error(flysim("twice", screen_args() + " --screen.nodes=127.0.0.1:7000,local,127.0.0.1:7000 --output.dir=" + path("x")),
+                        "command line: option screen.nodes='127.0.0.1:7000,local,127.0.0.1:7000' lists '127.0.0.1:7000' twice");
+  EXPECT_FALSE(fs::exists(path("x")));
 }
 
 TEST_F(ScreenWorker, TokensAuthenticateAndStrangersCostNothing) {

@@ -120,7 +120,7 @@ void check_experiments(const Options& o, ScreenRequest& request) {
   request.experiments = screen_experiments(o);
   request.part = screen_part(o, "screen.part");
   request.devices = cuda_devices(o);
-  request.nodes = parse_node_list(o, "screen.nodes");
+  request.nodes = parse_distinct_node_list(o, "screen.nodes");
   // Before the network loads: a missing plotter costs no waiting.
   request.plot = request.part.whole && plot_wanted(o, "screen");
   request.keep_spikes = o.boolean("screen.spikes");

@@ -31,4 +31,12 @@ std::vector<NodeAddress> parse_node_list(const Options& o, const std::string& ke
   return nodes;
 }
 
+std::vector<NodeAddress> parse_distinct_node_list(const Options& o, const std::string& key) {
+  std::vector<NodeAddress> nodes = parse_node_list(o, key);
+  for (auto it = nodes.begin(); it != nodes.end(); ++it)
+    if (std::any_of(nodes.begin(), it, [&](const NodeAddress& before) { return before.name() == it->name(); }))
+      o.reject(key, "lists '" + it->name() + "' twice; each node takes part once, with all its engines");
+  return nodes;
+}
+
 }  // namespace flysim::app

@@ -20,4 +20,8 @@ struct NodeAddress {
 // HOST:PORT (port 1..65535) or 'local', or an IPv6 address, is refused naming the option.
 std::vector<NodeAddress> parse_node_list(const Options& o, const std::string& key);
 
+// parse_node_list, each node at most once (as written): a screen that took a node twice
+// would run that node's engines twice over. A repeated node is refused naming the option.
+std::vector<NodeAddress> parse_distinct_node_list(const Options& o, const std::string& key);
+
 }  // namespace flysim::app
