@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "model/errors.hpp"
-#include "io/rate_fields.hpp"
+#include "io/table_numbers.hpp"
 #include "model/rate_stats.hpp"
 
 namespace flysim {
@@ -75,7 +75,7 @@ std::string screen_rate_rows(const ExperimentCounts& c, double trial_s) {
   std::string text;
   for (const auto& [id, spikes] : c.spikes) {
     const RateStats s = rate_stats(rates_of(spikes, trial_s));
-    fmt::format_to(std::back_inserter(text), "{},{},{},{:.6g},{}\n", c.name, id, c.trials, s.mean, spread_field(s.sd));
+    fmt::format_to(std::back_inserter(text), "{},{},{},{},{}\n", c.name, id, c.trials, table_number(s.mean), spread_field(s.sd));
   }
   return text;
 }
@@ -91,8 +91,8 @@ std::string screen_readout_rows(const ExperimentCounts& c, const std::vector<int
   std::string text;
   for (std::size_t k = 0; k < readouts.size(); ++k) {
     const RateStats s = rate_stats(rates_of(spikes_of(c, readouts[k]), trial_s));
-    fmt::format_to(std::back_inserter(text), "{},{},{},{:.6g},{},{},{}\n", c.name, readouts[k], c.trials, s.mean,
-                   spread_field(s.sd), spread_field(s.sem), baseline_means ? fmt::format("{:.6g}", s.mean - (*baseline_means)[k]) : std::string());
+    fmt::format_to(std::back_inserter(text), "{},{},{},{},{},{},{}\n", c.name, readouts[k], c.trials, table_number(s.mean),
+                   spread_field(s.sd), spread_field(s.sem), baseline_means ? table_number(s.mean - (*baseline_means)[k]) : std::string());
   }
   return text;
 }

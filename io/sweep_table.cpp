@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "io/rate_fields.hpp"
+#include "io/table_numbers.hpp"
 #include "model/rate_stats.hpp"
 
 namespace flysim {
@@ -16,8 +16,8 @@ std::string trials_csv(const SweepTable& t) {
   for (std::size_t r = 0; r < t.stimulus_rates_Hz.size(); ++r)
     for (std::size_t trial = 0; trial < t.counts[r].size(); ++trial)
       for (std::size_t k = 0; k < t.readout_ids.size(); ++k)
-        fmt::format_to(std::back_inserter(text), "{},{},{},{},{:.6g}\n", t.stimulus_rates_Hz[r], trial, t.readout_ids[k],
-                       t.counts[r][trial][k], rate_of(t, t.counts[r][trial][k]));
+        fmt::format_to(std::back_inserter(text), "{},{},{},{},{}\n", table_number(t.stimulus_rates_Hz[r]), trial, t.readout_ids[k],
+                       t.counts[r][trial][k], table_number(rate_of(t, t.counts[r][trial][k])));
   return text;
 }
 
@@ -28,8 +28,8 @@ std::string sweep_csv(const SweepTable& t) {
       std::vector<double> rates;
       for (const auto& trial : t.counts[r]) rates.push_back(rate_of(t, trial[k]));
       const RateStats stats = rate_stats(rates);
-      fmt::format_to(std::back_inserter(text), "{},{},{},{:.6g},{},{}\n", t.readout_ids[k], t.stimulus_rates_Hz[r],
-                     rates.size(), stats.mean, spread_field(stats.sd), spread_field(stats.sem));
+      fmt::format_to(std::back_inserter(text), "{},{},{},{},{},{}\n", t.readout_ids[k], table_number(t.stimulus_rates_Hz[r]),
+                     rates.size(), table_number(stats.mean), spread_field(stats.sd), spread_field(stats.sem));
     }
   return text;
 }

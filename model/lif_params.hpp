@@ -39,8 +39,11 @@ bool is_whole_steps(double duration_ms, double dt_ms);
 // up; at most INT32_MAX.
 int32_t run_steps(double duration_ms, double dt_ms);
 
-// `steps` time steps of dt_ms in seconds (a spike's time in the reference's files too).
+// `steps` time steps of dt_ms in seconds (a trial's length in the rate tables).
 inline double steps_to_seconds(double steps, double dt_ms) { return steps * dt_ms * 1e-3; }
+// The time of a spike at `step` in seconds as Brian2's SpikeMonitor records it (the
+// reference's column t): the step times dt in seconds, Brian2's clock's t = timestep * dt.
+inline double spike_time_s(double step, double dt_ms) { return step * (dt_ms * 1e-3); }
 
 // The most steps a trial (or the refractory period) may last: steps are int32 and
 // "never spiked" is -2^30, so durations stay well below that.

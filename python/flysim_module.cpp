@@ -9,6 +9,7 @@
 #include "io/stimulus_files.hpp"
 #include "kernels/engine_factory.hpp"
 #include "model/errors.hpp"
+#include "model/rate_stats.hpp"
 #include "model/snapshot.hpp"
 #include "python/flysim_run.hpp"
 
@@ -65,7 +66,9 @@ py::dict dict_of(const python::RunSpikes& spikes) {
   out["trial"] = to_numpy(spikes.trial);
   out["step"] = to_numpy(spikes.step);
   out["neuron"] = to_numpy(spikes.neuron);
+  out["t"] = to_numpy(spikes.t);
   out["steps_per_trial"] = spikes.steps_per_trial;
+  out["trial_s"] = spikes.trial_s;
   out["batch"] = spikes.batch;
   out["wall_s"] = spikes.wall_s;
   out["engine"] = spikes.engine;
@@ -98,6 +101,23 @@ PYBIND11_MODULE(_flysim, m) {
 
   m.def("sugar_ids_file", &app::sugar_ids_file, "The bundled sugar-sensing neurons' root IDs file");
   m.def("mn9_root_id", [] { return app::kMn9RootId; }, "MN9's root ID: the default readout");
+  m.def(
+      "rate_stats",
+      [](const py::array_t<double, py::array::c_style | py::array::forcecast>& per_trial) {
+        if (per_trial.ndim() != 2 || per_trial.shape(1) < 1)
+          throw input_error("rate_stats takes rates as rows x trials, at least one trial");
+        const auto rows = per_trial.shape(0), trials = per_trial.shape(1);
+        py::array_t<double> mean(rows), sd(rows), sem(rows);
+        for (py::ssize_t i = 0; i < rows; ++i) {
+          const double* row = per_trial.data(i, 0);
+          const RateStats s = rate_stats(std::vector<double>(row, row + trials));
+          mean.mutable_at(i) = s.mean;
+          sd.mutable_at(i) = s.sd;
+          sem.mutable_at(i) = s.sem;
+        }
+        return py::make_tuple(mean, sd, sem);
+      },
+      "Each row's mean, sample sd and sem over its trials, as the program's tables compute them (model/rate_stats.hpp)");
   m.def("cuda_compiled_in", &cuda_compiled_in, "Whether this module was built with the CUDA engine");
   m.def(
       "read_id_list",

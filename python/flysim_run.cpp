@@ -132,6 +132,7 @@ NetworkSession::Prepared NetworkSession::prepare(const RunRequest& r, unsigned s
 
   p.batches.trials = r.trials;
   p.batches.steps_per_trial = trial_steps(r.duration_ms, params.dt_ms);
+  p.dt_ms = params.dt_ms;
   p.batches.delay_steps = p.constants.delay_steps;
   p.batches.neurons = network_->neuron_count();
   p.batches.batch = chosen_batch(r, {r.kind, 0, p.threads}, p.batches.neurons, p.batches.delay_steps, sharing);
@@ -211,13 +212,16 @@ RunSpikes NetworkSession::run_on(Engine& engine, const Prepared& p, const std::f
   out.trial.reserve(total);
   out.step.reserve(total);
   out.neuron.reserve(total);
+  out.t.reserve(total);
   for (std::size_t t = 0; t < per_trial.size(); ++t)
     for (const Spike& s : per_trial[t]) {
       out.trial.push_back(static_cast<int32_t>(t));
       out.step.push_back(s.step);
       out.neuron.push_back(s.neuron);
+      out.t.push_back(spike_time_s(s.step, p.dt_ms));
     }
   out.steps_per_trial = p.batches.steps_per_trial;
+  out.trial_s = steps_to_seconds(p.batches.steps_per_trial, p.dt_ms);
   out.batch = p.batches.batch;
   out.engine = engine.describe();
   return out;

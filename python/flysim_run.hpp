@@ -62,7 +62,9 @@ struct RunSpikes {
   std::vector<int32_t> trial;
   std::vector<int32_t> step;
   std::vector<uint32_t> neuron;
+  std::vector<double> t;  // each spike's time in s, as Brian2 records it (spike_time_s)
   int32_t steps_per_trial = 0;
+  double trial_s = 0.0;  // a trial's length in s, as the program's rate tables take it
   int32_t batch = 0;
   double wall_s = 0.0;     // the trials alone, engine building included when it was built
   std::string engine;      // Engine::describe()
@@ -109,6 +111,7 @@ class NetworkSession {
     LifConstants constants;
     std::shared_ptr<const StimulusPlan> plan;
     TrialBatches batches;
+    double dt_ms;
     EngineKey key;
     unsigned threads;
   };

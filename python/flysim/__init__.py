@@ -16,6 +16,7 @@ import logging
 from typing import Any
 
 from ._flysim import InputError  # (and flysim._flysim, the compiled part)
+from .files import load_exps, read_csv
 from .network import MN9, Network, load_network, read_id_list, sugar_ids
 from .reference import get_rate, run_exp
 from .runs import RunResult, run
@@ -26,7 +27,7 @@ from .service import Service, ServiceError
 log = logging.getLogger("flysim")
 
 __all__ = ["InputError", "Network", "RunResult", "ScreenResult", "Service", "ServiceError", "load_network", "read_id_list", "run",
-           "screen", "run_exp", "get_rate", "default_params", "MN9", "sugar_ids"]
+           "screen", "run_exp", "get_rate", "load_exps", "read_csv", "default_params", "MN9", "sugar_ids"]
 
 
 def __getattr__(name: str) -> Any:

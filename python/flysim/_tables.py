@@ -6,6 +6,8 @@ from typing import Dict, Tuple
 
 import numpy as np
 
+from . import _flysim
+
 try:
     import pandas as _pd
 except ImportError:  # results come back as dicts of numpy arrays
@@ -24,9 +26,10 @@ def _trial_rates(trial: np.ndarray, flywire_id: np.ndarray, n_trials: int,
     return ids, counts / duration_s
 
 
-def _sd_over_trials(per_trial: np.ndarray) -> np.ndarray:
-    """Each row's standard deviation over the trials (ddof=1); NaN for a single trial."""
-    return per_trial.std(axis=1, ddof=1) if per_trial.shape[1] > 1 else np.full(per_trial.shape[0], np.nan)
+def _rate_stats(per_trial: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each row's mean, sd (ddof=1) and sem over the trials, the numbers of the program's
+    tables to the last bit (one formula, model/rate_stats.hpp); sd and sem NaN for one trial."""
+    return _flysim.rate_stats(np.ascontiguousarray(per_trial, dtype=np.float64))
 
 
 def _table(columns: Dict[str, np.ndarray]):

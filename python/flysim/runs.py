@@ -7,7 +7,7 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 from . import _flysim
-from ._tables import _sd_over_trials, _table, _trial_rates
+from ._tables import _rate_stats, _table, _trial_rates
 from ._values import _MAX_SEED, _MAX_THREADS, _MAX_TRIALS, _kick_pairs, _real, _root_ids, _whole
 from .network import Network, _indices_of, sugar_ids
 
@@ -156,10 +156,10 @@ def _run_result(net: Network, out: Dict[str, Any], args: tuple) -> RunResult:
     trials, params = args[6], args[11]
     step, trial = out["step"], out["trial"].astype(np.int64)
     flywire_id = net.ids[out["neuron"]]
-    dt_s = params.dt_ms * 1e-3
-    spikes = {"t": step * dt_s, "trial": trial, "flywire_id": flywire_id}
-    ids, per_trial = _trial_rates(trial, flywire_id, int(trials), out["steps_per_trial"] * dt_s)
-    rates = {"flywire_id": ids, "mean_rate_hz": per_trial.mean(axis=1), "sd_hz": _sd_over_trials(per_trial)}
+    spikes = {"t": out["t"], "trial": trial, "flywire_id": flywire_id}
+    ids, per_trial = _trial_rates(trial, flywire_id, int(trials), out["trial_s"])
+    mean, sd, _ = _rate_stats(per_trial)
+    rates = {"flywire_id": ids, "mean_rate_hz": mean, "sd_hz": sd}
     summary = {"spikes": int(step.size), "active_neurons": int(ids.size), "wall_s": out["wall_s"],
                "engine": out["engine"], "trials": int(trials), "duration_ms": out["steps_per_trial"] * params.dt_ms,
                "batch": out["batch"], "engine_reused": out["engine_reused"]}

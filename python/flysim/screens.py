@@ -6,7 +6,7 @@ from typing import Any, Dict, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from ._tables import _sd_over_trials, _table
+from ._tables import _rate_stats, _table
 from ._values import _root_ids, _whole
 from .network import MN9, Network, _indices_of
 from .runs import RunResult, _check_kicked, _run_args, _run_result, run
@@ -94,15 +94,18 @@ def screen(net: Network,
         result = _run_result(net, out, args)
         results[name] = result
         n_trials = int(result.summary["trials"])
-        duration_s = result.summary["duration_ms"] * 1e-3
         columns = result._spike_columns
         trial, flywire_id = columns["trial"], columns["flywire_id"]
         ids, per_trial = result._per_trial
-        rate_rows.append((name, ids, n_trials, per_trial.mean(axis=1), _sd_over_trials(per_trial)))
-        for root in readouts:
-            row = np.asarray([np.count_nonzero((flywire_id == root) & (trial == k)) for k in range(n_trials)]) / duration_s
-            rsd = row.std(ddof=1) if n_trials > 1 else float("nan")
-            readout_rows.append([name, root, n_trials, row.mean(), rsd, rsd / np.sqrt(n_trials)])
+        mean, sd, _ = _rate_stats(per_trial)
+        rate_rows.append((name, ids, n_trials, mean, sd))
+        # a readout that never spiked: 0 Hz in every trial
+        at = np.searchsorted(ids, readouts)
+        spiked = (at < ids.size) & (ids[np.minimum(at, max(ids.size - 1, 0))] == readouts) if ids.size else np.zeros(len(readouts), bool)
+        readout_rates = np.zeros((len(readouts), n_trials))
+        readout_rates[spiked] = per_trial[at[spiked]]
+        for root, m, s, e in zip(readouts, *_rate_stats(readout_rates)):
+            readout_rows.append([name, root, n_trials, m, s, e])
         if spikes:
             spike_parts.append((columns["t"], trial, flywire_id, name))
     base = {r[1]: r[3] for r in readout_rows if r[0] == "baseline"}

@@ -10,6 +10,7 @@
 #include <vector>
 #include <sstream>
 
+#include "io/table_numbers.hpp"
 #include "cli_support.hpp"
 #include "test_support.hpp"
 
@@ -204,15 +205,13 @@ TEST_F(BatchCli, SweepAgreesWithSeparateRunsAtEachRate) {
     for (int trial = 0; trial < 4; ++trial)
       for (const std::string& id : readouts) {
         const int n = counts[{trial, id}];
-        expected_trials += rate + "," + std::to_string(trial) + "," + id + "," + std::to_string(n) + "," +
-                           std::to_string(n * 10) + "\n";
+        expected_trials += table_number(std::stod(rate)) + "," + std::to_string(trial) + "," + id + "," +
+                           std::to_string(n) + "," + table_number(n * 10.0) + "\n";
       }
     for (const std::string& id : readouts) {
       double sum = 0;
       for (int trial = 0; trial < 4; ++trial) sum += counts[{trial, id}] * 10.0;
-      std::ostringstream mean;
-      mean << id << "," << rate << ",4," << sum / 4 << ",";
-      mean_lines.push_back(mean.str());
+      mean_lines.push_back(id + "," + table_number(std::stod(rate)) + ",4," + table_number(sum / 4) + ",");
     }
   }
   EXPECT_TRUE(same_text(expected_trials, slurp(dir + "/trials.csv")));
@@ -240,7 +239,7 @@ TEST_F(BatchCli, SweepOfOneTrialLeavesTheSpreadEmptyAndTakesZeroHz) {
     EXPECT_GT(fs::file_size(dir + "/sweep.png"), 1000u);
   }
   const std::string table = slurp(dir + "/sweep.csv");
-  EXPECT_NE(table.find("\n" + readout + ",0,1,0,,\n"), std::string::npos) << table;
+  EXPECT_NE(table.find("\n" + readout + ",0.0,1,0.0,,\n"), std::string::npos) << table;
   std::istringstream rows(table);
   std::getline(rows, line);
   int rows_read = 0;

@@ -3,6 +3,7 @@
 // interrupted screen (a lost part, kill -9) resumes to the same files; bad tables are one
 // error line naming file:line; a screen run as parts of a job array merges to the files of
 // the screen run at once, and merge refuses parts that do not make one screen.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -36,7 +37,8 @@ std::string net2000(const std::string& duration_ms = "100") {
 }
 
 // flysim run's spike file (trial,step,t_ms,neuron_id) as spikes.csv lines of experiment
-// `name` (t,trial,flywire_id,exp_name; t = step * 0.1 ms in s, four decimals).
+// `name` (t,trial,flywire_id,exp_name; t = step * 0.0001 s as Brian2 records it, in the
+// shortest form that reads back to that double).
 std::string as_screen_lines(const std::string& run_spikes, const std::string& name) {
   std::istringstream in(run_spikes);
   std::string line, out;
@@ -44,9 +46,9 @@ std::string as_screen_lines(const std::string& run_spikes, const std::string& na
   while (std::getline(in, line)) {
     int trial = 0, step = 0;
     EXPECT_EQ(std::sscanf(line.c_str(), "%d,%d", &trial, &step), 2) << line;
-    char t[32];
-    std::snprintf(t, sizeof t, "%d.%04d", step / 10000, step % 10000);
-    out += std::string(t) + "," + std::to_string(trial) + "," + line.substr(line.rfind(',') + 1) + "," + name + "\n";
+    std::string t = fmt::format("{}", step * 0.0001);
+    if (t.find_first_of(".e") == std::string::npos) t += ".0";
+    out += t + "," + std::to_string(trial) + "," + line.substr(line.rfind(',') + 1) + "," + name + "\n";
   }
   return out;
 }
@@ -163,7 +165,7 @@ TEST(ScreenCli, EachExperimentsTrialsAreThoseOfFlysimRunWithItsOptions) {
   const std::string readouts = slurp(dir + "/readouts.csv");
   EXPECT_EQ(readouts.substr(0, readouts.find('\n')), "exp_name,readout_id,trials,mean_rate_hz,sd_hz,sem_hz,change_hz");
   EXPECT_NE(readouts.find("\nbaseline," + stimulated_ids()[0] + ",3,"), std::string::npos) << readouts;
-  EXPECT_NE(readouts.find(",0\nbaseline,"), std::string::npos) << readouts;  // baseline's change is 0
+  EXPECT_NE(readouts.find(",0.0\nbaseline,"), std::string::npos) << readouts;  // baseline's change is 0
 }
 
 // rates.csv's mean and sample sd (n - 1) of one experiment, against counts from spikes.csv.

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "model/lif_params.hpp"
-#include "model/time_decimals.hpp"
+#include "io/table_numbers.hpp"
 
 namespace flysim::app {
 
@@ -11,7 +11,6 @@ ExperimentCounts run_screen_experiment(Engine& engine, const TrialBatches& plan,
                                        double dt_ms, std::string* spike_lines, const std::function<void(int32_t)>& trials_done) {
   ExperimentCounts counts{name, plan.trials, {}};
   std::vector<std::vector<uint64_t>> by_index(net.neuron_count());
-  const int decimals = time_decimals(dt_ms) + 3;
   std::vector<std::string> batch_lines;  // per trial of the batch: spikes arrive epoch by epoch
   run_trial_batches(
       engine, plan,
@@ -23,7 +22,7 @@ ExperimentCounts run_screen_experiment(Engine& engine, const TrialBatches& plan,
             if (per_trial.empty()) per_trial.assign(static_cast<std::size_t>(plan.trials), 0);
             ++per_trial[static_cast<std::size_t>(first) + k];
             if (spike_lines)
-              fmt::format_to(std::back_inserter(batch_lines[k]), "{:.{}f},{},{},{}\n", steps_to_seconds(s.step, dt_ms), decimals,
+              fmt::format_to(std::back_inserter(batch_lines[k]), "{},{},{},{}\n", table_number(spike_time_s(s.step, dt_ms)),
                              first + static_cast<int32_t>(k), net.root_ids[s.neuron], name);
           }
       },

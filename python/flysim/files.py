@@ -1,0 +1,59 @@
+"""flysim's CSV tables and run_exp's files read back into pandas as they were written:
+experiment names as text, numbers to the last bit."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Iterable, Union
+
+from ._tables import _pd
+
+# Columns of flysim's tables (docs/OUTPUTS.md) that pandas would otherwise guess wrong.
+_TEXT = ("exp_name",)  # "NA" or a root ID as a name stay text
+_REAL = ("t", "t_ms", "rate_hz", "mean_rate_hz", "sd_hz", "sem_hz", "change_hz", "stimulus_rate_hz")
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+def _pandas():
+    if _pd is None:
+        raise ImportError("reading flysim's tables into DataFrames needs pandas (Debian: python3-pandas)")
+    return _pd
+
+
+def read_csv(path: PathLike):
+    """One of flysim's CSV tables (flysim screen's rates.csv, readouts.csv, spikes.csv;
+    flysim sweep's sweep.csv, trials.csv; flysim run's outputs; run_exp's CSV) as a
+    DataFrame holding exactly what was written: exp_name as text (pandas' own read_csv
+    would turn the name "NA" into NaN and a root ID used as a name into a number), the
+    numbers with float_precision="round_trip" (the files hold each double's shortest
+    exact form), real columns as float64 even where every value is whole, and an empty
+    sd_hz, sem_hz or change_hz as NaN."""
+    pd = _pandas()
+    header = list(pd.read_csv(path, nrows=0).columns)
+    dtype = {c: str for c in header if c in _TEXT}
+    dtype.update({c: "float64" for c in header if c in _REAL})
+    return pd.read_csv(path, dtype=dtype, keep_default_na=False, na_values={c: [""] for c in header if c in _REAL},
+                       float_precision="round_trip")
+
+
+def load_exps(paths: Union[PathLike, Iterable[PathLike]]):
+    """The reference's utils.load_exps: the spikes of run_exp's files (.parquet, or the
+    .csv that run_exp writes without a parquet engine) as one DataFrame, t as float,
+    the files' rows one after another (their own index, as the reference's pd.concat)."""
+    pd = _pandas()
+    files = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
+    if not files:
+        raise ValueError("load_exps: no files given")
+    frames = []
+    for f in files:
+        f = Path(f)
+        if f.suffix == ".parquet":
+            df = pd.read_parquet(f)
+            df["t"] = df["t"].astype(float)
+        elif f.suffix == ".csv":
+            df = read_csv(f)
+        else:
+            raise ValueError(f"load_exps: {f} is neither .parquet nor .csv (run_exp's files)")
+        frames.append(df)
+    return pd.concat(frames)
