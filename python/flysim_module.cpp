@@ -161,20 +161,30 @@ PYBIND11_MODULE(_flysim, m) {
       .def(
           "run_many",
           [](python::NetworkSession& s, const std::vector<RunArgs>& runs, const std::vector<std::string>& names,
-             unsigned engines) {
+             unsigned engines, const py::object& progress) {
             std::vector<python::RunRequest> requests;
             for (const RunArgs& args : runs) requests.push_back(request_of(args));
+            std::function<void(std::size_t)> done;
+            if (!progress.is_none())
+              done = [&progress](std::size_t n) {
+                py::gil_scoped_acquire locked;
+                progress(n);
+              };
             std::vector<python::RunSpikes> spikes;
             {
               py::gil_scoped_release unlocked;
-              spikes = s.run_many(requests, names, engines, check_python_signals);
+              spikes = s.run_many(requests, names, engines, check_python_signals, done);
             }
             py::list out;
             for (const python::RunSpikes& one : spikes) out.append(dict_of(one));
             return out;
           },
-          py::arg("runs"), py::arg("names"), py::arg("engines"),
-          "run's arguments for each of several runs, on `engines` engines at once")
+          py::arg("runs"), py::arg("names"), py::arg("engines"), py::arg("progress") = py::none(),
+          "run's arguments for each of several runs, on `engines` engines at once; progress(n) as n of them are done")
+      .def(
+          "check",
+          [](const python::NetworkSession& s, const RunArgs& args) { s.check(request_of(args)); }, py::arg("run"),
+          "What run checks before it runs, for run's arguments (an InputError naming the argument); nothing runs")
       .def_property_readonly("kept_engines", [](python::NetworkSession& s) { return s.kept_engines(); })
       .def("release_engines", [](python::NetworkSession& s) {
         py::gil_scoped_release unlocked;

@@ -263,7 +263,8 @@ RunSpikes NetworkSession::run_locked(const RunRequest& r) {
 
 std::vector<RunSpikes> NetworkSession::run_many(const std::vector<RunRequest>& requests,
                                                 const std::vector<std::string>& names, unsigned engines,
-                                                const std::function<void()>& poll) {
+                                                const std::function<void()>& poll,
+                                                const std::function<void(std::size_t)>& done) {
   if (names.size() != requests.size()) throw std::invalid_argument("run_many: one name per request");
   if (engines < 1 || engines > 64) throw input_error("engines=" + std::to_string(engines) + " must be 1..64");
   const std::lock_guard<std::mutex> one_at_a_time(running_);
@@ -282,6 +283,7 @@ std::vector<RunSpikes> NetworkSession::run_many(const std::vector<RunRequest>& r
       RunRequest r = requests[k];
       r.poll = poll;
       out[k] = run_locked(r);
+      if (done) done(k + 1);
     }
     return out;
   }
@@ -303,7 +305,7 @@ std::vector<RunSpikes> NetworkSession::run_many(const std::vector<RunRequest>& r
     if (!reused[e]) kept[e] = building[e].get();
     pool[e] = kept[e].get();
   }
-  std::atomic<std::size_t> next{0}, running{count};
+  std::atomic<std::size_t> next{0}, running{count}, finished{0};
   std::atomic<bool> stop{false};
   struct Stopped {};
   std::exception_ptr failure;
@@ -322,6 +324,7 @@ std::vector<RunSpikes> NetworkSession::run_many(const std::vector<RunRequest>& r
           out[k].wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
           out[k].engine_reused = used;
           out[k].engine += ", engine " + std::to_string(e + 1) + " of " + std::to_string(count);
+          ++finished;
         }
       } catch (const Stopped&) {
       } catch (...) {
@@ -331,21 +334,27 @@ std::vector<RunSpikes> NetworkSession::run_many(const std::vector<RunRequest>& r
       }
       --running;
     });
-  // This thread polls the caller (Ctrl-C) while the engines run.
+  // This thread polls the caller (Ctrl-C) and reports progress while the engines run.
   std::exception_ptr interrupted;
+  std::size_t reported = 0;
+  const auto call = [&](const std::function<void()>& f) {
+    try {
+      f();
+    } catch (...) {
+      interrupted = std::current_exception();
+      stop = true;
+    }
+  };
   for (auto polled = std::chrono::steady_clock::now(); running > 0;) {
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
     if (const auto now = std::chrono::steady_clock::now(); poll && !interrupted && now - polled >= kPollEvery) {
       polled = now;
-      try {
-        poll();
-      } catch (...) {
-        interrupted = std::current_exception();
-        stop = true;
-      }
+      call(poll);
     }
+    if (const std::size_t n = finished; done && !interrupted && n > reported) call([&] { done(reported = n); });
   }
   for (std::thread& t : workers) t.join();
+  if (const std::size_t n = finished; done && !interrupted && !failure && n > reported) call([&] { done(n); });
   // A failed engine's state is unknown: the next run builds others.
   if (failure) engines_.erase(prepared.front().key);
   if (interrupted) std::rethrow_exception(interrupted);

@@ -85,9 +85,13 @@ class NetworkSession {
   // request not yet taken (flysim screen's engine.per-device): the spikes of run(request)
   // each. Requests that differ in more than their stimulus run one after the other. An
   // error names the request by `names`; `poll` is called on this thread every kPollEvery
-  // while they run, and what it throws stops the others at their next batch.
+  // while they run, and what it throws stops the others at their next batch; `done`, on
+  // this thread too, gets the count of finished requests each time it grows.
   std::vector<RunSpikes> run_many(const std::vector<RunRequest>& requests, const std::vector<std::string>& names,
-                                  unsigned engines, const std::function<void()>& poll);
+                                  unsigned engines, const std::function<void()>& poll,
+                                  const std::function<void(std::size_t)>& done = {});
+  // What run(request) checks before it runs (an input_error naming the argument), nothing run.
+  void check(const RunRequest& request) const { prepare(request, 1); }
   // Engines are kept for the settings of the last kKeptSettings runs (their EngineKey): a
   // sweep over seeds or model values builds engines without holding every one.
   static constexpr std::size_t kKeptSettings = 4;

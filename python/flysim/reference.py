@@ -204,13 +204,16 @@ def run_exp(exp_name: str, neu_exc: Sequence[int], path_res: Union[str, os.PathL
     net = _network_of(path_comp, path_con)
     for ids, what in ((neu_exc, "neu_exc"), (neu_exc2, "neu_exc2"), (neu_slnc, "neu_slnc")):
         _indices_of(net, ids, what)  # an unknown ID named by argument, before the banner
+    if len(neu_exc) == 0:
+        raise ValueError("neu_exc: no root IDs (the experiment would drive nothing)")
     stimulus = {"exc": (neu_exc, run_settings["r_poi"])}
     if len(neu_exc2):
         stimulus["exc2"] = (neu_exc2, run_settings["r_poi2"])
     run_args = dict(stimulus=stimulus, kicks=None, silence=neu_slnc, silence_mode="outgoing",
                     duration_ms=run_settings["t_run"] * 1e3, trials=run_settings["n_run"], seed=seed, engine=engine,
                     threads=threads, batch=batch, model=model)
-    _run_args(**run_args)  # seed, engine and batch checked before the banner too
+    # Everything run checks (seed, engine, batch, IDs in two groups or twice), before the banner.
+    net._session.check(_run_args(**run_args))
     print(f">>> Experiment:     {exp_name}")
     print(f"    Output file:    {path_save}" + ("" if parquet else " (CSV: pandas has no parquet engine; "
                                                       "pyarrow and fastparquet are not importable)"))

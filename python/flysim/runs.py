@@ -81,7 +81,10 @@ def _stimulus_groups(stimulus: Optional[Mapping[str, Tuple[Any, float]]], kicks)
             ids, rate = value
         except (TypeError, ValueError):
             raise ValueError(f"stimulus[{name!r}] must be a pair (root_ids, rate_hz)") from None
-        groups.append((name, _root_ids(ids, f"stimulus[{name!r}]"), _real(rate, f"stimulus[{name!r}] rate")))
+        roots = _root_ids(ids, f"stimulus[{name!r}]")
+        if not roots:  # as flysim run refuses an empty ID list: a group of no neurons drives nothing
+            raise ValueError(f"stimulus[{name!r}]: no root IDs (an empty list drives nothing; leave the group out)")
+        groups.append((name, roots, _real(rate, f"stimulus[{name!r}] rate")))
     return groups
 
 

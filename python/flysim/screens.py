@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import inspect
+import logging
+import time
 from typing import Any, Dict, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -10,6 +12,28 @@ from ._tables import _rate_stats, _table
 from ._values import _root_ids, _whole
 from .network import MN9, Network, _indices_of
 from .runs import RunResult, _check_kicked, _run_args, _run_result, run
+
+log = logging.getLogger("flysim")
+
+# The least time between two progress lines of a screen (and its last line, always).
+_PROGRESS_EVERY_S = 5.0
+
+
+def _progress_logger(total: int):
+    """progress(done) for run_many: an INFO line on the flysim logger at most every
+    _PROGRESS_EVERY_S, and when the last experiment is done, as flysim screen logs them."""
+    started = time.monotonic()
+    last = [started]
+
+    def progress(done: int) -> None:
+        now = time.monotonic()
+        if done < total and now - last[0] < _PROGRESS_EVERY_S:
+            return
+        last[0] = now
+        left = (now - started) / done * (total - done)
+        log.info("screen: %d of %d experiments done in %.1f s%s", done, total, now - started,
+                 f", about {left:.0f} s left" if done < total else "")
+    return progress
 
 
 class ScreenResult:
@@ -67,11 +91,12 @@ def screen(net: Network,
         raise ValueError(f"experiment names must be unique; given twice: {', '.join(twice)}")
     if readouts is None:
         readouts = [MN9] if np.isin(MN9, net.ids) else []
-    readouts = sorted(_root_ids(readouts, "readouts"))  # flysim screen's order: by root ID
+    readouts = _root_ids(readouts, "readouts")
     if len(set(readouts)) != len(readouts):
         twice = sorted({r for r in readouts if readouts.count(r) > 1})
         raise ValueError(f"readouts: root ID {twice[0]} is listed twice")
-    _indices_of(net, readouts, "readouts")
+    _indices_of(net, readouts, "readouts")  # an unknown ID named by its place in the caller's list
+    readouts = sorted(readouts)  # flysim screen's order: by root ID
     signature = inspect.signature(run)
     run_args = []
     for name, kwargs in zip(names, (kw for _, kw in items)):
@@ -87,7 +112,8 @@ def screen(net: Network,
     if engines is None:
         engines = 4 if run_args and all(args[8] == "cuda" for args in run_args) else 1
     engines = _whole(engines, "engines", 1, 64)
-    outs = net._session.run_many(run_args, names, int(engines)) if run_args else []
+    log.info("screen: %d experiments on %d engine(s)", len(run_args), engines)
+    outs = net._session.run_many(run_args, names, int(engines), _progress_logger(len(run_args))) if run_args else []
     results: Dict[str, RunResult] = {}
     rate_rows, readout_rows, spike_parts = [], [], []
     for name, args, out in zip(names, run_args, outs):

@@ -97,7 +97,9 @@ class RunTest(unittest.TestCase):
         experiments = {"baseline": {}, "slow": {"stimulus": {"a": (STIMULATED, 60.0)}},
                        "silenced": {"silence": silenced}}
         common = {"stimulus": {"a": (STIMULATED, 150.0)}, "trials": 3, "duration_ms": 100, "threads": 2}
-        res = flysim.screen(net, experiments, readouts=[STIMULATED[5]], spikes=True, **common)
+        with self.assertLogs("flysim", level="INFO") as logs:
+            res = flysim.screen(net, experiments, readouts=[STIMULATED[5]], spikes=True, **common)
+        self.assertIn("screen: 3 of 3 experiments done", "\n".join(logs.output))
         with tempfile.TemporaryDirectory() as tmp:
             table = Path(tmp) / "experiments.csv"
             (Path(tmp) / "silenced.txt").write_text("".join(f"{i}\n" for i in silenced))
@@ -252,8 +254,10 @@ class RunTest(unittest.TestCase):
         unknown = 12345
         with self.assertRaisesRegex(flysim.InputError, "^kicks: root ID 12345 .*not in the network"):
             flysim.run(net, stimulus=stim, kicks=[(3, unknown)], trials=1, duration_ms=10)
-        with self.assertRaisesRegex(flysim.InputError, "^readouts: root ID 12345 .*not in the network"):
-            flysim.screen(net, {"a": {}}, readouts=[unknown], stimulus=stim, trials=1, duration_ms=10)
+        with self.assertRaisesRegex(flysim.InputError, r"^readouts: root ID 12345 \(item 1\) is not in the network"):
+            flysim.screen(net, {"a": {}}, readouts=[STIMULATED[5], unknown], stimulus=stim, trials=1, duration_ms=10)
+        with self.assertRaisesRegex(ValueError, r"^stimulus\['a'\]: no root IDs"):  # as flysim run's empty ID list
+            flysim.run(net, stimulus={"a": ([], 50.0)}, trials=1, duration_ms=10)
         with self.assertRaisesRegex(flysim.InputError, "^experiment 'k': kicks: root ID 12345 "):
             flysim.screen(net, {"k": {"kicks": [(3, unknown)]}}, readouts=[], stimulus=stim, trials=1, duration_ms=10)
         with self.assertRaisesRegex(flysim.InputError, r"^stimulus group 'a': stimulus rate must be between 0 and 1/dt \(10000 Hz\), got 20000 Hz"):
@@ -268,7 +272,8 @@ class RunTest(unittest.TestCase):
                                        ({"params": {"t_run": 0}}, ValueError, r"params\['t_run'\] \(s\)=0.0 must be above 0"),
                                        ({"params": {"r_poi": -1}}, ValueError, r"params\['r_poi'\]=-1.0 Hz must be 0 or more"),
                                        ({"params": {"r_poi": "150"}}, TypeError, r"params\['r_poi'\]='150' must be a number"),
-                                       ({"exp_name": "a/b"}, ValueError, "exp_name='a/b' must name a file")):
+                                       ({"exp_name": "a/b"}, ValueError, "exp_name='a/b' must name a file"),
+                                       ({"neu_exc2": STIMULATED[:2]}, ValueError, "is in stimulus groups 'exc' and 'exc2'")):
             with self.subTest(**{k: repr(v) for k, v in kwargs.items()}), tempfile.TemporaryDirectory() as tmp:
                 args = {"exp_name": "bad", **kwargs}
                 with self.assertRaisesRegex(error, message), mock.patch("builtins.print") as printed:
