@@ -2,7 +2,7 @@
 argument, before the compiled part narrows or rounds it."""
 from __future__ import annotations
 
-from typing import Any, List, Tuple
+from typing import Any, List, Optional, Tuple
 
 import numpy as np
 
@@ -41,10 +41,21 @@ def _whole(value: Any, what: str, low: int, high: int) -> int:
     return int(value)
 
 
-def _real(value: Any, what: str) -> float:
-    """`value` as a float, or a TypeError naming `what`."""
+def _real(value: Any, what: str, unit: Optional[str] = None) -> float:
+    """`value` as a float in `unit` ("ms", "mV", "Hz"; None: a plain number), or an error
+    naming `what`. A Brian2 quantity (brian2 is then imported already) is taken in `unit`
+    when it has that unit's dimension, and is a ValueError otherwise."""
+    if unit is not None and hasattr(value, "dim") and hasattr(value, "in_unit"):
+        import brian2
+        scale = {"ms": brian2.ms, "mV": brian2.mV, "Hz": brian2.Hz}[unit]
+        if not brian2.have_same_dimensions(value, scale):
+            raise ValueError(f"{what}={value!r} has dimensions {brian2.get_dimensions(value)}, where a quantity in "
+                             f"{unit} is expected")
+        if np.ndim(value) != 0:
+            raise TypeError(f"{what}={value!r} must be one number")
+        return float(value / scale)
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{what}={value!r} must be a number, not {type(value).__name__}")
+        raise TypeError(f"{what}={value!r} must be a number{' in ' + unit if unit else ''}, not {type(value).__name__}")
     return float(value)
 
 

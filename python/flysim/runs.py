@@ -24,7 +24,8 @@ def _lif_params(model: Optional[Mapping[str, float]]) -> "_flysim.LifParams":
         if key.startswith("_") or not hasattr(params, key):
             known = ", ".join(k for k in dir(params) if not k.startswith("_") and k != "r_poi_Hz")
             raise ValueError(f"model[{key!r}] is not a model parameter (known: {known})")
-        setattr(params, key, _real(value, f"model[{key!r}]"))
+        unit = next((u for u in ("ms", "mV", "Hz") if key.endswith("_" + u)), None)  # the name's unit
+        setattr(params, key, _real(value, f"model[{key!r}]", unit))
     return params
 
 
@@ -84,7 +85,7 @@ def _stimulus_groups(stimulus: Optional[Mapping[str, Tuple[Any, float]]], kicks)
         roots = _root_ids(ids, f"stimulus[{name!r}]")
         if not roots:  # as flysim run refuses an empty ID list: a group of no neurons drives nothing
             raise ValueError(f"stimulus[{name!r}]: no root IDs (an empty list drives nothing; leave the group out)")
-        groups.append((name, roots, _real(rate, f"stimulus[{name!r}] rate")))
+        groups.append((name, roots, _real(rate, f"stimulus[{name!r}] rate", "Hz")))
     return groups
 
 
@@ -151,7 +152,7 @@ def _run_args(stimulus, kicks, silence, silence_mode, duration_ms, trials, seed,
         if not isinstance(value, str):
             raise TypeError(f"{name}={value!r} must be a string")
     return (groups, kicks_file, kick_pairs, _root_ids(silence if silence is not None else [], "silence"),
-            silence_mode, _real(duration_ms, "duration_ms"), trials, seed, engine, threads, batch, params)
+            silence_mode, _real(duration_ms, "duration_ms", "ms"), trials, seed, engine, threads, batch, params)
 
 
 def _run_result(net: Network, out: Dict[str, Any], args: tuple) -> RunResult:

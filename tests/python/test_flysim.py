@@ -394,6 +394,16 @@ class ReferenceApiTest(unittest.TestCase):
                 flysim.reference._reference_settings(dict(params, **{key: wrong}))
         _, settings = flysim.reference._reference_settings(dict(params, r_poi2=40 * brian2.Hz))
         self.assertAlmostEqual(settings["r_poi2"], 40.0)
+        # run() takes quantities too, in the units its arguments name, and refuses other dimensions.
+        net = load()
+        plain = flysim.run(net, stimulus={"a": (STIMULATED, 150.0)}, duration_ms=50, trials=1, model={"w_syn_mV": 0.3})
+        with_units = flysim.run(net, stimulus={"a": (STIMULATED, 150 * brian2.Hz)}, duration_ms=50 * brian2.ms, trials=1,
+                                model={"w_syn_mV": 0.3 * brian2.mV})
+        pd.testing.assert_frame_equal(plain.spikes, with_units.spikes)
+        with self.assertRaisesRegex(ValueError, r"duration_ms=.* has dimensions .* where a quantity in ms is expected"):
+            flysim.run(net, stimulus={"a": (STIMULATED, 150.0)}, duration_ms=3 * brian2.Hz, trials=1)
+        with self.assertRaisesRegex(ValueError, r"stimulus\['a'\] rate=.* where a quantity in Hz is expected"):
+            flysim.run(net, stimulus={"a": (STIMULATED, 150 * brian2.mV)}, duration_ms=10, trials=1)
 
 
 def net_index(flywire_ids):
