@@ -1,6 +1,7 @@
 #include "io/csv_reader.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -83,18 +84,52 @@ bool CsvReader::next_line() {
   if (!line_.empty() && line_.back() == '\r') line_.remove_suffix(1);
   ++line_number_;
   if (line_number_ == 1) line_ = strip_utf8_bom(line_);
+  split_fields();
+  return true;
+}
+
+void CsvReader::split_fields() {
   fields_.clear();
+  unquoted_.clear();
   std::size_t pos = 0;
   for (;;) {
+    std::size_t start = pos;
+    while (start < line_.size() && (line_[start] == ' ' || line_[start] == '\t')) ++start;
+    if (start < line_.size() && line_[start] == '"') {
+      // A quoted field: up to the quote that is not doubled, then spaces and a comma or the end.
+      bool doubled = false;
+      std::size_t close = start + 1;
+      for (;; close += 2) {
+        close = line_.find('"', close);
+        if (close == std::string_view::npos) throw error("a quoted field is not closed on its line (one record per line)");
+        if (close + 1 >= line_.size() || line_[close + 1] != '"') break;
+        doubled = true;
+      }
+      std::string_view inside = line_.substr(start + 1, close - start - 1);
+      if (doubled) {
+        std::string text;
+        for (std::size_t i = 0; i < inside.size(); ++i) {
+          text += inside[i];
+          if (inside[i] == '"') ++i;  // "" is one quote
+        }
+        inside = unquoted_.emplace_back(std::move(text));
+      }
+      fields_.push_back(inside);
+      pos = close + 1;
+      while (pos < line_.size() && (line_[pos] == ' ' || line_[pos] == '\t')) ++pos;
+      if (pos == line_.size()) return;
+      if (line_[pos] != ',') throw error("'" + printable(line_.substr(start, pos + 1 - start)) + "': text after a quoted field's closing quote");
+      ++pos;
+      continue;
+    }
     const std::size_t comma = line_.find(',', pos);
     if (comma == std::string_view::npos) {
       fields_.push_back(line_.substr(pos));
-      break;
+      return;
     }
     fields_.push_back(line_.substr(pos, comma - pos));
     pos = comma + 1;
   }
-  return true;
 }
 
 void CsvReader::require_field_count(std::size_t count, std::string_view expected) const {
@@ -103,13 +138,32 @@ void CsvReader::require_field_count(std::size_t count, std::string_view expected
                 "), got " + std::to_string(fields_.size()) + ": '" + printable(line_.substr(0, 80)) + "'");
 }
 
+namespace {
+// Why a header may lack a column it seems to have: another separator, or another case.
+std::string header_hint(const CsvReader& reader, std::string_view name) {
+  const std::string_view line = reader.line();
+  if (reader.fields().size() == 1 && (line.find('\t') != std::string_view::npos || line.find(';') != std::string_view::npos))
+    return " (the header has no commas but " + std::string(line.find('\t') != std::string_view::npos ? "tabs" : "semicolons") +
+           ": flysim reads comma-separated files)";
+  const auto lower = [](std::string_view s) {
+    std::string out(s);
+    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+  };
+  for (std::string_view field : reader.fields())
+    if (lower(CsvReader::trim(field)) == lower(name))
+      return " (it has '" + printable(CsvReader::trim(field)) + "': column names are case-sensitive)";
+  return "";
+}
+}  // namespace
+
 std::vector<std::size_t> require_columns(const CsvReader& reader, const std::vector<std::string_view>& names) {
   std::vector<std::size_t> columns;
   for (std::string_view name : names) {
     std::size_t found = reader.fields().size();
     for (std::size_t c = 0; c < reader.fields().size(); ++c)
       if (CsvReader::trim(reader.fields()[c]) == name) found = c;
-    if (found == reader.fields().size()) throw reader.error("missing column '" + std::string(name) + "' in the header");
+    if (found == reader.fields().size()) throw reader.error("missing column '" + std::string(name) + "' in the header" + header_hint(reader, name));
     columns.push_back(found);
   }
   return columns;

@@ -1,10 +1,12 @@
 #pragma once
-// A streaming CSV reader for large, simple files (no quoting: the FlyWire tables have
-// none). Reads in blocks so a 1 GB table never sits in memory whole, and keeps the
-// line number so that every error can say file:line.
+// A streaming CSV reader for large, simple files: one record per line; a field may be in
+// double quotes (R's write.csv, pandas' QUOTE_ALL), "" inside it standing for one quote.
+// Reads in blocks so a 1 GB table never sits in memory whole, and keeps the line number
+// so that every error can say file:line.
 #include <charconv>
 #include <cstdint>
 #include <cstdio>
+#include <deque>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -22,7 +24,8 @@ class CsvReader {
   CsvReader(const CsvReader&) = delete;
   CsvReader& operator=(const CsvReader&) = delete;
 
-  // Next line split at commas into fields(); false at end of file. Skips nothing.
+  // Next line split at commas into fields() (a quoted field without its quotes); false at
+  // end of file. Skips nothing. A quote left open at the line's end is an error.
   bool next_line();
   const std::vector<std::string_view>& fields() const { return fields_; }
   std::string_view line() const { return line_; }
@@ -69,7 +72,9 @@ class CsvReader {
   bool first_block_ = true;  // its head tells a binary format
   std::string carry_;  // a line that straddles two blocks
   std::string_view line_;
+  void split_fields();
   std::vector<std::string_view> fields_;
+  std::deque<std::string> unquoted_;  // quoted fields that held "": their text with one quote
   std::size_t line_number_ = 0;
   uint64_t consumed_ = 0, file_size_ = 0;
 };

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <unordered_map>
 
 #include "io/csv_reader.hpp"
@@ -93,6 +94,17 @@ bool ids_are_integers(const std::vector<RawEdge>& edges, const std::string& edge
       if (parses_as_integer(*id) != integers) refuse(edges_path, e.line, *id);
   for (const auto& [id, line] : nodes)
     if (parses_as_integer(id) != integers) refuse(nodes_path, line, id);
+  // Names that are numbers ("1.0", "7.2e+17": IDs that pandas wrote as floats) would become
+  // neurons 1, 2, ... in byte order, unlike the numbers they spell.
+  if (!integers) {
+    const RawEdge& e = edges.front();
+    char* end = nullptr;
+    const double number = std::strtod(e.pre.c_str(), &end);
+    if (!e.pre.empty() && end == e.pre.c_str() + e.pre.size() && std::isfinite(number))
+      throw input_error_at(edges_path, e.line, "neuron ID '" + printable(e.pre) + "' is a number written as a float (as "
+                                               "pandas writes integer columns that held a NaN): write the IDs as integers, "
+                                               "e.g. df.astype({col: 'int64'}); names are for neurons named like 'ADAL'");
+  }
   return integers;
 }
 

@@ -12,6 +12,14 @@
 
 namespace flysim {
 
+namespace {
+bool is_boolean_word(std::string_view s) {
+  for (std::string_view word : {"True", "False", "TRUE", "FALSE", "true", "false"})
+    if (s == word) return true;
+  return false;
+}
+}  // namespace
+
 std::vector<int64_t> load_flywire_neurons(const std::string& path) {
   CsvReader reader(path);
   if (!reader.next_line()) throw input_error(path + ": empty file, expected the header ',Completed'");
@@ -21,15 +29,26 @@ std::vector<int64_t> load_flywire_neurons(const std::string& path) {
     throw reader.error("expected the header ',Completed' (the first line holds a neuron ID; a headerless file would "
                        "shift every index by one)");
   const std::size_t columns = reader.fields().size();
+  // pandas' to_csv without index=False puts its row numbers before the IDs' column, whose
+  // name read_csv had made "Unnamed: 0": the numbers would be taken as IDs.
+  if (columns >= 2 && head.empty() && CsvReader::trim(reader.fields()[1]).starts_with("Unnamed: "))
+    throw reader.error("the header '" + printable(reader.line().substr(0, 80)) + "' has pandas' row numbers before the "
+                       "IDs (a DataFrame written without index=False): write it with to_csv(..., index=False), or read "
+                       "it with read_csv(..., index_col=0) first");
+  // The IDs are the first column, as the reference's read_csv(index_col=0) takes them; a
+  // column named Completed must hold booleans (True/False as pandas, TRUE/FALSE as R writes them).
+  std::size_t completed_column = columns;
+  for (std::size_t c = 1; c < columns; ++c)
+    if (CsvReader::trim(reader.fields()[c]) == "Completed") completed_column = c;
   std::vector<int64_t> ids;
   std::unordered_map<int64_t, std::size_t> first_line;
   while (reader.next_line()) {
     if (CsvReader::trim(reader.line()).empty()) continue;
     reader.require_field_count(columns, "as many as the header");
     const auto id = reader.integer<int64_t>(0, "root ID");
-    if (columns >= 2) {
-      const std::string_view completed = CsvReader::trim(reader.fields()[1]);
-      if (completed != "True" && completed != "False")
+    if (completed_column < columns) {
+      const std::string_view completed = CsvReader::trim(reader.fields()[completed_column]);
+      if (!is_boolean_word(completed))
         throw reader.error("column 'Completed': '" + printable(completed) + "' is not True or False");
     }
     const auto [it, fresh] = first_line.emplace(id, reader.line_number());

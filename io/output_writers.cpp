@@ -7,6 +7,7 @@
 #include <map>
 
 #include "io/csv_writers.hpp"
+#include "io/reference_spike_writer.hpp"
 #include "model/errors.hpp"
 
 namespace flysim {
@@ -19,6 +20,7 @@ using FormatTable = std::map<std::string, std::function<std::unique_ptr<Writer>(
 const FormatTable<SpikeWriter>& spike_table() {
   static const FormatTable<SpikeWriter> table = {
       {"csv", [](const OutputSpec& s) { return std::make_unique<CsvSpikeWriter>(s.path, s.stream); }},
+      {"reference", [](const OutputSpec& s) { return std::make_unique<ReferenceSpikeWriter>(s.path, s.stream, s.experiment); }},
   };
   return table;
 }
@@ -49,5 +51,6 @@ std::unique_ptr<Writer> make_writer(const FormatTable<Writer>& table, const Outp
 
 std::unique_ptr<SpikeWriter> make_spike_writer(const OutputSpec& spec) { return make_writer(spike_table(), spec); }
 std::unique_ptr<RateWriter> make_rate_writer(const OutputSpec& spec) { return make_writer(rate_table(), spec); }
+std::vector<std::string> spike_format_names() { return names_of(spike_table()); }
 
 }  // namespace flysim

@@ -23,7 +23,6 @@ ExperimentCounts parse_counts_part(const std::string& path, const std::string& t
 
 inline const char* kScreenRatesHeader = "exp_name,flywire_id,trials,mean_rate_hz,sd_hz\n";
 inline const char* kScreenReadoutsHeader = "exp_name,readout_id,trials,mean_rate_hz,sd_hz,sem_hz,change_hz\n";
-inline const char* kScreenSpikesHeader = "t,trial,flywire_id,exp_name\n";
 
 // rates.csv's rows of one experiment: every neuron that spiked, flywire_id ascending;
 // mean and sample sd (n - 1) over the trials of spikes / trial_s (0 Hz where it did not spike).

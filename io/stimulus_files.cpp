@@ -31,12 +31,13 @@ std::vector<Kick> load_kicks(const std::string& path, const Network& net) {
   const auto index = index_of_ids(net.root_ids, "network");
   CsvReader reader(path);
   if (!reader.next_line()) throw input_error(path + ": empty file, expected the header 'step,neuron_id'");
-  reader.require_field_count(2, "the header 'step,neuron_id'");
+  // The columns are found by name, others (pandas' row numbers, a t_ms) are not read.
   const auto col = require_columns(reader, {"step", "neuron_id"});
+  const std::size_t columns = reader.fields().size();
   std::vector<Kick> kicks;
   while (reader.next_line()) {
     if (CsvReader::trim(reader.line()).empty()) continue;
-    reader.require_field_count(2, "step,neuron_id");
+    reader.require_field_count(columns, "as many as the header");
     const auto step = reader.integer<int32_t>(col[0], "step");
     const auto id = reader.integer<int64_t>(col[1], "neuron_id");
     if (step < 0) throw reader.error("step " + std::to_string(step) + " is negative");

@@ -109,6 +109,47 @@ TEST_F(Cli, HeaderlessNeuronsFileIsRefused) {
   expect_one_line_error(r, path("neurons.csv") + ":1: expected the header ',Completed'");
 }
 
+// pandas' to_csv without index=False writes its row numbers first: they would be the IDs.
+TEST_F(Cli, NeuronsFileWithPandasRowNumbersIsRefusedWithTheFix) {
+  write("neurons.csv", ",Unnamed: 0,Completed\n0,11,True\n1,12,True\n");
+  const CliResult r = flysim("run --network.neurons=" + path("neurons.csv") + " --run.duration-ms=1");
+  expect_one_line_error(r, path("neurons.csv") + ":1: the header ',Unnamed: 0,Completed' has pandas' row numbers before "
+                           "the IDs (a DataFrame written without index=False): write it with to_csv(..., index=False), or "
+                           "read it with read_csv(..., index_col=0) first");
+}
+
+// A neurons file of one's own without its connectivity names the option forgotten.
+TEST_F(Cli, NeuronsWithoutConnectivityNamesTheMissingOption) {
+  write("neurons.csv", "root_id,Completed\n11,TRUE\n12,FALSE\n13,True\n");
+  const CliResult r = flysim("run --network.neurons=" + path("neurons.csv") + " --run.duration-ms=1");
+  expect_one_line_error(r, "network.neurons=" + path("neurons.csv") + " lists 3 neurons and network.connectivity is empty: "
+                           "flysim would generate its synthetic FlyWire-scale network (15091983 connections) over them, "
+                           "which they cannot hold. Give your connectome as network.connectivity=FILE, or make a small "
+                           "synthetic one with flysim generate --generate.neurons=N --generate.connections=M");
+}
+
+// R's write.csv quotes every field and writes TRUE/FALSE: the same network as plain CSV.
+TEST_F(Cli, QuotedFilesAsRWritesThemLoadTheSameNetwork) {
+  write("plain_n.csv", ",Completed\n11,True\n12,True\n13,True\n");
+  write("plain_c.csv", "Presynaptic_ID,Postsynaptic_ID,Presynaptic_Index,Postsynaptic_Index,Connectivity,Excitatory,"
+                       "Excitatory x Connectivity\n11,12,0,1,3,1,3\n12,13,1,2,2,-1,-2\n");
+  write("quoted_n.csv", "\"\",\"Completed\"\n\"11\",TRUE\n\"12\",TRUE\n\"13\",TRUE\n");
+  write("quoted_c.csv", "\"Presynaptic_ID\",\"Postsynaptic_ID\",\"Presynaptic_Index\",\"Postsynaptic_Index\",\"Connectivity\","
+                        "\"Excitatory\",\"Excitatory x Connectivity\"\n\"11\",\"12\",0,1,3,1,3\n\"12\",\"13\",1,2,2,-1,-2\n");
+  write("ids.txt", "11\n");
+  for (const std::string p : {"plain_", "quoted_"}) {
+    const CliResult r = flysim("run --network.neurons=" + path(p + "n.csv") + " --network.connectivity=" + path(p + "c.csv") +
+                               " --stimulus.ids=" + path("ids.txt") + " --run.duration-ms=50 --output.spikes=" +
+                               path(p + "spikes.csv") + " --output.summary=" + path(p + "s.json"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto summary = read_summary(path(p + "s.json"));
+    EXPECT_EQ(summary["network"].value("connections", 0), 2);
+    EXPECT_EQ(summary["network"].value("synapses", 0), 5);
+  }
+  EXPECT_EQ(slurp(path("plain_spikes.csv")), slurp(path("quoted_spikes.csv")));
+  EXPECT_GT(count_of(slurp(path("plain_spikes.csv")), "\n"), 1u);
+}
+
 TEST_F(Cli, OutOfRangeModelParameterNamesTheOptions) {
   const CliResult r = flysim(net2000("--model.t-ref-ms=1e12"));
   expect_one_line_error(r, "options model.* / stimulus.rate: parameter t_ref (model.t-ref-ms) must be >= 0 and below 2^29 steps");

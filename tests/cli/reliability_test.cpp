@@ -262,6 +262,8 @@ TEST_F(Reliability, SweepRefusesARepeatedReadoutOrRate) {
                             " --network.neurons=" + data_path("net2000/neurons.csv") + " --network.connectivity=" +
                             data_path("net2000/connectivity.csv") + " --stimulus.ids=" + data_path("net2000/stimulated.txt");
   expect_one_line_error(flysim(sweep + " --sweep.readouts=7,8,7"), "command line: option sweep.readouts='7,8,7' lists root ID 7 twice");
+  expect_one_line_error(flysim(sweep + " \"--sweep.readouts=7, 8 , 7\""), "command line: option sweep.readouts='7, 8 , 7' lists root ID 7 twice");
+  expect_one_line_error(flysim(sweep + " \"--sweep.readouts=7, ,8\""), "command line: option sweep.readouts='7, ,8' has ''");
   expect_one_line_error(flysim(sweep + " --sweep.rates=50,60,50"), "command line: option sweep.rates='50,60,50' lists the rate 50 twice");
   expect_one_line_error(flysim(sweep + " --sweep.rates=50,50.0"), "command line: option sweep.rates='50,50.0' lists the rate 50.0 twice");
   EXPECT_FALSE(fs::exists(path("out/sweep.csv")));
@@ -316,8 +318,14 @@ TEST_F(Reliability, IdAndKickFilesRefuseRowsWithMoreThanTheirFields) {
                 .find("bad.txt:1: column 'neuron ID': '" + a + "x' is not an integer"),
             std::string::npos);
   EXPECT_NE(error_of([&] { load_kicks(write("k3.csv", "step,neuron_id\n5," + a + ",7\n"), *net); })
-                .find("k3.csv:2: expected 2 fields"),
+                .find("k3.csv:2: expected 2 fields (as many as the header)"),
             std::string::npos);
+  // Columns are found by name: pandas' row numbers and other columns are not read.
+  const std::vector<Kick> kicks = load_kicks(write("k_index.csv", ",neuron_id,t_ms,step\n0," + a + ",0.5,5\n1," + b + ",0.7,7\n"), *net);
+  ASSERT_EQ(kicks.size(), 2u);
+  EXPECT_EQ(kicks[0].step, 5);
+  EXPECT_EQ(kicks[0].neuron, 1u);
+  EXPECT_EQ(kicks[1].step, 7);
   EXPECT_NE(error_of([&] { load_kicks(write("k0.csv", "step,neuron_id\n"), *net); }).find("no kicks after the header"),
             std::string::npos);
   // Unprintable bytes are shown, not passed through (a NUL would cut the message).

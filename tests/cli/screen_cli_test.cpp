@@ -123,6 +123,25 @@ CliResult screen(const ScratchDir& d, const std::string& tag, const std::string&
                     d.path(tag + ".out"), d.path(tag + ".err"));
 }
 
+// flysim run's output.spikes-format=reference writes the table a screen writes for the
+// same experiment, byte for byte (the experiment named by the file).
+TEST(ScreenCli, RunsReferenceSpikesAreTheScreensTable) {
+  ScratchDir d("screen-reference-run");
+  const CliResult scr = screen(d, "screen", " --screen.baseline=true --screen.spikes=true --run.trials=3 --output.dir=" + d.path("out"));
+  ASSERT_EQ(scr.code, 0) << scr.err;
+  const CliResult run = run_flysim("run " + net2000() + " --run.trials=3 --output.spikes-format=reference --output.spikes=" +
+                                       d.path("baseline.csv"),
+                                   d.path("run.out"), d.path("run.err"));
+  ASSERT_EQ(run.code, 0) << run.err;
+  const std::string table = slurp(d.path("out/spikes.csv"));
+  EXPECT_GT(count_of(table, "\n"), 10u);
+  EXPECT_TRUE(same_text(table, slurp(d.path("baseline.csv"))));
+  expect_one_line_error(run_flysim("run " + net2000() + " --output.spikes-format=parquet --output.spikes=" + d.path("x.csv"),
+                                   d.path("bad.out"), d.path("bad.err")),
+                        "command line: option output.spikes-format='parquet' is not a spike format (known: csv, reference)");
+  EXPECT_FALSE(fs::exists(d.path("x.csv")));
+}
+
 TEST(ScreenCli, EachExperimentsTrialsAreThoseOfFlysimRunWithItsOptions) {
   ScratchDir d("screen-identity");
   const Screen s = make_screen(d);
@@ -343,9 +362,16 @@ TEST(ScreenCli, BadTablesAreOneErrorLineNamingFileAndLine) {
   bad("name,excite\na,\nb,720575940600000001\n", "3: column 'excite': neuron ID 720575940600000001 is not in the network");
   bad("name,rate_hz\na,100\nb,120\na,140\n", "4: experiment name 'a' is already used at " + d.path("bad.csv") + ":2");
   bad("name,rate_hz\na,fast\n", "2: column 'rate_hz': 'fast' is not a rate");
-  // A name that would open a quoted field in the outputs, or hold a control character.
-  bad("name,rate_hz\n\"abc,100\n", "2: experiment name '\"abc' holds a quote or a control character");
-  bad("name,rate_hz\na\tb,100\n", "2: experiment name 'a\\x09b' holds a quote or a control character");
+  // A name that would split a field or open a quoted one in the outputs, or hold a control
+  // character; a quote left open on its line.
+  bad("name,rate_hz\n\"a,b\",100\n", "2: experiment name 'a,b' holds a comma, a quote or a control character");
+  bad("name,rate_hz\n\"a\"\"b\",100\n", "2: experiment name 'a\"b' holds a comma, a quote or a control character");
+  bad("name,rate_hz\na\tb,100\n", "2: experiment name 'a\\x09b' holds a comma, a quote or a control character");
+  bad("name,rate_hz\n\"abc,100\n", "2: a quoted field is not closed on its line");
+  // pandas' row numbers, and bytes that are not text, are named printably.
+  bad(",name,rate_hz\n0,a,100\n", "1: unknown column ''; the columns are name, excite, rate_hz, excite2, rate2_hz, silence (an "
+                                    "unnamed first column is pandas' row numbers: write the table with index=False)");
+  bad("name,rate_hz\nx,1\xff" "0\n", "2: column 'rate_hz': '1\\xff0' is not a rate");
   EXPECT_FALSE(fs::exists(d.path("out/.screen-parts")));
 }
 

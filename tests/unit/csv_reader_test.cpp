@@ -72,5 +72,52 @@ TEST(CsvReader, ParquetAndGzipFilesAreNamedAsSuch) {
   EXPECT_GT(lines, 1u);
 }
 
+// R's write.csv and pandas' QUOTE_ALL quote fields: a field's quotes are not its text, ""
+// inside is one quote, and spaces around a quoted field are not part of it.
+TEST(CsvReader, QuotedFieldsAreTheirInside) {
+  const ScratchDir dir("flysim-csv-quotes");
+  spit(dir.path("q.csv"), "\"a\",\"b,c\",plain, \"d\"\"e\" ,\"\"\n\"unclosed,1\n\"x\"y,2\n");
+  CsvReader reader(dir.path("q.csv"));
+  ASSERT_TRUE(reader.next_line());
+  EXPECT_EQ(reader.fields(), (std::vector<std::string_view>{"a", "b,c", "plain", "d\"e", ""}));
+  try {
+    reader.next_line();
+    ADD_FAILURE() << "an unclosed quote was read";
+  } catch (const input_error& e) {
+    EXPECT_EQ(std::string(e.what()), dir.path("q.csv") + ":2: a quoted field is not closed on its line (one record per line)");
+  }
+  try {
+    reader.next_line();
+    ADD_FAILURE() << "text after a closing quote was read";
+  } catch (const input_error& e) {
+    EXPECT_EQ(std::string(e.what()), dir.path("q.csv") + ":3: '\"x\"y': text after a quoted field's closing quote");
+  }
+}
+
+// A header that seems to have the column: another separator, or the name in another case.
+TEST(CsvReader, AMissingColumnSaysWhyTheHeaderSeemsToHaveIt) {
+  const ScratchDir dir("flysim-csv-header");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"step\tneuron_id\n", ":1: missing column 'step' in the header (the header has no commas but tabs: flysim reads comma-separated files)"},
+      {"step;neuron_id\n", ":1: missing column 'step' in the header (the header has no commas but semicolons: flysim reads comma-separated files)"},
+      {"Step,neuron_id\n", ":1: missing column 'step' in the header (it has 'Step': column names are case-sensitive)"},
+      {"\"step\",\"neuron_id\"\n", ""}};
+  for (const auto& [text, message] : cases) {
+    spit(dir.path("h.csv"), text);
+    CsvReader reader(dir.path("h.csv"));
+    ASSERT_TRUE(reader.next_line());
+    if (message.empty()) {
+      EXPECT_EQ(require_columns(reader, {"step", "neuron_id"}), (std::vector<std::size_t>{0, 1}));
+      continue;
+    }
+    try {
+      require_columns(reader, {"step", "neuron_id"});
+      ADD_FAILURE() << text;
+    } catch (const input_error& e) {
+      EXPECT_EQ(std::string(e.what()), dir.path("h.csv") + message);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace flysim::test

@@ -145,5 +145,15 @@ TEST_F(EdgeListFile, ErrorsNameFileAndLine) {
   EXPECT_NE(error_of((dir_ / "absent.csv").string()).find("absent.csv"), std::string::npos);
 }
 
+// IDs that pandas wrote as floats ("1.0") would be names, renumbered in byte order, and
+// "2" in a stimulus list would mean the neuron named "10.0": refused, naming the fix.
+TEST_F(EdgeListFile, IdsWrittenAsFloatsAreRefused) {
+  const std::string floats = write("floats.csv", "1.0,2.0,3\n2.0,10.0,1\n");
+  EXPECT_EQ(error_of(floats).rfind(floats + ":1: neuron ID '1.0' is a number written as a float", 0), 0u) << error_of(floats);
+  const std::string big = write("big.csv", "7.205759406e+17,7.205759407e+17,3\n");
+  EXPECT_NE(error_of(big).find("is a number written as a float"), std::string::npos) << error_of(big);
+  EXPECT_EQ(error_of(write("names.csv", "ADAL,ADLL,2\nADLL,AIAL,1\n")), "");
+}
+
 }  // namespace
 }  // namespace flysim::test

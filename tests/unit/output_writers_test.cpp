@@ -97,9 +97,22 @@ TEST_F(OutputWriters, CsvRatesAreOneLinePerNeuronWithThreeDecimals) {
   EXPECT_EQ(slurp(path("rates.csv")), "neuron_id,index,spikes,rate_hz\n1002,2,5,2.500\n1000,0,1,0.333\n");
 }
 
+// The reference model's run_exp table: t in s as Brian2's clock gives it (step * 0.0001:
+// 0.0006000000000000001 for step 6), the trial, the root ID and the experiment's name.
+TEST_F(OutputWriters, ReferenceSpikesAreTheReferenceModelsTable) {
+  auto writer = make_spike_writer({"output.spikes", path("sugar.csv"), "reference", false, "sugar"});
+  writer->begin({tiny_network(4, {}), 0.1, 10});
+  const std::vector<Spike> a = {{0, 2}, {6, 1}}, b = {{3, 0}};
+  writer->write({0, 0, 10, a});
+  writer->write({1, 0, 10, b});
+  writer->finish();
+  EXPECT_EQ(slurp(path("sugar.csv")),
+            "t,trial,flywire_id,exp_name\n0.0,0,1002,sugar\n0.0006000000000000001,0,1001,sugar\n0.00030000000000000003,1,1000,sugar\n");
+}
+
 TEST_F(OutputWriters, AnUnknownFormatIsOneErrorNamingTheOptionAndWritesNothing) {
   EXPECT_EQ(input_error_of([&] { make_spike_writer({"output.spikes", path("s.bin"), "parquet"}); }),
-            "output.spikes: unknown format 'parquet' (known: csv)");
+            "output.spikes: unknown format 'parquet' (known: csv, reference)");
   EXPECT_EQ(input_error_of([&] { make_rate_writer({"output.rates", path("r.bin"), "json"}); }),
             "output.rates: unknown format 'json' (known: csv)");
   EXPECT_EQ(names(), std::vector<std::string>{});

@@ -9,6 +9,7 @@
 
 #include "apps/flysim/commands/plot_script.hpp"
 #include "io/atomic_file.hpp"
+#include "io/reference_spikes.hpp"
 #include "model/errors.hpp"
 
 namespace flysim::app {
@@ -51,7 +52,7 @@ void write_screen_files(const ScreenParts& parts, const ScreenFiles& f) {
   write_atomically(f.dir + "/readouts.csv", readouts);
   if (!f.spikes) return;
   AtomicFile out(f.dir + "/spikes.csv");
-  out.write(kScreenSpikesHeader, std::char_traits<char>::length(kScreenSpikesHeader));
+  out.write(kReferenceSpikesHeader, std::char_traits<char>::length(kReferenceSpikesHeader));
   std::vector<char> block(1 << 20);
   for (std::size_t i = 0; i < f.names.size(); ++i) {
     std::ifstream in(parts.spikes_path(i), std::ios::binary);

@@ -36,7 +36,7 @@ ScreenIds id_field(const CsvReader& reader, std::string_view text, const std::st
     int64_t id = 0;
     const auto [stop, ec] = std::from_chars(item.data(), item.data() + item.size(), id);
     if (item.empty() || ec != std::errc() || stop != item.data() + item.size() || id <= 0)
-      throw reader.error(where + "'" + std::string(item) + "' is not a root ID (IDs are separated by ';', or @FILE names a list)");
+      throw reader.error(where + "'" + printable(item) + "' is not a root ID (IDs are separated by ';', or @FILE names a list)");
     ids.ids.push_back({id, reader.line_number()});
     pos = end + 1;
   }
@@ -47,7 +47,7 @@ double rate_field(const CsvReader& reader, std::string_view text, const std::str
   double rate = 0;
   const auto [stop, ec] = std::from_chars(text.data(), text.data() + text.size(), rate);
   if (ec != std::errc() || stop != text.data() + text.size() || !std::isfinite(rate) || rate < 0)
-    throw reader.error("column '" + column + "': '" + std::string(text) + "' is not a rate in Hz (a number >= 0)");
+    throw reader.error("column '" + column + "': '" + printable(text) + "' is not a rate in Hz (a number >= 0)");
   return rate;
 }
 
@@ -66,8 +66,9 @@ std::vector<ScreenExperiment> read_screen_table(const std::string& path) {
   for (std::size_t k = 0; k < reader.fields().size(); ++k) {
     const std::string column(CsvReader::trim(reader.fields()[k]));
     if (std::find(kColumns.begin(), kColumns.end(), column) == kColumns.end())
-      throw reader.error("unknown column '" + column + "'; the columns are name, excite, rate_hz, excite2, rate2_hz, silence");
-    if (!column_of.emplace(column, k).second) throw reader.error("column '" + column + "' appears twice");
+      throw reader.error("unknown column '" + printable(column) + "'; the columns are name, excite, rate_hz, excite2, rate2_hz, silence" +
+                         (column.empty() && k == 0 ? " (an unnamed first column is pandas' row numbers: write the table with index=False)" : ""));
+    if (!column_of.emplace(column, k).second) throw reader.error("column '" + printable(column) + "' appears twice");
   }
   if (!column_of.count("name")) throw reader.error("no column 'name': every experiment needs one");
   const std::size_t columns = reader.fields().size();
@@ -83,10 +84,10 @@ std::vector<ScreenExperiment> read_screen_table(const std::string& path) {
     e.name = std::string(field("name"));
     if (e.name.empty()) throw reader.error("column 'name' is empty: every experiment needs a name");
     // Names go into the CSV outputs unquoted, as the reference's exp_name column: nothing
-    // there may open a quoted field or end a line.
-    if (std::any_of(e.name.begin(), e.name.end(), [](char ch) { return ch == '"' || static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f; }))
-      throw reader.error("experiment name '" + printable(e.name) + "' holds a quote or a control character; names are "
-                         "written unquoted into the CSV outputs");
+    // there may split a field, open a quoted one or end a line.
+    if (std::any_of(e.name.begin(), e.name.end(), [](char ch) { return ch == '"' || ch == ',' || static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f; }))
+      throw reader.error("experiment name '" + printable(e.name) + "' holds a comma, a quote or a control character; names "
+                         "are written unquoted into the CSV outputs");
     e.file = path;
     e.line = reader.line_number();
     if (!field("excite").empty()) e.excite = id_field(reader, field("excite"), "excite");

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "model/lif_params.hpp"
-#include "io/table_numbers.hpp"
+#include "io/reference_spikes.hpp"
 
 namespace flysim::app {
 
@@ -22,8 +22,7 @@ ExperimentCounts run_screen_experiment(Engine& engine, const TrialBatches& plan,
             if (per_trial.empty()) per_trial.assign(static_cast<std::size_t>(plan.trials), 0);
             ++per_trial[static_cast<std::size_t>(first) + k];
             if (spike_lines)
-              fmt::format_to(std::back_inserter(batch_lines[k]), "{},{},{},{}\n", table_number(spike_time_s(s.step, dt_ms)),
-                             first + static_cast<int32_t>(k), net.root_ids[s.neuron], name);
+              append_reference_spike(batch_lines[k], s.step, dt_ms, first + static_cast<int32_t>(k), net.root_ids[s.neuron], name);
           }
       },
       [&](int32_t done) {

@@ -169,7 +169,10 @@ std::vector<OptionSpec> run_options() {
        "command; a failure falls back to the CPU pool from it and recomputes (0: no fallback, a failure stops the run)"},
       {"engine.fault-after-epochs", OptionType::integer, "0",
        "for tests of the fallback: the first engine fails after this many epochs, as a lost GPU does (0: never)"},
-      {"output.spikes", OptionType::path, "", "spike CSV 'trial,step,t_ms,neuron_id', sorted; empty: not written"},
+      {"output.spikes", OptionType::path, "", "spike CSV (output.spikes-format), sorted by trial, step, neuron; empty: not written"},
+      {"output.spikes-format", OptionType::text, "csv",
+       "'csv': trial,step,t_ms,neuron_id; 'reference': the reference model's run_exp table t,trial,flywire_id,exp_name "
+       "(t in s as Brian2 records it, exp_name the file's name without its extension), for flysim.load_exps and get_rate"},
       {"output.rates", OptionType::path, "", "per-neuron rates CSV 'neuron_id,index,spikes,rate_hz', highest first"},
       {"output.summary", OptionType::path, "",
        "the run's summary as JSON (the figures of the text summary on stdout; fields in README.md); empty: not written"},

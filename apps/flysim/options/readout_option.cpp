@@ -11,7 +11,10 @@ std::vector<int64_t> readout_ids(const Options& o, const std::string& key) {
   const std::string& text = o.text(key);
   for (std::size_t pos = 0; pos < text.size();) {
     const std::size_t comma = std::min(text.find(',', pos), text.size());
-    const std::string item = text.substr(pos, comma - pos);
+    // "ID, ID" as people write lists: spaces around an item are not part of it.
+    std::string item = text.substr(pos, comma - pos);
+    item.erase(0, std::min(item.find_first_not_of(' '), item.size()));
+    item.erase(item.find_last_not_of(' ') + 1);
     int64_t id = 0;
     const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), id);
     if (item.empty() || ec != std::errc() || end != item.data() + item.size() || id <= 0)

@@ -205,6 +205,8 @@ RecorderConfig ActorRunBuilder::recorder_config(const RunInputs& in, const RunPl
   RecorderConfig rc;
   rc.network = in.network;
   rc.spikes.path = o_.text("output.spikes");
+  rc.spikes.format = o_.text("output.spikes-format");
+  rc.spikes.experiment = std::filesystem::path(rc.spikes.path).stem().string();
   rc.rates.path = o_.text("output.rates");
   rc.trials = plan.trials;
   rc.steps_per_trial = plan.steps_per_trial;

@@ -1,10 +1,15 @@
 #include "apps/flysim/run/run_checks.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
 #include <charconv>
 #include <string>
 
 #include "apps/flysim/options/common_options.hpp"
 #include "apps/flysim/options/readout_option.hpp"
+#include "io/output_writers.hpp"
 
 namespace flysim::app {
 
@@ -27,6 +32,9 @@ bool checkpoints_asked(const Options& o) { return o.number("checkpoint.every-ms"
 RunChecks check_run_options(const Options& o) {
   RunChecks c;
   require_writable(o, "output.spikes");
+  if (const std::vector<std::string> known = spike_format_names();
+      std::find(known.begin(), known.end(), o.text("output.spikes-format")) == known.end())
+    o.reject("output.spikes-format", "is not a spike format (known: " + fmt::format("{}", fmt::join(known, ", ")) + ")");
   require_writable(o, "output.rates");
   require_writable(o, "output.summary");
   require_writable(o, "output.journal");
