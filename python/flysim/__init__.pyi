@@ -25,6 +25,7 @@ class RunResult:
     step: np.ndarray
     rates: Any  # pandas.DataFrame (flywire_id, mean_rate_hz, sd_hz), or a dict of numpy arrays
     summary: Dict[str, Any]
+    def rates_of(self, root_ids: Any) -> Any: ...  # flywire_id, trials, mean_rate_hz, sd_hz, sem_hz
 
 default_params: Dict[str, Any]
 MN9: int

@@ -123,6 +123,10 @@ def _default_params() -> Dict[str, Any]:
     return quantities
 
 
+# A plain t_run from this many seconds on is warned about: likely meant in ms.
+_LONG_TRIAL_S = 60.0
+
+
 def _reference_settings(params: Optional[Mapping[str, Any]]) -> Tuple[Dict[str, float], Dict[str, float]]:
     """(model parameters for run(), t_run/n_run/r_poi/r_poi2 in SI) of a reference params dict."""
     chosen: Dict[str, Any] = dict(_REFERENCE_RUN)
@@ -138,6 +142,10 @@ def _reference_settings(params: Optional[Mapping[str, Any]]) -> Tuple[Dict[str, 
             chosen[key] = _whole(value, "params['n_run']", 1, _MAX_TRIALS)
         else:
             chosen[key] = _si(value, f"params[{key!r}]", _DIMENSIONS[key])
+            # A plain number is SI: t_run=300 meant as ms runs trials of five minutes.
+            if key == "t_run" and not hasattr(value, "dim") and chosen[key] >= _LONG_TRIAL_S:
+                log.warning("params['t_run']=%g is a plain number, read in seconds (SI): each trial lasts %g s; "
+                            "give 300*ms (brian2) or 0.3 for 300 ms", chosen[key], chosen[key])
     _positive(chosen["t_run"], "params['t_run'] (s)")
     for key in ("r_poi", "r_poi2"):
         if not chosen[key] >= 0:

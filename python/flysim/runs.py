@@ -39,16 +39,18 @@ class RunResult:
         neuron that spiked; a trial without spikes counts 0 Hz.
     summary: spikes, active_neurons, wall_s, engine (and trials, duration_ms, batch,
         engine_reused).
+    rates_of(root_ids): the rates of those neurons, silent ones at 0 Hz.
     """
 
     def __init__(self, spike_columns: Dict[str, np.ndarray], step: np.ndarray, rate_columns: Dict[str, np.ndarray],
-                 summary: Dict[str, Any], per_trial: Tuple[np.ndarray, np.ndarray]) -> None:
+                 summary: Dict[str, Any], per_trial: Tuple[np.ndarray, np.ndarray], net: Network) -> None:
         # The tables are made on first use: a screen of many short experiments reads the columns.
         self._spike_columns, self._rate_columns = spike_columns, rate_columns
         self._spikes = self._rates = None
         self.step = step
         self.summary = summary
         self._per_trial = per_trial  # _trial_rates' (ids, rates per trial): screen's tables start from it
+        self._net = net
 
     @property
     def spikes(self):
@@ -61,6 +63,30 @@ class RunResult:
         if self._rates is None:
             self._rates = _table(self._rate_columns)
         return self._rates
+
+    def _rates_per_trial(self, root_ids: Sequence[int]) -> np.ndarray:
+        """The rates (Hz) of `root_ids` in each trial, a row each in their order; 0 Hz in
+        every trial for a neuron that never spiked."""
+        ids, per_trial = self._per_trial
+        wanted = np.asarray(root_ids, dtype=np.int64)
+        out = np.zeros((wanted.size, per_trial.shape[1]))
+        at = np.searchsorted(ids, wanted)
+        found = at < ids.size
+        found[found] = ids[at[found]] == wanted[found]
+        out[found] = per_trial[at[found]]
+        return out
+
+    def rates_of(self, root_ids: Any):
+        """flywire_id, trials, mean_rate_hz, sd_hz, sem_hz of the given neurons in their
+        order (a readout such as flysim.MN9), a neuron that never spiked at 0 Hz (rates
+        lists only those that spiked); sd and sem with ddof=1, NaN for one trial, as
+        flysim screen's readouts.csv. A root ID not in the network is an InputError."""
+        roots = _root_ids(root_ids if np.ndim(root_ids) else [root_ids], "rates_of")
+        _indices_of(self._net, roots, "rates_of")
+        per_trial = self._rates_per_trial(roots)
+        mean, sd, sem = _rate_stats(per_trial)
+        return _table({"flywire_id": np.asarray(roots, dtype=np.int64), "trials": np.full(len(roots), per_trial.shape[1]),
+                       "mean_rate_hz": mean, "sd_hz": sd, "sem_hz": sem})
 
     def __repr__(self) -> str:
         return f"<flysim.RunResult {self.summary}>"
@@ -167,4 +193,4 @@ def _run_result(net: Network, out: Dict[str, Any], args: tuple) -> RunResult:
     summary = {"spikes": int(step.size), "active_neurons": int(ids.size), "wall_s": out["wall_s"],
                "engine": out["engine"], "trials": int(trials), "duration_ms": out["steps_per_trial"] * params.dt_ms,
                "batch": out["batch"], "engine_reused": out["engine_reused"]}
-    return RunResult(spikes, step, rates, summary, (ids, per_trial))
+    return RunResult(spikes, step, rates, summary, (ids, per_trial), net)

@@ -125,12 +125,7 @@ def screen(net: Network,
         ids, per_trial = result._per_trial
         mean, sd, _ = _rate_stats(per_trial)
         rate_rows.append((name, ids, n_trials, mean, sd))
-        # a readout that never spiked: 0 Hz in every trial
-        at = np.searchsorted(ids, readouts)
-        spiked = (at < ids.size) & (ids[np.minimum(at, max(ids.size - 1, 0))] == readouts) if ids.size else np.zeros(len(readouts), bool)
-        readout_rates = np.zeros((len(readouts), n_trials))
-        readout_rates[spiked] = per_trial[at[spiked]]
-        for root, m, s, e in zip(readouts, *_rate_stats(readout_rates)):
+        for root, m, s, e in zip(readouts, *_rate_stats(result._rates_per_trial(readouts))):
             readout_rows.append([name, root, n_trials, m, s, e])
         if spikes:
             spike_parts.append((columns["t"], trial, flywire_id, name))

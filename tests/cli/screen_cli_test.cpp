@@ -372,6 +372,9 @@ TEST(ScreenCli, BadTablesAreOneErrorLineNamingFileAndLine) {
   bad(",name,rate_hz\n0,a,100\n", "1: unknown column ''; the columns are name, excite, rate_hz, excite2, rate2_hz, silence (an "
                                     "unnamed first column is pandas' row numbers: write the table with index=False)");
   bad("name,rate_hz\nx,1\xff" "0\n", "2: column 'rate_hz': '1\\xff0' is not a rate");
+  const std::string twice = d.write("twice.txt", stimulated_ids()[0] + "\n" + stimulated_ids()[1] + "\n" + stimulated_ids()[0] + "\n");
+  expect_one_line_error(screen(d, "twice", " --screen.silence-each=" + twice + " --output.dir=" + d.path("out")),
+                        twice + ":3: neuron ID " + stimulated_ids()[0] + " is listed twice (first on line 1): one experiment per neuron");
   EXPECT_FALSE(fs::exists(d.path("out/.screen-parts")));
 }
 

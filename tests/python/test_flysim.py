@@ -205,6 +205,20 @@ class RunTest(unittest.TestCase):
         self.assertNotEqual(spike_rows(first_silenced), spike_rows(fresh))
         self.assertEqual(spike_rows(kept), spike_rows(fresh))
 
+    def test_rates_of_gives_readouts_silent_ones_at_zero(self):
+        net = load()
+        res = flysim.run(net, stimulus={"a": (STIMULATED, 150.0)}, trials=3, duration_ms=100)
+        spiking = int(res.rates["flywire_id"][0])
+        silent = int(np.setdiff1d(net.ids, res.rates["flywire_id"])[0])
+        table = res.rates_of([silent, spiking])
+        self.assertEqual(table["flywire_id"].tolist(), [silent, spiking])
+        self.assertEqual(table["mean_rate_hz"][0], 0.0)
+        self.assertEqual(table["mean_rate_hz"][1], res.rates["mean_rate_hz"][0])
+        self.assertEqual(table["sd_hz"][1], res.rates["sd_hz"][0])
+        self.assertEqual(res.rates_of(spiking)["trials"].tolist(), [3])
+        with self.assertRaisesRegex(flysim.InputError, "^rates_of: root ID 12345"):
+            res.rates_of([12345])
+
     def test_rates_are_the_spike_counts_per_trial(self):
         net = load()
         trials, duration_ms = 4, 80
@@ -394,6 +408,9 @@ class ReferenceApiTest(unittest.TestCase):
                 flysim.reference._reference_settings(dict(params, **{key: wrong}))
         _, settings = flysim.reference._reference_settings(dict(params, r_poi2=40 * brian2.Hz))
         self.assertAlmostEqual(settings["r_poi2"], 40.0)
+        with self.assertLogs("flysim", level="WARNING") as logs:  # a plain 300 is 300 s, likely meant as ms
+            flysim.reference._reference_settings({"t_run": 300})
+        self.assertIn("params['t_run']=300 is a plain number, read in seconds", logs.output[0])
         # run() takes quantities too, in the units its arguments name, and refuses other dimensions.
         net = load()
         plain = flysim.run(net, stimulus={"a": (STIMULATED, 150.0)}, duration_ms=50, trials=1, model={"w_syn_mV": 0.3})

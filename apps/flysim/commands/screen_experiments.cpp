@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <unordered_map>
 
 #include "apps/flysim/options/sweep_rates.hpp"
 #include "io/stimulus_files.hpp"
@@ -17,6 +18,12 @@ namespace {
 std::vector<ListedId> listed(const Options& o, const std::string& key) {
   const std::vector<ListedId> ids = read_id_list(o.text(key));
   if (ids.empty()) o.reject(key, "lists no neuron IDs");
+  // One experiment per neuron: a neuron listed twice is a slip in the list, named where it is.
+  std::unordered_map<int64_t, std::size_t> first_line;
+  for (const ListedId& id : ids)
+    if (const auto [at, fresh] = first_line.emplace(id.id, id.line); !fresh)
+      throw input_error_at(o.text(key), id.line, "neuron ID " + std::to_string(id.id) + " is listed twice (first on line " +
+                                                     std::to_string(at->second) + "): one experiment per neuron");
   return ids;
 }
 
