@@ -27,9 +27,8 @@ SILENCED = 5  # responders silenced one at a time
 
 def readout_rate(result, root_id):
     """(mean, sd) of the neuron's rate over the trials of a RunResult, Hz (0 when silent)."""
-    rates = result.rates
-    row = rates[rates["flywire_id"] == root_id]
-    return (float(row["mean_rate_hz"].iloc[0]), float(row["sd_hz"].iloc[0])) if len(row) else (0.0, 0.0)
+    row = result.rates_of(root_id).iloc[0]
+    return float(row["mean_rate_hz"]), float(row["sd_hz"])
 
 
 def main():
