@@ -42,10 +42,17 @@ std::vector<int64_t> load_flywire_neurons(const std::string& path) {
     if (CsvReader::trim(reader.fields()[c]) == "Completed") completed_column = c;
   std::vector<int64_t> ids;
   std::unordered_map<int64_t, std::size_t> first_line;
+  bool second_integers = columns >= 2;  // row numbers before an ID column: see below
   while (reader.next_line()) {
     if (CsvReader::trim(reader.line()).empty()) continue;
     reader.require_field_count(columns, "as many as the header");
     const auto id = reader.integer<int64_t>(0, "root ID");
+    if (second_integers) {
+      const std::string_view second = CsvReader::trim(reader.fields()[1]);
+      int64_t value = 0;
+      const auto [end, ec] = std::from_chars(second.data(), second.data() + second.size(), value);
+      second_integers = !second.empty() && ec == std::errc() && end == second.data() + second.size();
+    }
     if (completed_column < columns) {
       const std::string_view completed = CsvReader::trim(reader.fields()[completed_column]);
       if (!is_boolean_word(completed))
@@ -58,6 +65,18 @@ std::vector<int64_t> load_flywire_neurons(const std::string& path) {
     ids.push_back(id);
   }
   if (ids.empty()) throw input_error(path + ": no neurons after the header");
+  // A table written with its row numbers (pandas' to_csv of a reset index, R's write.csv
+  // with row.names) holds 0..n-1 or 1..n first and the IDs after: they would be taken as IDs.
+  const auto counts_rows = [&](int64_t from) {
+    for (std::size_t k = 0; k < ids.size(); ++k)
+      if (ids[k] != from + static_cast<int64_t>(k)) return false;
+    return true;
+  };
+  if (second_integers && ids.size() > 1 && (counts_rows(0) || counts_rows(1)))
+    throw input_error(path + ": the first column holds the row numbers " + std::to_string(ids.front()) + ".." +
+                      std::to_string(ids.back()) + " and the second integers: the table was written with its row "
+                      "numbers (pandas: to_csv(..., index=False); R: write.csv(..., row.names=FALSE)); the root IDs "
+                      "must come first");
   return ids;
 }
 
@@ -93,10 +112,10 @@ Network load_flywire(const std::string& neurons_path, const std::string& connect
                            " has " + std::to_string(n) + " neurons (0.." + std::to_string(n - 1) + ")");
     if (net.root_ids[pre] != pre_id)
       throw reader.error("Presynaptic_ID " + std::to_string(pre_id) + " is not the neuron at index " +
-                         std::to_string(pre) + " (" + std::to_string(net.root_ids[pre]) + ")");
+                         std::to_string(pre) + " of " + neurons_path + " (" + std::to_string(net.root_ids[pre]) + ")");
     if (net.root_ids[post] != post_id)
       throw reader.error("Postsynaptic_ID " + std::to_string(post_id) + " is not the neuron at index " +
-                         std::to_string(post) + " (" + std::to_string(net.root_ids[post]) + ")");
+                         std::to_string(post) + " of " + neurons_path + " (" + std::to_string(net.root_ids[post]) + ")");
     if (count < 1 || count > (1 << 14)) throw reader.error("Connectivity " + std::to_string(count) + " is not a synapse count in 1..16384");
     if (sign != 1 && sign != -1) throw reader.error("Excitatory must be 1 or -1, got " + std::to_string(sign));
     if (product != sign * count)

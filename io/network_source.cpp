@@ -138,16 +138,6 @@ std::shared_ptr<const Network> obtain_network(const NetworkSource& source, const
 
   Network net;
   if (synthetic) {
-    // A neurons file of one's own without its connectivity: name the option forgotten, not
-    // the generator's arithmetic.
-    const uint64_t n = params.root_ids.size();
-    if (params.connections > n * (n - 1) / 4)
-      throw input_error("network.neurons=" + source.neurons + " lists " + std::to_string(n) +
-                        " neurons and network.connectivity is empty: flysim would generate its synthetic "
-                        "FlyWire-scale network (" + std::to_string(params.connections) +
-                        " connections) over them, which they cannot hold. Give your connectome as "
-                        "network.connectivity=FILE, or make a small synthetic one with flysim generate "
-                        "--generate.neurons=N --generate.connections=M");
     log("network: generating the synthetic FlyWire-scale network (" + key + "); once, then it is cached");
     net = generate_network(params, [&](uint64_t done, uint64_t total) {
       log("network: generating, " + std::to_string(100 * done / (total ? total : 1)) + "%");

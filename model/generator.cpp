@@ -73,7 +73,7 @@ double normal(Random& rng) {
 }
 
 // ---------------------------------------------------------------------------
-// The sensory-to-motor pathway (GENERATOR.md, "Pathway").
+// The sensory-to-motor pathway (GENERATOR.md, "Structure 2: the sensory-to-motor pathway").
 
 // One layer after the sensory neurons. Every neuron of the layer draws its inputs
 // from the previous layer: `min..max_inputs` of its excitatory neurons with
@@ -219,7 +219,7 @@ std::vector<uint32_t> heavy_tailed_degrees(std::size_t n, uint64_t total, uint32
 // ---------------------------------------------------------------------------
 // Weights: a power law p(w) ~ w^-alpha on 1..max_w, alpha fitted to the mean.
 // Connections of kStrongSynapses or more go only from strong senders to non-senders
-// (GENERATOR.md, "Strong connections"), so strong connections never chain.
+// (GENERATOR.md, "Structure 1: strong connections never chain").
 
 constexpr uint32_t kStrongSynapses = 10;
 

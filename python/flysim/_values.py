@@ -44,13 +44,13 @@ def _whole(value: Any, what: str, low: int, high: int) -> int:
 def _real(value: Any, what: str, unit: Optional[str] = None) -> float:
     """`value` as a float in `unit` ("ms", "mV", "Hz"; None: a plain number), or an error
     naming `what`. A Brian2 quantity (brian2 is then imported already) is taken in `unit`
-    when it has that unit's dimension, and is a ValueError otherwise."""
-    if unit is not None and hasattr(value, "dim") and hasattr(value, "in_unit"):
+    when it has that unit's dimension (None: dimensionless), and is a ValueError otherwise."""
+    if hasattr(value, "dim") and hasattr(value, "in_unit"):
         import brian2
-        scale = {"ms": brian2.ms, "mV": brian2.mV, "Hz": brian2.Hz}[unit]
+        scale = {"ms": brian2.ms, "mV": brian2.mV, "Hz": brian2.Hz, None: 1}[unit]
         if not brian2.have_same_dimensions(value, scale):
-            raise ValueError(f"{what}={value!r} has dimensions {brian2.get_dimensions(value)}, where a quantity in "
-                             f"{unit} is expected")
+            raise ValueError(f"{what}={value!r} has dimensions {brian2.get_dimensions(value)}, where "
+                             f"{'a quantity in ' + unit if unit else 'a plain number'} is expected")
         if np.ndim(value) != 0:
             raise TypeError(f"{what}={value!r} must be one number")
         return float(value / scale)

@@ -11,6 +11,7 @@ from ._tables import _pd
 # Columns of flysim's tables (docs/OUTPUTS.md) that pandas would otherwise guess wrong.
 _TEXT = ("exp_name",)  # "NA" or a root ID as a name stay text
 _REAL = ("t", "t_ms", "rate_hz", "mean_rate_hz", "sd_hz", "sem_hz", "change_hz", "stimulus_rate_hz")
+_WHOLE = ("trial", "step", "flywire_id", "readout_id", "neuron_id", "index", "spikes", "trials")  # int64, empty too
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -28,13 +29,17 @@ def read_csv(path: PathLike):
     would turn the name "NA" into NaN and a root ID used as a name into a number), the
     numbers with float_precision="round_trip" (the files hold each double's shortest
     exact form), real columns as float64 even where every value is whole, and an empty
-    sd_hz, sem_hz or change_hz as NaN."""
+    sd_hz, sem_hz or change_hz as NaN; IDs, trials and counts as int64, empty tables too."""
     pd = _pandas()
     header = list(pd.read_csv(path, nrows=0).columns)
     dtype = {c: str for c in header if c in _TEXT}
     dtype.update({c: "float64" for c in header if c in _REAL})
-    return pd.read_csv(path, dtype=dtype, keep_default_na=False, na_values={c: [""] for c in header if c in _REAL},
-                       float_precision="round_trip")
+    dtype.update({c: "int64" for c in header if c in _WHOLE})
+    table = pd.read_csv(path, dtype=dtype, keep_default_na=False, na_values={c: [""] for c in header if c in _REAL},
+                        float_precision="round_trip")
+    if table.empty:  # a header alone: text columns as object and a RangeIndex, as flysim.screen's empty tables
+        table = table.astype({c: object for c in header if c in _TEXT}).reset_index(drop=True)
+    return table
 
 
 def load_exps(paths: Union[PathLike, Iterable[PathLike]]):

@@ -105,27 +105,34 @@ TEST_F(Cli, DuplicateNeuronNamesFileAndLine) {
 
 TEST_F(Cli, HeaderlessNeuronsFileIsRefused) {
   write("neurons.csv", "11,True\n12,True\n");
-  const CliResult r = flysim("run --network.neurons=" + path("neurons.csv") + " --run.duration-ms=1");
+  const CliResult r = flysim("run --network.neurons=" + path("neurons.csv") + " --network.connectivity=" +
+                             data_path("net2000/connectivity.csv") + " --run.duration-ms=1");
   expect_one_line_error(r, path("neurons.csv") + ":1: expected the header ',Completed'");
 }
 
 // pandas' to_csv without index=False writes its row numbers first: they would be the IDs.
 TEST_F(Cli, NeuronsFileWithPandasRowNumbersIsRefusedWithTheFix) {
   write("neurons.csv", ",Unnamed: 0,Completed\n0,11,True\n1,12,True\n");
-  const CliResult r = flysim("run --network.neurons=" + path("neurons.csv") + " --run.duration-ms=1");
+  const std::string connectivity = " --network.connectivity=" + data_path("net2000/connectivity.csv");
+  const CliResult r = flysim("run --network.neurons=" + path("neurons.csv") + connectivity + " --run.duration-ms=1");
   expect_one_line_error(r, path("neurons.csv") + ":1: the header ',Unnamed: 0,Completed' has pandas' row numbers before "
                            "the IDs (a DataFrame written without index=False): write it with to_csv(..., index=False), or "
                            "read it with read_csv(..., index_col=0) first");
+  // R's write.csv with row.names, and pandas' to_csv of a reset index: numbered rows, IDs second.
+  for (const std::string text : {"\"\",\"root_id\",\"Completed\"\n\"1\",11,TRUE\n\"2\",12,TRUE\n\"3\",13,TRUE\n",
+                                 ",root_id,Completed\n0,11,True\n1,12,True\n2,13,True\n"}) {
+    write("numbered.csv", text);
+    const CliResult numbered = flysim("run --network.neurons=" + path("numbered.csv") + connectivity + " --run.duration-ms=1");
+    expect_one_line_error(numbered, path("numbered.csv") + ": the first column holds the row numbers ");
+  }
 }
 
 // A neurons file of one's own without its connectivity names the option forgotten.
 TEST_F(Cli, NeuronsWithoutConnectivityNamesTheMissingOption) {
   write("neurons.csv", "root_id,Completed\n11,TRUE\n12,FALSE\n13,True\n");
   const CliResult r = flysim("run --network.neurons=" + path("neurons.csv") + " --run.duration-ms=1");
-  expect_one_line_error(r, "network.neurons=" + path("neurons.csv") + " lists 3 neurons and network.connectivity is empty: "
-                           "flysim would generate its synthetic FlyWire-scale network (15091983 connections) over them, "
-                           "which they cannot hold. Give your connectome as network.connectivity=FILE, or make a small "
-                           "synthetic one with flysim generate --generate.neurons=N --generate.connections=M");
+  expect_one_line_error(r, "command line: option network.neurons='" + path("neurons.csv") + "' is given without "
+                           "network.connectivity: give your connectome's connectivity CSV as network.connectivity=FILE");
 }
 
 // R's write.csv quotes every field and writes TRUE/FALSE: the same network as plain CSV.

@@ -139,6 +139,11 @@ TEST(ScreenCli, RunsReferenceSpikesAreTheScreensTable) {
   expect_one_line_error(run_flysim("run " + net2000() + " --output.spikes-format=parquet --output.spikes=" + d.path("x.csv"),
                                    d.path("bad.out"), d.path("bad.err")),
                         "command line: option output.spikes-format='parquet' is not a spike format (known: csv, reference)");
+  // exp_name, the file's name, is written unquoted: one that would split the row is refused.
+  expect_one_line_error(run_flysim("run " + net2000() + " --output.spikes-format=reference \"--output.spikes=" + d.path("a,b.csv") + "\"",
+                                   d.path("bad.out"), d.path("bad.err")),
+                        "command line: option output.spikes='" + d.path("a,b.csv") + "' names the experiment 'a,b' (exp_name: "
+                        "the file's name without its extension), which holds a comma");
   EXPECT_FALSE(fs::exists(d.path("x.csv")));
 }
 
@@ -364,9 +369,10 @@ TEST(ScreenCli, BadTablesAreOneErrorLineNamingFileAndLine) {
   bad("name,rate_hz\na,fast\n", "2: column 'rate_hz': 'fast' is not a rate");
   // A name that would split a field or open a quoted one in the outputs, or hold a control
   // character; a quote left open on its line.
-  bad("name,rate_hz\n\"a,b\",100\n", "2: experiment name 'a,b' holds a comma, a quote or a control character");
-  bad("name,rate_hz\n\"a\"\"b\",100\n", "2: experiment name 'a\"b' holds a comma, a quote or a control character");
-  bad("name,rate_hz\na\tb,100\n", "2: experiment name 'a\\x09b' holds a comma, a quote or a control character");
+  bad("name,rate_hz\n\"a,b\",100\n", "2: experiment name 'a,b' holds a comma, a quote, a control character or bytes that are not UTF-8");
+  bad("name,rate_hz\n\"a\"\"b\",100\n", "2: experiment name 'a\"b' holds a comma, a quote, a control character or bytes that are not UTF-8");
+  bad("name,rate_hz\na\tb,100\n", "2: experiment name 'a\\x09b' holds a comma, a quote, a control character or bytes that are not UTF-8");
+  bad("name,rate_hz\nx\xff,100\n", "2: experiment name 'x\\xff' holds a comma, a quote, a control character or bytes that are not UTF-8");
   bad("name,rate_hz\n\"abc,100\n", "2: a quoted field is not closed on its line");
   // pandas' row numbers, and bytes that are not text, are named printably.
   bad(",name,rate_hz\n0,a,100\n", "1: unknown column ''; the columns are name, excite, rate_hz, excite2, rate2_hz, silence (an "

@@ -352,6 +352,11 @@ class ReferenceApiTest(unittest.TestCase):
             self.assertEqual(df["exp_name"].tolist(), ["NA", "720575940616908177"])  # pandas alone: NaN, an int
             self.assertEqual(str(df["mean_rate_hz"].dtype), "float64")  # whole numbers stay float
             self.assertTrue(df["sd_hz"].isna().all())
+            # A header alone reads as flysim.screen's empty tables: typed columns, a RangeIndex.
+            empty = Path(tmp) / "rates.csv"
+            empty.write_text("exp_name,flywire_id,trials,mean_rate_hz,sd_hz\n")
+            none = flysim.screen(load(), {}, readouts=[])
+            pd.testing.assert_frame_equal(flysim.read_csv(empty), none.rates)
             with mock.patch.object(flysim.reference, "_parquet_engine", return_value=None):
                 paths = [flysim.run_exp(name, STIMULATED[:12], tmp, NEURONS, CONNECTIVITY, params=self.PARAMS)
                          for name in ("NA", "720575940616908177")]
@@ -421,6 +426,8 @@ class ReferenceApiTest(unittest.TestCase):
             flysim.run(net, stimulus={"a": (STIMULATED, 150.0)}, duration_ms=3 * brian2.Hz, trials=1)
         with self.assertRaisesRegex(ValueError, r"stimulus\['a'\] rate=.* where a quantity in Hz is expected"):
             flysim.run(net, stimulus={"a": (STIMULATED, 150 * brian2.mV)}, duration_ms=10, trials=1)
+        with self.assertRaisesRegex(ValueError, r"model\['f_poi'\]=.* where a plain number is expected"):
+            flysim.run(net, stimulus={"a": (STIMULATED, 150.0)}, duration_ms=10, trials=1, model={"f_poi": 250 * brian2.mV})
 
 
 def net_index(flywire_ids):

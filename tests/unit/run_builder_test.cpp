@@ -7,6 +7,7 @@
 
 #include "apps/flysim/options/common_options.hpp"
 #include "apps/flysim/options/realtime_options.hpp"
+#include "apps/flysim/options/sweep_rates.hpp"
 #include "apps/flysim/run/actor_run_builder.hpp"
 #include "apps/flysim/run/run_builder.hpp"
 #include "model/errors.hpp"
@@ -51,6 +52,16 @@ ActorRunParts build_run(const std::vector<std::string>& extra, RunMode mode = Ru
   const Options o = Options::parse(specs, net2000_args(extra));
   const ActorRunBuilder builder(o, specs, mode, std::nullopt, app::realtime_settings(o));
   return builder.build();
+}
+
+// A range's rates are the decimals FROM and STEP spell, not their binary sums: a table
+// filtered on 0.8 finds the rate 0.7:0.9:0.1 ran.
+TEST(SweepRates, ARangeGivesTheDecimalsItSpells) {
+  EXPECT_EQ(app::parse_sweep_rates("0.7:0.9:0.1"), (std::vector<double>{0.7, 0.8, 0.9}));
+  EXPECT_EQ(app::parse_sweep_rates("0:0.3:0.1"), (std::vector<double>{0.0, 0.1, 0.2, 0.3}));
+  EXPECT_EQ(app::parse_sweep_rates("10:200:10").back(), 200.0);
+  EXPECT_EQ(app::parse_sweep_rates("12.5:50:12.5"), (std::vector<double>{12.5, 25.0, 37.5, 50.0}));
+  EXPECT_EQ(app::parse_sweep_rates("1e1:3e1:1e1"), (std::vector<double>{10.0, 20.0, 30.0}));
 }
 
 TEST(RunBuilder, TrialShapeFromTheOptions) {

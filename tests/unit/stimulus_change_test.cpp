@@ -94,7 +94,7 @@ TEST(StimulusChange, ChangesOnlyWhatComesAfter) {
 
 // Setting the plan and threshold the engine already has, mid-cell, changes nothing.
 // The reference is cut at the same step: an epoch cut itself may change the last bits
-// of a quiet stretch (kernels/README.md, "Epoch cuts"), and this is about the change.
+// of a quiet stretch (kernels/cuda/README.md, "Epoch cuts"), and this is about the change.
 TEST(StimulusChange, SettingTheSameStimulusChangesNothing) {
   const EngineSetup before = net2000_setup();
   CpuEngine unchanged(before, 2), same(before, 2);

@@ -8,6 +8,7 @@
 
 #include "io/csv_reader.hpp"
 #include "io/input_file.hpp"
+#include "io/reference_spikes.hpp"
 #include "io/stimulus_files.hpp"
 #include "model/errors.hpp"
 
@@ -24,7 +25,7 @@ ScreenIds id_field(const CsvReader& reader, std::string_view text, const std::st
     const std::filesystem::path named(std::string(CsvReader::trim(text.substr(1))));
     if (named.empty()) throw reader.error(where + "'@' names no file");
     const std::string file = named.is_absolute() ? named.string() : (std::filesystem::path(reader.path()).parent_path() / named).string();
-    if (!std::filesystem::is_regular_file(file)) throw reader.error(where + "'" + file + "' is not a file");
+    if (!std::filesystem::is_regular_file(file)) throw reader.error(where + "'" + printable(file) + "' is not a file");
     ScreenIds ids{file, read_id_list(file), column};
     if (ids.ids.empty()) throw reader.error(where + file + " lists no neuron IDs");
     return ids;
@@ -85,9 +86,9 @@ std::vector<ScreenExperiment> read_screen_table(const std::string& path) {
     if (e.name.empty()) throw reader.error("column 'name' is empty: every experiment needs a name");
     // Names go into the CSV outputs unquoted, as the reference's exp_name column: nothing
     // there may split a field, open a quoted one or end a line.
-    if (std::any_of(e.name.begin(), e.name.end(), [](char ch) { return ch == '"' || ch == ',' || static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f; }))
-      throw reader.error("experiment name '" + printable(e.name) + "' holds a comma, a quote or a control character; names "
-                         "are written unquoted into the CSV outputs");
+    if (!is_plain_name(e.name))
+      throw reader.error("experiment name '" + printable(e.name) + "' holds a comma, a quote, a control character or bytes "
+                         "that are not UTF-8; names are written unquoted into the CSV outputs");
     e.file = path;
     e.line = reader.line_number();
     if (!field("excite").empty()) e.excite = id_field(reader, field("excite"), "excite");

@@ -68,16 +68,21 @@ void refuse_shared_neurons(const Options& o, const Network& net, const StimulusP
 }
 }  // namespace
 
-StimulusPlan stimulus_plan(const Options& o, const Network& net) {
+StimulusPlan stimulus_condition(const Options& o, const Network& net) {
   StimulusPlan plan;
+  plan.groups = poisson_groups(o, net);
+  if (!o.text("stimulus.silence").empty()) plan.silenced = load_id_list_as_indices(o.text("stimulus.silence"), net);
+  plan.silence_mode = *parse_silence_mode(o.text("stimulus.silence-mode"));
+  return plan;
+}
+
+StimulusPlan stimulus_plan(const Options& o, const Network& net) {
+  StimulusPlan plan = stimulus_condition(o, net);
   const bool ids_apply = o.given("stimulus.ids") || !o.given("stimulus.kicks");
   if (ids_apply && !o.text("stimulus.ids").empty()) plan.poisson_neurons = load_id_list_as_indices(o.text("stimulus.ids"), net);
   if (!o.text("stimulus.kicks").empty()) plan.kicks = load_kicks(o.text("stimulus.kicks"), net);
   plan.seed = static_cast<uint64_t>(o.integer("run.seed"));
-  plan.groups = poisson_groups(o, net);
   refuse_shared_neurons(o, net, plan);
-  if (!o.text("stimulus.silence").empty()) plan.silenced = load_id_list_as_indices(o.text("stimulus.silence"), net);
-  plan.silence_mode = *parse_silence_mode(o.text("stimulus.silence-mode"));
   return plan;
 }
 
@@ -141,7 +146,8 @@ std::vector<OptionSpec> run_options() {
       {"run.batch", OptionType::text, "auto",
        "trials the engine advances together, each with its own state and Poisson input over the shared network; the "
        "spikes are those of the trials run one after another, whatever the batch. 'auto': as many as fit in half the "
-       "free memory, on the CPU pool at most one per thread (1 for a paced run, with plasticity or a replay), or "
+       "free memory, on the CPU pool at most one per thread (1 for a paced run, with plasticity, a replay, "
+       "checkpoint.every-ms or run.swap-at), or "
        "a number >= 1 (above run.trials it is run.trials)"},
       {"run.seed", OptionType::integer, "1", "seed of the Poisson input (0..2^63-1)"},
       {"run.swap-at", OptionType::text, "",

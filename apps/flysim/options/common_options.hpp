@@ -32,6 +32,9 @@ LifConstants constants_from_options(const LifParams& params);
 // The stimulus of stimulus.ids (unless only stimulus.kicks is given), stimulus.kicks,
 // stimulus.group.NAME.*, stimulus.silence[-mode] and run.seed, on `net`.
 StimulusPlan stimulus_plan(const Options& o, const Network& net);
+// The part of it that a restored run keeps from its checkpoint and compares with the
+// options: the Poisson groups beside stimulus.ids and the silenced set (no ids, kicks or seed).
+StimulusPlan stimulus_condition(const Options& o, const Network& net);
 // The NAMEs of the stimulus.group.NAME.ids options given, sorted.
 std::vector<std::string> poisson_group_names(const Options& o);
 // The keys of every stimulus input file the options may name (groups included): for the

@@ -39,6 +39,12 @@ NetworkSource network_source(const Options& o) {
   s.neurons = o.text("network.neurons");
   s.connectivity = o.text("network.connectivity");
   if (!s.connectivity.empty() && s.format == "edgelist" && !o.given("network.neurons")) s.neurons.clear();
+  // One's own neurons file without its connectivity is a forgotten option, not a request
+  // for the synthetic network over those IDs (flysim generate makes that on purpose).
+  if (s.connectivity.empty() && o.given("network.neurons"))
+    o.reject("network.neurons", "is given without network.connectivity: give your connectome's connectivity CSV as "
+                                "network.connectivity=FILE (without both, flysim runs its synthetic FlyWire-scale network; "
+                                "flysim generate --network.neurons=FILE makes a synthetic one over these neurons)");
   s.sugar_ids = sugar_ids_file();
   s.readout_id = kMn9RootId;
   s.generator_seed = static_cast<uint64_t>(o.integer("network.seed"));

@@ -5,11 +5,14 @@
 
 #include <algorithm>
 #include <charconv>
+#include <filesystem>
 #include <string>
 
 #include "apps/flysim/options/common_options.hpp"
 #include "apps/flysim/options/readout_option.hpp"
 #include "io/output_writers.hpp"
+#include "io/input_file.hpp"
+#include "io/reference_spikes.hpp"
 
 namespace flysim::app {
 
@@ -35,6 +38,11 @@ RunChecks check_run_options(const Options& o) {
   if (const std::vector<std::string> known = spike_format_names();
       std::find(known.begin(), known.end(), o.text("output.spikes-format")) == known.end())
     o.reject("output.spikes-format", "is not a spike format (known: " + fmt::format("{}", fmt::join(known, ", ")) + ")");
+  if (const std::string name = std::filesystem::path(o.text("output.spikes")).stem().string();
+      o.text("output.spikes-format") == "reference" && !o.text("output.spikes").empty() && !is_plain_name(name))
+    o.reject("output.spikes", "names the experiment '" + printable(name) + "' (exp_name: the file's name without its "
+                              "extension), which holds a comma, a quote, a control character or bytes that are not UTF-8; "
+                              "exp_name is written unquoted");
   require_writable(o, "output.rates");
   require_writable(o, "output.summary");
   require_writable(o, "output.journal");

@@ -54,7 +54,7 @@ void refuse_other_condition(const RunBuilder& run, const Network& net, const Sti
   const bool silence_given = o.given("stimulus.silence") || o.given("stimulus.silence-mode");
   const bool groups_given = !poisson_group_names(o).empty();
   if (!silence_given && !groups_given) return;
-  const StimulusPlan asked = run.stimulus(net);
+  const StimulusPlan asked = stimulus_condition(o, net);
   if (silence_given && (asked.silenced != saved.silenced || asked.silence_mode != saved.silence_mode))
     throw input_error("option stimulus.silence" + std::string(o.given("stimulus.silence") ? "='" + o.text("stimulus.silence") + "'" : "") +
                       " (mode " + silence_mode_name(asked.silence_mode) + ", " + std::to_string(asked.silenced.size()) +
