@@ -162,7 +162,10 @@ std::vector<std::size_t> require_columns(const CsvReader& reader, const std::vec
   for (std::string_view name : names) {
     std::size_t found = reader.fields().size();
     for (std::size_t c = 0; c < reader.fields().size(); ++c)
-      if (CsvReader::trim(reader.fields()[c]) == name) found = c;
+      if (CsvReader::trim(reader.fields()[c]) == name) {
+        if (found != reader.fields().size()) throw reader.error("column '" + std::string(name) + "' appears twice in the header");
+        found = c;
+      }
     if (found == reader.fields().size()) throw reader.error("missing column '" + std::string(name) + "' in the header" + header_hint(reader, name));
     columns.push_back(found);
   }

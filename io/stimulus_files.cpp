@@ -12,8 +12,10 @@ std::vector<ListedId> read_id_list(const std::string& path) {
   while (reader.next_line()) {
     // '#' starts a comment, on a line of its own or after the ID.
     const std::string_view line = reader.line();
-    const std::string_view entry = CsvReader::trim(line.substr(0, line.find('#')));
+    std::string_view entry = CsvReader::trim(line.substr(0, line.find('#')));
     if (entry.empty()) continue;
+    // An ID in double quotes, as R writes IDs kept as text, is that ID.
+    if (entry.size() >= 2 && entry.front() == '"' && entry.back() == '"') entry = entry.substr(1, entry.size() - 2);
     if (const auto commas = std::count(entry.begin(), entry.end(), ','); commas != 0)
       throw reader.error("expected 1 field (one root ID per line), got " + std::to_string(commas + 1));
     ids.push_back({reader.integer_in<int64_t>(entry, "neuron ID"), reader.line_number()});

@@ -311,6 +311,8 @@ TEST_F(Reliability, IdAndKickFilesRefuseRowsWithMoreThanTheirFields) {
             std::string::npos);
   EXPECT_NE(error_of([&] { load_id_list_as_indices(write("junk.txt", a + ",junk\n"), *net); }).find("junk.txt:1: expected 1 field"),
             std::string::npos);
+  // An ID in quotes (R's write.csv of IDs kept as text) is that ID.
+  EXPECT_EQ(load_id_list_as_indices(write("quoted.txt", "\"" + a + "\"\n" + b + "\n"), *net), (std::vector<uint32_t>{1, 2}));
   // A comment may follow the ID; what stands before it is still checked.
   EXPECT_EQ(load_id_list_as_indices(write("named.txt", "# two neurons\n" + a + "  # the first\n" + b + "#second\n"), *net),
             (std::vector<uint32_t>{1, 2}));

@@ -101,6 +101,7 @@ TEST(CsvReader, AMissingColumnSaysWhyTheHeaderSeemsToHaveIt) {
       {"step\tneuron_id\n", ":1: missing column 'step' in the header (the header has no commas but tabs: flysim reads comma-separated files)"},
       {"step;neuron_id\n", ":1: missing column 'step' in the header (the header has no commas but semicolons: flysim reads comma-separated files)"},
       {"Step,neuron_id\n", ":1: missing column 'step' in the header (it has 'Step': column names are case-sensitive)"},
+      {"step,neuron_id,step\n", ":1: column 'step' appears twice in the header"},
       {"\"step\",\"neuron_id\"\n", ""}};
   for (const auto& [text, message] : cases) {
     spit(dir.path("h.csv"), text);
