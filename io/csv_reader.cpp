@@ -138,13 +138,18 @@ void CsvReader::require_field_count(std::size_t count, std::string_view expected
                 "), got " + std::to_string(fields_.size()) + ": '" + printable(line_.substr(0, 80)) + "'");
 }
 
-namespace {
-// Why a header may lack a column it seems to have: another separator, or another case.
-std::string header_hint(const CsvReader& reader, std::string_view name) {
+std::string separator_hint(const CsvReader& reader) {
   const std::string_view line = reader.line();
   if (reader.fields().size() == 1 && (line.find('\t') != std::string_view::npos || line.find(';') != std::string_view::npos))
     return " (the header has no commas but " + std::string(line.find('\t') != std::string_view::npos ? "tabs" : "semicolons") +
            ": flysim reads comma-separated files)";
+  return "";
+}
+
+namespace {
+// Why a header may lack a column it seems to have: another separator, or another case.
+std::string header_hint(const CsvReader& reader, std::string_view name) {
+  if (std::string hint = separator_hint(reader); !hint.empty()) return hint;
   const auto lower = [](std::string_view s) {
     std::string out(s);
     for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));

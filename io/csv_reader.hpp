@@ -79,6 +79,10 @@ class CsvReader {
   uint64_t consumed_ = 0, file_size_ = 0;
 };
 
+// " (the header has no commas but tabs: ...)" when the line just read looks like a header
+// with another separator; "" otherwise.
+std::string separator_hint(const CsvReader& reader);
+
 // Maps header names to column positions; throws naming file:1 when one is missing.
 std::vector<std::size_t> require_columns(const CsvReader& reader, const std::vector<std::string_view>& names);
 

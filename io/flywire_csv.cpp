@@ -28,6 +28,8 @@ std::vector<int64_t> load_flywire_neurons(const std::string& path) {
   if (std::from_chars(head.data(), head.data() + head.size(), first_field).ptr == head.data() + head.size() && !head.empty())
     throw reader.error("expected the header ',Completed' (the first line holds a neuron ID; a headerless file would "
                        "shift every index by one)");
+  if (const std::string hint = separator_hint(reader); !hint.empty())
+    throw reader.error("one column in the header '" + printable(reader.line().substr(0, 80)) + "'" + hint);
   const std::size_t columns = reader.fields().size();
   // pandas' to_csv without index=False puts its row numbers before the IDs' column, whose
   // name read_csv had made "Unnamed: 0": the numbers would be taken as IDs.

@@ -108,6 +108,11 @@ TEST_F(Cli, HeaderlessNeuronsFileIsRefused) {
   const CliResult r = flysim("run --network.neurons=" + path("neurons.csv") + " --network.connectivity=" +
                              data_path("net2000/connectivity.csv") + " --run.duration-ms=1");
   expect_one_line_error(r, path("neurons.csv") + ":1: expected the header ',Completed'");
+  write("tabs.csv", "root_id\tCompleted\n11\tTrue\n");
+  const CliResult tabs = flysim("run --network.neurons=" + path("tabs.csv") + " --network.connectivity=" +
+                                data_path("net2000/connectivity.csv") + " --run.duration-ms=1");
+  expect_one_line_error(tabs, path("tabs.csv") + ":1: one column in the header 'root_id\\x09Completed' (the header has no "
+                              "commas but tabs: flysim reads comma-separated files)");
 }
 
 // pandas' to_csv without index=False writes its row numbers first: they would be the IDs.
