@@ -60,6 +60,12 @@ class CsvReader {
   }
 
   static std::string_view trim(std::string_view s);
+  // Whether `text` is a whole int64, nothing around it.
+  static bool is_integer(std::string_view text) {
+    int64_t value = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    return !text.empty() && ec == std::errc() && end == text.data() + text.size();
+  }
 
  private:
   bool refill();

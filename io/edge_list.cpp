@@ -25,12 +25,6 @@ uint64_t mix64(uint64_t x) {
   return x ^ (x >> 31);
 }
 
-bool parses_as_integer(std::string_view text) {
-  int64_t value = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  return !text.empty() && ec == std::errc() && end == text.data() + text.size();
-}
-
 int64_t to_integer(std::string_view text) {
   int64_t value = 0;
   std::from_chars(text.data(), text.data() + text.size(), value);
@@ -83,7 +77,7 @@ std::vector<std::pair<std::string, std::size_t>> read_nodes(const std::string& p
 // away (as stimulus IDs "not in the network").
 bool ids_are_integers(const std::vector<RawEdge>& edges, const std::string& edges_path,
                       const std::vector<std::pair<std::string, std::size_t>>& nodes, const std::string& nodes_path) {
-  const bool integers = parses_as_integer(edges.front().pre);
+  const bool integers = CsvReader::is_integer(edges.front().pre);
   const auto refuse = [&](const std::string& path, std::size_t line, const std::string& id) {
     throw input_error_at(path, line, "neuron ID '" + printable(id) + "' is " + (integers ? "not an integer" : "an integer") +
                                          ", unlike the first ID of " + edges_path + " ('" + printable(edges.front().pre) +
@@ -91,9 +85,9 @@ bool ids_are_integers(const std::vector<RawEdge>& edges, const std::string& edge
   };
   for (const RawEdge& e : edges)
     for (const std::string* id : {&e.pre, &e.post})
-      if (parses_as_integer(*id) != integers) refuse(edges_path, e.line, *id);
+      if (CsvReader::is_integer(*id) != integers) refuse(edges_path, e.line, *id);
   for (const auto& [id, line] : nodes)
-    if (parses_as_integer(id) != integers) refuse(nodes_path, line, id);
+    if (CsvReader::is_integer(id) != integers) refuse(nodes_path, line, id);
   // Names that are numbers ("1.0", "7.2e+17": IDs that pandas wrote as floats) would become
   // neurons 1, 2, ... in byte order, unlike the numbers they spell.
   if (!integers) {

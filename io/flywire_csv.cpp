@@ -49,12 +49,7 @@ std::vector<int64_t> load_flywire_neurons(const std::string& path) {
     if (CsvReader::trim(reader.line()).empty()) continue;
     reader.require_field_count(columns, "as many as the header");
     const auto id = reader.integer<int64_t>(0, "root ID");
-    if (second_integers) {
-      const std::string_view second = CsvReader::trim(reader.fields()[1]);
-      int64_t value = 0;
-      const auto [end, ec] = std::from_chars(second.data(), second.data() + second.size(), value);
-      second_integers = !second.empty() && ec == std::errc() && end == second.data() + second.size();
-    }
+    second_integers = second_integers && CsvReader::is_integer(CsvReader::trim(reader.fields()[1]));
     if (completed_column < columns) {
       const std::string_view completed = CsvReader::trim(reader.fields()[completed_column]);
       if (!is_boolean_word(completed))

@@ -2,6 +2,7 @@
 // The reference model's spike table (run_exp's files: one row per spike, columns t,
 // trial, flywire_id, exp_name), written by flysim screen and output.spikes-format=reference.
 #include <cstdint>
+#include <filesystem>
 #include <iterator>
 #include <string>
 #include <string_view>
@@ -31,6 +32,9 @@ inline bool is_plain_name(std::string_view name) {
   }
   return true;
 }
+
+// The experiment a reference-format spike file names: its name without the extension.
+inline std::string experiment_of_file(const std::string& path) { return std::filesystem::path(path).stem().string(); }
 
 // One spike's row: t in s as Brian2 records it (spike_time_s), written exactly.
 inline void append_reference_spike(std::string& out, int32_t step, double dt_ms, int32_t trial, int64_t root_id,

@@ -22,14 +22,14 @@ _PROGRESS_EVERY_S = 5.0
 def _progress_logger(total: int):
     """progress(done) for run_many: an INFO line on the flysim logger at most every
     _PROGRESS_EVERY_S, and when the last experiment is done, as flysim screen logs them."""
-    started = time.monotonic()
-    last = [started]
+    started = last = time.monotonic()
 
     def progress(done: int) -> None:
+        nonlocal last
         now = time.monotonic()
-        if done < total and now - last[0] < _PROGRESS_EVERY_S:
+        if done < total and now - last < _PROGRESS_EVERY_S:
             return
-        last[0] = now
+        last = now
         left = (now - started) / done * (total - done)
         log.info("screen: %d of %d experiments done in %.1f s%s", done, total, now - started,
                  f", about {left:.0f} s left" if done < total else "")

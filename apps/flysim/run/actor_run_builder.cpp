@@ -17,6 +17,7 @@
 #include "apps/flysim/options/readout_option.hpp"
 #include "apps/flysim/process/stop_signal.hpp"
 #include "apps/flysim/run/replay_options.hpp"
+#include "io/reference_spikes.hpp"
 #include "kernels/version.hpp"
 #include "model/errors.hpp"
 
@@ -206,7 +207,7 @@ RecorderConfig ActorRunBuilder::recorder_config(const RunInputs& in, const RunPl
   rc.network = in.network;
   rc.spikes.path = o_.text("output.spikes");
   rc.spikes.format = o_.text("output.spikes-format");
-  rc.spikes.experiment = std::filesystem::path(rc.spikes.path).stem().string();
+  rc.spikes.experiment = experiment_of_file(rc.spikes.path);
   rc.rates.path = o_.text("output.rates");
   rc.trials = plan.trials;
   rc.steps_per_trial = plan.steps_per_trial;

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <filesystem>
 #include <string>
 
 #include "apps/flysim/options/common_options.hpp"
@@ -38,7 +37,7 @@ RunChecks check_run_options(const Options& o) {
   if (const std::vector<std::string> known = spike_format_names();
       std::find(known.begin(), known.end(), o.text("output.spikes-format")) == known.end())
     o.reject("output.spikes-format", "is not a spike format (known: " + fmt::format("{}", fmt::join(known, ", ")) + ")");
-  if (const std::string name = std::filesystem::path(o.text("output.spikes")).stem().string();
+  if (const std::string name = experiment_of_file(o.text("output.spikes"));
       o.text("output.spikes-format") == "reference" && !o.text("output.spikes").empty() && !is_plain_name(name))
     o.reject("output.spikes", "names the experiment '" + printable(name) + "' (exp_name: the file's name without its "
                               "extension), which holds a comma, a quote, a control character or bytes that are not UTF-8; "
