@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "kernels/cpu/cpu_trial.hpp"
+#include "kernels/cpu/packed_rows.hpp"
 #include "kernels/cpu/path_pass.hpp"
 #include "kernels/cpu/poisson_draws.hpp"
 #include "kernels/cpu/step_lanes_avx512.hpp"
@@ -11,7 +12,40 @@
 namespace flysim {
 namespace {
 
-constexpr uint64_t kConnectionsPerLine = 16;  // 4-byte targets or weights in a 64-byte line
+constexpr uint64_t kConnectionsPerLine = 16;  // 4-byte words in a 64-byte line
+
+// The scatter's rows as the network stores them: a word per connection holding its
+// target, the weights in an array beside.
+class SplitRows {
+ public:
+  SplitRows(const uint32_t* targets, const int32_t* weights) : targets_(targets), weights_(weights) {}
+  const uint32_t* words() const { return targets_; }
+  static uint32_t target(uint32_t word) { return word; }
+  static uint32_t first_word_of(uint32_t target) { return target; }
+  int32_t weight(const uint32_t* p, uint32_t) const { return weights_[p - targets_]; }
+  void fetch_line(uint64_t edge) const {
+    __builtin_prefetch(targets_ + edge);
+    __builtin_prefetch(weights_ + edge);
+  }
+
+ private:
+  const uint32_t* targets_;
+  const int32_t* weights_;
+};
+
+// The same rows packed (PackedRows): the word holds the weight too.
+class PackedRowWords {
+ public:
+  explicit PackedRowWords(const uint32_t* words) : words_(words) {}
+  const uint32_t* words() const { return words_; }
+  static uint32_t target(uint32_t word) { return PackedRows::target(word); }
+  static uint32_t first_word_of(uint32_t target) { return PackedRows::first_word_of(target); }
+  static int32_t weight(const uint32_t*, uint32_t word) { return PackedRows::weight(word); }
+  void fetch_line(uint64_t edge) const { __builtin_prefetch(words_ + edge); }
+
+ private:
+  const uint32_t* words_;
+};
 
 // One delivery onto a block: the target's place in the block, the ring slot, the weight.
 class BlockDelivery {
@@ -56,22 +90,24 @@ class BlockBuckets {
     count_.assign(blocks, 0);
   }
   // Deals the connections [p, row_end) of a spike onto `slot` that lie in [lo, hi) (p
-  // ascending by target) to their blocks of `block` neurons; the connection at p has
-  // weight weights[p - targets].
-  void deal(const uint32_t* p, const uint32_t* row_end, const uint32_t* targets, const int32_t* weights, uint32_t lo,
-            uint32_t hi, uint32_t block, const DivideBy& per_block, uint32_t slot, const uint8_t* silenced_in) {
+  // points into rows.words(), ascending by target) to their blocks of `block` neurons.
+  template <class Rows>
+  void deal(const Rows& rows, const uint32_t* p, const uint32_t* row_end, uint32_t lo, uint32_t hi, uint32_t block,
+            const DivideBy& per_block, uint32_t slot, const uint8_t* silenced_in) {
     BlockDelivery* const* const data = data_.data();
     const uint32_t* const room = room_.data();
     uint32_t* const count = count_.data();
-    for (; p < row_end && *p < hi; ++p) {
-      const uint32_t post = *p;
+    const uint32_t end_word = Rows::first_word_of(hi);
+    for (; p < row_end && *p < end_word; ++p) {
+      const uint32_t word = *p;
+      const uint32_t post = Rows::target(word);
       if (silenced_in && silenced_in[post]) continue;
       const uint32_t local = post - lo;
       const uint32_t b = per_block.quotient(local);
       const uint32_t n = count[b];
       if (n == room[b]) [[unlikely]]
         grow(b);
-      data[b][n] = BlockDelivery(local - b * block, slot, weights[p - targets]);
+      data[b][n] = BlockDelivery(local - b * block, slot, rows.weight(p, word));
       count[b] = n + 1;
     }
   }
@@ -146,10 +182,8 @@ void CpuTrial::sweep_in_blocks(const CpuShared& shared, const std::vector<Spike>
                                kernels::RngKey key, unsigned w, unsigned workers) {
   const Network& net = shared.network;
   const LifConstants& c = shared.constants;
-  const uint32_t* const targets = net.out_targets.data();
   const uint64_t* const offsets = net.out_offsets.data();
   const uint64_t edges = offsets[n_];
-  const int32_t* const weights = shared.weights;
   const uint8_t* const silenced_in = shared.silenced_in;
   const auto [lo, hi] = share_of(n_, w, workers);
   if (lo == hi) {
@@ -169,27 +203,34 @@ void CpuTrial::sweep_in_blocks(const CpuShared& shared, const std::vector<Spike>
   // (rows are sorted by target: this worker's stretch of each is found by search), dealt
   // into one bucket per block.
   buckets.clear(blocks);
-  for (std::size_t k = 0; k < delivering.size(); ++k) {
-    // The rows ahead lie anywhere in the network: the offsets of the spike 2 kRowsAhead
-    // on, the first lines of the row kRowsAhead on (the hardware streams the rest).
-    if (k + 2 * kRowsAhead < delivering.size()) __builtin_prefetch(offsets + delivering[k + 2 * kRowsAhead].neuron);
-    if (k + kRowsAhead < delivering.size()) {
-      const uint64_t ahead = offsets[delivering[k + kRowsAhead].neuron];
-      for (uint64_t line = ahead; line < std::min(ahead + kRowLinesAhead * kConnectionsPerLine, edges);
-           line += kConnectionsPerLine) {
-        __builtin_prefetch(targets + line);
-        __builtin_prefetch(weights + line);
+  const auto deal_cell = [&](const auto& rows) {
+    const uint32_t* const words = rows.words();
+    for (std::size_t k = 0; k < delivering.size(); ++k) {
+      // The rows ahead lie anywhere in the network: the offsets of the spike 2 kRowsAhead
+      // on, the first lines of the row kRowsAhead on (the hardware streams the rest).
+      if (k + 2 * kRowsAhead < delivering.size()) __builtin_prefetch(offsets + delivering[k + 2 * kRowsAhead].neuron);
+      if (k + kRowsAhead < delivering.size()) {
+        const uint64_t ahead = offsets[delivering[k + kRowsAhead].neuron];
+        for (uint64_t line = ahead; line < std::min(ahead + kRowLinesAhead * kConnectionsPerLine, edges);
+             line += kConnectionsPerLine)
+          rows.fetch_line(line);
       }
+      const Spike& s = delivering[k];
+      if (!delivers(shared, s, span.first)) continue;
+      const uint32_t slot = static_cast<uint32_t>(kernels::delivery_slot(c, s.step));
+      const uint32_t* const row_end = words + offsets[s.neuron + 1];
+      const uint32_t* p = words + offsets[s.neuron];
+      if (workers > 1) p = std::lower_bound(p, row_end, rows.first_word_of(static_cast<uint32_t>(lo)));
+      buckets.deal(rows, p, row_end, static_cast<uint32_t>(lo), static_cast<uint32_t>(hi), static_cast<uint32_t>(block),
+                   per_block, slot, silenced_in);
     }
-    const Spike& s = delivering[k];
-    if (!delivers(shared, s, span.first)) continue;
-    const uint32_t slot = static_cast<uint32_t>(kernels::delivery_slot(c, s.step));
-    const uint32_t* const row_end = targets + offsets[s.neuron + 1];
-    const uint32_t* p = targets + offsets[s.neuron];
-    if (workers > 1) p = std::lower_bound(p, row_end, static_cast<uint32_t>(lo));
-    buckets.deal(p, row_end, targets, weights, static_cast<uint32_t>(lo), static_cast<uint32_t>(hi),
-                 static_cast<uint32_t>(block), per_block, slot, silenced_in);
-  }
+  };
+  // Packed rows come from memory in half the lines; the network's own where the weights
+  // change or do not pack.
+  if (const uint32_t* packed = shared.packed_rows ? shared.packed_rows->words() : nullptr)
+    deal_cell(PackedRowWords(packed));
+  else
+    deal_cell(SplitRows(net.out_targets.data(), shared.weights));
   // Block by block: its deliveries into the block's ring, then both passes of the sweep,
   // the second reading (and clearing) that ring.
   worker_spikes_[w].clear();

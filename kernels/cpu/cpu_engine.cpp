@@ -17,6 +17,8 @@ CpuEngine::CpuEngine(EngineSetup setup, unsigned threads)
   if (!plastic_.empty()) {
     own_weights_ = setup_.network->out_weights;
     weights_ = own_weights_.data();
+  } else {
+    packed_rows_ = std::make_unique<PackedRows>(*setup_.network, weights_);
   }
   check_stimulus(*setup_.stimulus, n_);
   flag_poisson();
@@ -42,6 +44,7 @@ CpuShared CpuEngine::shared() const {
           driven_,
           weights_,
           rows_sorted_,
+          packed_rows_.get(),
           silencing ? silenced_.data() : nullptr,
           silencing && setup_.stimulus->silence_mode == SilenceMode::both ? silenced_.data() : nullptr};
 }

@@ -49,6 +49,7 @@ class CpuEngine final : public Engine {
   std::vector<int32_t> own_weights_;
   const int32_t* weights_;
   bool rows_sorted_;  // rows_sorted_by_target: the scatter's workers then find their targets by search
+  std::unique_ptr<PackedRows> packed_rows_;  // where the weights are the network's (no plastic ones)
   std::vector<uint8_t> poisson_;       // per neuron: Poisson-driven
   std::vector<uint32_t> thresholds_;   // per neuron: Poisson threshold
   std::vector<uint32_t> driven_;       // Poisson-driven neurons, ascending

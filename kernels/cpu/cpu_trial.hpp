@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kernels/cpu/huge_pages.hpp"
+#include "kernels/cpu/packed_rows.hpp"
 #include "kernels/cpu/path_pass.hpp"
 #include "kernels/cpu/thread_pool.hpp"
 #include "kernels/engine.hpp"
@@ -25,6 +26,7 @@ struct CpuShared {
   const std::vector<uint32_t>& driven;      // the Poisson-driven neurons, ascending
   const int32_t* weights;                   // the scatter's, by edge
   bool rows_sorted;                         // rows_sorted_by_target(network)
+  const PackedRows* packed_rows;            // the weights' rows packed; null when the weights change
   // Per neuron, 1 where the neuron's outgoing (silenced_out) or incoming (silenced_in)
   // connections carry nothing; null when none are.
   const uint8_t* silenced_out;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "kernels/cpu/cpu_engine.hpp"
+#include "kernels/cpu/packed_rows.hpp"
 #include "kernels/cpu/thread_pool.hpp"
 #include "model/stimulus.hpp"
 #include "plain_engine.hpp"
@@ -209,6 +210,26 @@ TEST(CpuPool, SweepingBlockByBlockChangesNoBit) {
       step += span.steps;
     }
     EXPECT_EQ(engine.cells_in_blocks(0), 900 / setup.constants.delay_steps) << "blocks of " << block;
+  }
+}
+
+// The blocked sweep reads packed rows (kernels/cpu/packed_rows.hpp) where the weights fit
+// them, the network's arrays where they do not: a network with one weight that does not
+// pack gives the plain engine's bits for it too.
+TEST(CpuPool, SweepingRowsThatDoNotPackChangesNoBit) {
+  const EngineSetup packs = crowded_setup();
+  ASSERT_TRUE(PackedRows::fit(*packs.network, packs.network->out_weights.data()));
+  for (const int32_t odd_weight : {kUnitsPerSynapse + 1, 9000 * kUnitsPerSynapse}) {
+    auto net = std::make_shared<Network>(*packs.network);
+    net->out_weights[net->out_weights.size() / 2] = odd_weight;
+    ASSERT_FALSE(PackedRows::fit(*net, net->out_weights.data()));
+    EngineSetup setup = packs;
+    setup.network = net;
+    const std::vector<uint64_t> plain = plain_bits(setup);
+    setup.cpu_list_all_from = 0.0;
+    setup.cpu_block_neurons = 64;
+    for (const unsigned threads : {1u, 3u})
+      EXPECT_EQ(pool_bits(setup, threads), plain) << "weight " << odd_weight << ", " << threads << " threads";
   }
 }
 
