@@ -9,6 +9,7 @@
 #include "io/stimulus_files.hpp"
 #include "kernels/engine_factory.hpp"
 #include "model/errors.hpp"
+#include "model/lif_params.hpp"
 #include "model/rate_stats.hpp"
 #include "model/snapshot.hpp"
 #include "python/flysim_run.hpp"
@@ -69,6 +70,7 @@ py::dict dict_of(const python::RunSpikes& spikes) {
   out["t"] = to_numpy(spikes.t);
   out["steps_per_trial"] = spikes.steps_per_trial;
   out["trial_s"] = spikes.trial_s;
+  out["trial_ms"] = reported_ms(spikes.trial_s);
   out["batch"] = spikes.batch;
   out["wall_s"] = spikes.wall_s;
   out["engine"] = spikes.engine;

@@ -191,6 +191,6 @@ def _run_result(net: Network, out: Dict[str, Any], args: tuple) -> RunResult:
     mean, sd, _ = _rate_stats(per_trial)
     rates = {"flywire_id": ids, "mean_rate_hz": mean, "sd_hz": sd}
     summary = {"spikes": int(step.size), "active_neurons": int(ids.size), "wall_s": out["wall_s"],
-               "engine": out["engine"], "trials": int(trials), "duration_ms": out["steps_per_trial"] * params.dt_ms,
+               "engine": out["engine"], "trials": int(trials), "duration_ms": out["trial_ms"],
                "batch": out["batch"], "engine_reused": out["engine_reused"]}
     return RunResult(spikes, step, rates, summary, (ids, per_trial), net)

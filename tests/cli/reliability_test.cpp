@@ -264,6 +264,7 @@ TEST_F(Reliability, SweepRefusesARepeatedReadoutOrRate) {
   expect_one_line_error(flysim(sweep + " --sweep.readouts=7,8,7"), "command line: option sweep.readouts='7,8,7' lists root ID 7 twice");
   expect_one_line_error(flysim(sweep + " \"--sweep.readouts=7, 8 , 7\""), "command line: option sweep.readouts='7, 8 , 7' lists root ID 7 twice");
   expect_one_line_error(flysim(sweep + " \"--sweep.readouts=7, ,8\""), "command line: option sweep.readouts='7, ,8' has ''");
+  expect_one_line_error(flysim(sweep + " --sweep.readouts=7,8,"), "command line: option sweep.readouts='7,8,' has ''");
   expect_one_line_error(flysim(sweep + " --sweep.rates=50,60,50"), "command line: option sweep.rates='50,60,50' lists the rate 50 twice");
   expect_one_line_error(flysim(sweep + " --sweep.rates=50,50.0"), "command line: option sweep.rates='50,50.0' lists the rate 50.0 twice");
   EXPECT_FALSE(fs::exists(path("out/sweep.csv")));

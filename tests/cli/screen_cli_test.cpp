@@ -145,6 +145,10 @@ TEST(ScreenCli, RunsReferenceSpikesAreTheScreensTable) {
                         "command line: option output.spikes='" + d.path("a,b.csv") + "' names the experiment 'a,b' (exp_name: "
                         "the file's name without its extension), which holds a comma");
   EXPECT_FALSE(fs::exists(d.path("x.csv")));
+  // A format without a file would write nothing in it.
+  expect_one_line_error(run_flysim("run " + net2000() + " --output.spikes-format=reference", d.path("bad.out"), d.path("bad.err")),
+                        "command line: option output.spikes-format='reference' formats the spike file, but output.spikes "
+                        "names none (give --output.spikes=FILE)");
 }
 
 TEST(ScreenCli, EachExperimentsTrialsAreThoseOfFlysimRunWithItsOptions) {

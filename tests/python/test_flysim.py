@@ -234,6 +234,12 @@ class RunTest(unittest.TestCase):
         self.assertEqual(result.summary["spikes"], len(result.spikes))
         self.assertEqual(result.summary["active_neurons"], len(rates))
 
+    def test_summary_duration_is_the_decimal_asked_for(self):
+        # 1006 steps of 0.1 ms are 100.60000000000001 ms in binary; the summary reports 100.6,
+        # as the program's summary does.
+        result = flysim.run(load(), stimulus={"a": (STIMULATED, 150.0)}, duration_ms=100.6, trials=1)
+        self.assertEqual(result.summary["duration_ms"], 100.6)
+
     def test_bad_arguments_are_errors_naming_them(self):
         net = load()
         with self.assertRaisesRegex(ValueError, r"model\['w_syn'\] is not a model parameter"):

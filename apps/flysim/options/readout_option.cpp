@@ -9,7 +9,8 @@ namespace flysim::app {
 std::vector<int64_t> readout_ids(const Options& o, const std::string& key) {
   std::vector<int64_t> ids;
   const std::string& text = o.text(key);
-  for (std::size_t pos = 0; pos < text.size();) {
+  // Every item between commas, the last one after a final comma too (it is empty).
+  for (std::size_t pos = 0; !text.empty() && pos <= text.size();) {
     const std::size_t comma = std::min(text.find(',', pos), text.size());
     // "ID, ID" as people write lists: spaces around an item are not part of it.
     std::string item = text.substr(pos, comma - pos);

@@ -37,6 +37,8 @@ RunChecks check_run_options(const Options& o) {
   if (const std::vector<std::string> known = spike_format_names();
       std::find(known.begin(), known.end(), o.text("output.spikes-format")) == known.end())
     o.reject("output.spikes-format", "is not a spike format (known: " + fmt::format("{}", fmt::join(known, ", ")) + ")");
+  if (o.given("output.spikes-format") && o.text("output.spikes").empty())
+    o.reject("output.spikes-format", "formats the spike file, but output.spikes names none (give --output.spikes=FILE)");
   if (const std::string name = experiment_of_file(o.text("output.spikes"));
       o.text("output.spikes-format") == "reference" && !o.text("output.spikes").empty() && !is_plain_name(name))
     o.reject("output.spikes", "names the experiment '" + printable(name) + "' (exp_name: the file's name without its "

@@ -11,6 +11,7 @@
 #include "messages/field_json.hpp"
 #include "kernels/version.hpp"
 #include "io/atomic_file.hpp"
+#include "model/lif_params.hpp"
 
 namespace flysim::app {
 
@@ -30,10 +31,6 @@ std::string against_real_time(double wall_per_simulated_s) {
   if (wall_per_simulated_s <= 1.0) return fmt::format("{:.1f}x faster than real time", 1.0 / wall_per_simulated_s);
   return fmt::format("{:.2f}x slower than real time", wall_per_simulated_s);
 }
-
-// Simulated time in ms as printed: whole steps times dt carry binary noise (2999.2000000000007 for
-// 29,992 steps of 0.1 ms), so it is rounded to the nanosecond, far below any step.
-double simulated_ms(double seconds) { return std::round(seconds * 1e9) / 1e6; }
 
 Speed speed_of(const RunSummary& s) {
   const double simulated = s.simulated_this_run_s;
@@ -89,8 +86,8 @@ void print_summary(const RunSummary& s, const SummaryContext& c) {
       "  simulated   {} trial(s) x {:.1f} ms ({:.1f} ms in this run)\n"
       "  spikes      {} from {} active neurons\n",
       s.stopped_early ? "stopped" : "done", net.description, net.neuron_count(), net.connection_count(), net.synapse_count(),
-      plan.poisson_neurons.size(), c.stimulus_rate_Hz, plan.kicks.size(), plan.seed, s.trials, simulated_ms(s.simulated_s),
-      simulated_ms(s.simulated_this_run_s), s.recorded.spikes, s.recorded.active_neurons);
+      plan.poisson_neurons.size(), c.stimulus_rate_Hz, plan.kicks.size(), plan.seed, s.trials, reported_ms(s.simulated_s),
+      reported_ms(s.simulated_this_run_s), s.recorded.spikes, s.recorded.active_neurons);
   for (const PoissonGroup& group : plan.groups)
     std::cout << fmt::format("  group       {}: {} Poisson neurons at {} Hz\n", group.name, group.neurons.size(), group.rate_Hz);
   if (!plan.silenced.empty())
@@ -149,8 +146,8 @@ std::string summary_json(const RunSummary& s, const SummaryContext& c) {
   for (const PoissonGroup& group : c.stimulus.groups)
     j["stimulus"]["groups"].push_back({{"name", group.name}, {"neurons", group.neurons.size()}, {"rate_hz", group.rate_Hz}});
   j["trials"] = s.trials;
-  j["ms_per_trial"] = simulated_ms(s.simulated_s);
-  j["simulated_ms_this_run"] = simulated_ms(s.simulated_this_run_s);
+  j["ms_per_trial"] = reported_ms(s.simulated_s);
+  j["simulated_ms_this_run"] = reported_ms(s.simulated_this_run_s);
   j["spikes"] = s.recorded.spikes;
   j["active_neurons"] = s.recorded.active_neurons;
   j["top"] = responders_json(s.recorded.top);
