@@ -14,15 +14,15 @@ namespace {
 
 constexpr uint64_t kConnectionsPerLine = 16;  // 4-byte words in a 64-byte line
 
-// The scatter's rows as the network stores them: a word per connection holding its
-// target, the weights in an array beside.
-class SplitRows {
+// The scatter's rows as the network stores them: each row's targets are its keys (the
+// array searched for a worker's stretch), the weights lie in an array beside.
+class SplitRowReader {
  public:
-  SplitRows(const uint32_t* targets, const int32_t* weights) : targets_(targets), weights_(weights) {}
-  const uint32_t* words() const { return targets_; }
-  static uint32_t target(uint32_t word) { return word; }
-  static uint32_t first_word_of(uint32_t target) { return target; }
-  int32_t weight(const uint32_t* p, uint32_t) const { return weights_[p - targets_]; }
+  SplitRowReader(const uint32_t* targets, const int32_t* weights) : targets_(targets), weights_(weights) {}
+  const uint32_t* keys() const { return targets_; }
+  static uint32_t target(uint32_t key) { return key; }
+  static uint32_t first_key_of(uint32_t target) { return target; }
+  int32_t weight(const uint32_t* key_at, uint32_t) const { return weights_[key_at - targets_]; }
   void fetch_line(uint64_t edge) const {
     __builtin_prefetch(targets_ + edge);
     __builtin_prefetch(weights_ + edge);
@@ -33,14 +33,14 @@ class SplitRows {
   const int32_t* weights_;
 };
 
-// The same rows packed (PackedRows): the word holds the weight too.
-class PackedRowWords {
+// The same rows packed (PackedRows): each key holds its weight too.
+class PackedRowReader {
  public:
-  explicit PackedRowWords(const uint32_t* words) : words_(words) {}
-  const uint32_t* words() const { return words_; }
-  static uint32_t target(uint32_t word) { return PackedRows::target(word); }
-  static uint32_t first_word_of(uint32_t target) { return PackedRows::first_word_of(target); }
-  static int32_t weight(const uint32_t*, uint32_t word) { return PackedRows::weight(word); }
+  explicit PackedRowReader(const uint32_t* words) : words_(words) {}
+  const uint32_t* keys() const { return words_; }
+  static uint32_t target(uint32_t key) { return PackedRows::target(key); }
+  static uint32_t first_key_of(uint32_t target) { return PackedRows::first_word_of(target); }
+  static int32_t weight(const uint32_t*, uint32_t key) { return PackedRows::weight(key); }
   void fetch_line(uint64_t edge) const { __builtin_prefetch(words_ + edge); }
 
  private:
@@ -90,24 +90,24 @@ class BlockBuckets {
     count_.assign(blocks, 0);
   }
   // Deals the connections [p, row_end) of a spike onto `slot` that lie in [lo, hi) (p
-  // points into rows.words(), ascending by target) to their blocks of `block` neurons.
+  // points into rows.keys(), ascending by target) to their blocks of `block` neurons.
   template <class Rows>
   void deal(const Rows& rows, const uint32_t* p, const uint32_t* row_end, uint32_t lo, uint32_t hi, uint32_t block,
             const DivideBy& per_block, uint32_t slot, const uint8_t* silenced_in) {
     BlockDelivery* const* const data = data_.data();
     const uint32_t* const room = room_.data();
     uint32_t* const count = count_.data();
-    const uint32_t end_word = Rows::first_word_of(hi);
-    for (; p < row_end && *p < end_word; ++p) {
-      const uint32_t word = *p;
-      const uint32_t post = Rows::target(word);
+    const uint32_t end_key = Rows::first_key_of(hi);
+    for (; p < row_end && *p < end_key; ++p) {
+      const uint32_t key = *p;
+      const uint32_t post = Rows::target(key);
       if (silenced_in && silenced_in[post]) continue;
       const uint32_t local = post - lo;
       const uint32_t b = per_block.quotient(local);
       const uint32_t n = count[b];
       if (n == room[b]) [[unlikely]]
         grow(b);
-      data[b][n] = BlockDelivery(local - b * block, slot, rows.weight(p, word));
+      data[b][n] = BlockDelivery(local - b * block, slot, rows.weight(p, key));
       count[b] = n + 1;
     }
   }
@@ -204,7 +204,7 @@ void CpuTrial::sweep_in_blocks(const CpuShared& shared, const std::vector<Spike>
   // into one bucket per block.
   buckets.clear(blocks);
   const auto deal_cell = [&](const auto& rows) {
-    const uint32_t* const words = rows.words();
+    const uint32_t* const keys = rows.keys();
     for (std::size_t k = 0; k < delivering.size(); ++k) {
       // The rows ahead lie anywhere in the network: the offsets of the spike 2 kRowsAhead
       // on, the first lines of the row kRowsAhead on (the hardware streams the rest).
@@ -218,9 +218,9 @@ void CpuTrial::sweep_in_blocks(const CpuShared& shared, const std::vector<Spike>
       const Spike& s = delivering[k];
       if (!delivers(shared, s, span.first)) continue;
       const uint32_t slot = static_cast<uint32_t>(kernels::delivery_slot(c, s.step));
-      const uint32_t* const row_end = words + offsets[s.neuron + 1];
-      const uint32_t* p = words + offsets[s.neuron];
-      if (workers > 1) p = std::lower_bound(p, row_end, rows.first_word_of(static_cast<uint32_t>(lo)));
+      const uint32_t* const row_end = keys + offsets[s.neuron + 1];
+      const uint32_t* p = keys + offsets[s.neuron];
+      if (workers > 1) p = std::lower_bound(p, row_end, rows.first_key_of(static_cast<uint32_t>(lo)));
       buckets.deal(rows, p, row_end, static_cast<uint32_t>(lo), static_cast<uint32_t>(hi), static_cast<uint32_t>(block),
                    per_block, slot, silenced_in);
     }
@@ -228,9 +228,9 @@ void CpuTrial::sweep_in_blocks(const CpuShared& shared, const std::vector<Spike>
   // Packed rows come from memory in half the lines; the network's own where the weights
   // change or do not pack.
   if (const uint32_t* packed = shared.packed_rows ? shared.packed_rows->words() : nullptr)
-    deal_cell(PackedRowWords(packed));
+    deal_cell(PackedRowReader(packed));
   else
-    deal_cell(SplitRows(net.out_targets.data(), shared.weights));
+    deal_cell(SplitRowReader(net.out_targets.data(), shared.weights));
   // Block by block: its deliveries into the block's ring, then both passes of the sweep,
   // the second reading (and clearing) that ring.
   worker_spikes_[w].clear();

@@ -18,7 +18,7 @@ CpuEngine::CpuEngine(EngineSetup setup, unsigned threads)
     own_weights_ = setup_.network->out_weights;
     weights_ = own_weights_.data();
   } else {
-    packed_rows_ = std::make_unique<PackedRows>(*setup_.network, weights_);
+    packed_rows_ = std::make_unique<PackedRows>(*setup_.network);
   }
   check_stimulus(*setup_.stimulus, n_);
   flag_poisson();

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kernels/cpu/cpu_trial.hpp"
+#include "kernels/cpu/packed_rows.hpp"
 #include "kernels/cpu/thread_pool.hpp"
 #include "kernels/engine.hpp"
 #include "kernels/plastic_weights.hpp"

@@ -8,13 +8,14 @@
 #include <vector>
 
 #include "kernels/cpu/huge_pages.hpp"
-#include "kernels/cpu/packed_rows.hpp"
 #include "kernels/cpu/path_pass.hpp"
 #include "kernels/cpu/thread_pool.hpp"
 #include "kernels/engine.hpp"
 #include "kernels/spike_queue.hpp"
 
 namespace flysim {
+
+class PackedRows;
 
 // What every trial of a CPU engine reads and none writes during an epoch.
 struct CpuShared {
@@ -26,7 +27,9 @@ struct CpuShared {
   const std::vector<uint32_t>& driven;      // the Poisson-driven neurons, ascending
   const int32_t* weights;                   // the scatter's, by edge
   bool rows_sorted;                         // rows_sorted_by_target(network)
-  const PackedRows* packed_rows;            // the weights' rows packed; null when the weights change
+  // The network's rows packed (words() null where they do not fit); null where the
+  // weights change (plastic connections).
+  const PackedRows* packed_rows;
   // Per neuron, 1 where the neuron's outgoing (silenced_out) or incoming (silenced_in)
   // connections carry nothing; null when none are.
   const uint8_t* silenced_out;

@@ -5,7 +5,6 @@
 // a row comes from memory in half the lines.
 #include <cstdint>
 #include <mutex>
-#include <vector>
 
 #include "kernels/cpu/huge_pages.hpp"
 #include "model/lif_constants.hpp"
@@ -17,14 +16,12 @@ class PackedRows {
  public:
   static constexpr uint32_t kSynapseBits = 14;
   static constexpr uint32_t kTargetBits = 32 - kSynapseBits;
+  static constexpr int32_t kMostSynapses = (1 << (kSynapseBits - 1)) - 1;  // either sign
 
-  // Whether `weights` (by edge) of `network` pack: the neuron count fits kTargetBits,
-  // every weight is a whole number of synapses that fits kSynapseBits signed.
-  static bool fit(const Network& network, const int32_t* weights);
-
-  // Rows of `network` with these weights, checked and packed on the first call of words()
-  // (the weights must not change after that).
-  PackedRows(const Network& network, const int32_t* weights) : network_(network), weights_(weights) {}
+  // The rows of `network` with its own weights, checked and packed on the first call of
+  // words(). They fit where the neuron count is below 2^kTargetBits and every weight is a
+  // whole number of synapses within +-kMostSynapses.
+  explicit PackedRows(const Network& network) : network_(network) {}
   PackedRows(const PackedRows&) = delete;
   PackedRows& operator=(const PackedRows&) = delete;
 
@@ -44,14 +41,13 @@ class PackedRows {
   }
 
  private:
-  static bool targets_fit(const Network& network);
   static constexpr uint32_t kSynapseMask = (1u << kSynapseBits) - 1;
-  static_assert(kTargetBits >= kWeightFractionBits, "a weight's units come from one arithmetic shift");
+  static_assert(kTargetBits >= kWeightFractionBits, "a weight's units come from a left and an arithmetic right shift");
 
   const Network& network_;
-  const int32_t* weights_;
   mutable std::once_flag built_;
-  mutable HugeVector<uint32_t> words_;  // read at random rows: huge pages spare the TLB
+  // Read at random rows: on huge pages where the kernel gives them, fewer TLB misses.
+  mutable HugeVector<uint32_t> words_;
   mutable bool fit_ = false;
 };
 

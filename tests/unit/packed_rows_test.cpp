@@ -1,7 +1,7 @@
 // The blocked sweep's packed rows (kernels/cpu/packed_rows.hpp): a connection's target and
 // weight come back from its word exactly, and a network whose weights or size do not fit
-// is not packed (the sweep then reads the network's own arrays, with the same bits:
-// CpuPool.SweepingBlockByBlockChangesNoBit and the tests below).
+// is not packed. The sweep's bits either way: CpuPool.SweepingBlockByBlockChangesNoBit
+// (packed) and CpuPool.SweepingRowsThatDoNotPackChangesNoBit (the network's arrays).
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -11,7 +11,7 @@
 namespace flysim::test {
 namespace {
 
-constexpr int32_t kMost = (1 << (PackedRows::kSynapseBits - 1)) - 1;
+constexpr int32_t kMost = PackedRows::kMostSynapses;
 
 // A network of `neurons` with neuron 0 connected to 1 and 2 by these weights.
 Network two_connections(std::size_t neurons, int32_t first, int32_t second) {
@@ -44,8 +44,7 @@ TEST(PackedRows, WordsKeepTheRowsTargetOrder) {
 
 TEST(PackedRows, PacksWholeSynapsesOfANetworkThatFits) {
   const Network net = two_connections(3, 3 * kUnitsPerSynapse, -kMost * kUnitsPerSynapse);
-  ASSERT_TRUE(PackedRows::fit(net, net.out_weights.data()));
-  const PackedRows rows(net, net.out_weights.data());
+  const PackedRows rows(net);
   const uint32_t* words = rows.words();
   ASSERT_NE(words, nullptr);
   EXPECT_EQ(rows.words(), words);  // packed once
@@ -65,11 +64,9 @@ TEST(PackedRows, RefusesWhatDoesNotFit) {
       {"more inhibitory synapses than the word holds", two_connections(3, -(kMost + 1) * kUnitsPerSynapse, 0)},
       {"as many neurons as the word's targets", two_connections(std::size_t{1} << PackedRows::kTargetBits, 0, 0)},
   };
-  for (const auto& c : cases) {
-    EXPECT_FALSE(PackedRows::fit(c.net, c.net.out_weights.data())) << c.what;
-    const PackedRows rows(c.net, c.net.out_weights.data());
-    EXPECT_EQ(rows.words(), nullptr) << c.what;
-  }
+  for (const auto& c : cases) EXPECT_EQ(PackedRows(c.net).words(), nullptr) << c.what;
+  const Network just_below = two_connections((std::size_t{1} << PackedRows::kTargetBits) - 1, 0, 0);
+  EXPECT_NE(PackedRows(just_below).words(), nullptr);
 }
 
 }  // namespace
