@@ -37,6 +37,7 @@ std::vector<Kick> load_kicks(const std::string& path, const Network& net) {
   const auto col = require_columns(reader, {"step", "neuron_id"});
   const std::size_t columns = reader.fields().size();
   std::vector<Kick> kicks;
+  std::vector<std::size_t> lines;  // of each kick, for the errors
   while (reader.next_line()) {
     if (CsvReader::trim(reader.line()).empty()) continue;
     reader.require_field_count(columns, "as many as the header");
@@ -46,9 +47,10 @@ std::vector<Kick> load_kicks(const std::string& path, const Network& net) {
     const auto it = index.find(id);
     if (it == index.end()) throw reader.error("neuron ID " + std::to_string(id) + " is not in the network (" + net.short_description() + ")");
     kicks.push_back({step, it->second});
+    lines.push_back(reader.line_number());
   }
   if (kicks.empty()) throw input_error(path + ": no kicks after the header 'step,neuron_id'");
-  return sorted_kicks(std::move(kicks), net, path);
+  return sorted_kicks(kicks, net, [&](std::size_t k) { return path + ":" + std::to_string(lines[k]); });
 }
 
 }  // namespace flysim

@@ -44,13 +44,21 @@ std::vector<uint32_t> listed_ids_as_indices(const std::string& path, const std::
   return listed_ids_as_indices(path, listed, RootIdIndex(net), what);
 }
 
-std::vector<Kick> sorted_kicks(std::vector<Kick> kicks, const Network& net, const std::string& source) {
-  std::sort(kicks.begin(), kicks.end());
-  for (std::size_t k = 1; k < kicks.size(); ++k)
-    if (kicks[k].step == kicks[k - 1].step && kicks[k].neuron == kicks[k - 1].neuron)
-      throw input_error(source + ": neuron " + std::to_string(net.root_ids[kicks[k].neuron]) + " is kicked twice at step " +
-                        std::to_string(kicks[k].step) + " (one kick per neuron and step)");
-  return kicks;
+std::vector<Kick> sorted_kicks(const std::vector<Kick>& kicks, const Network& net,
+                               const std::function<std::string(std::size_t)>& where) {
+  std::vector<Kick> sorted = kicks;
+  std::sort(sorted.begin(), sorted.end());
+  for (std::size_t k = 1; k < sorted.size(); ++k) {
+    if (sorted[k] != sorted[k - 1]) continue;
+    // The two places of the repeated kick in the order given.
+    const auto first = std::find(kicks.begin(), kicks.end(), sorted[k]);
+    const auto second = std::find(first + 1, kicks.end(), sorted[k]);
+    throw input_error(where(static_cast<std::size_t>(second - kicks.begin())) + ": neuron " +
+                      std::to_string(net.root_ids[sorted[k].neuron]) + " is kicked twice at step " +
+                      std::to_string(sorted[k].step) + " (first at " +
+                      where(static_cast<std::size_t>(first - kicks.begin())) + "; one kick per neuron and step)");
+  }
+  return sorted;
 }
 
 std::vector<uint32_t> stimulated_neurons(const StimulusPlan& plan) {

@@ -113,7 +113,8 @@ std::vector<uint32_t> listed_ids_as_indices(const std::string& path, const std::
                                             const std::string& what = "");
 
 // Sorts kicks into a plan's order; a neuron kicked twice at one step is an input_error
-// that begins with `source`.
-std::vector<Kick> sorted_kicks(std::vector<Kick> kicks, const Network& net, const std::string& source);
+// that names both kicks by where(k), k the kick's place in `kicks` as given ("file:line").
+std::vector<Kick> sorted_kicks(const std::vector<Kick>& kicks, const Network& net,
+                               const std::function<std::string(std::size_t)>& where);
 
 }  // namespace flysim

@@ -80,7 +80,7 @@ StimulusPlan NetworkSession::stimulus_plan(const RunRequest& r) const {
         throw input_error("kicks, item " + std::to_string(k) + ": step " + std::to_string(r.kicks[k].first) + " is negative");
       kicks.push_back({r.kicks[k].first, neurons[k]});
     }
-    plan.kicks = sorted_kicks(std::move(kicks), net, "kicks");
+    plan.kicks = sorted_kicks(kicks, net, [](std::size_t k) { return "kicks: item " + std::to_string(k); });
   }
   plan.silenced = root_ids_as_indices(r.silenced, ids_, [](std::size_t k) { return "silence, item " + std::to_string(k); });
   const auto mode = parse_silence_mode(r.silence_mode);

@@ -331,6 +331,10 @@ TEST_F(Reliability, IdAndKickFilesRefuseRowsWithMoreThanTheirFields) {
   EXPECT_EQ(kicks[1].step, 7);
   EXPECT_NE(error_of([&] { load_kicks(write("k0.csv", "step,neuron_id\n"), *net); }).find("no kicks after the header"),
             std::string::npos);
+  // A neuron kicked twice at one step: both lines named.
+  EXPECT_NE(error_of([&] { load_kicks(write("k2.csv", "step,neuron_id\n5," + a + "\n6," + a + "\n5," + b + "\n5," + a + "\n"), *net); })
+                .find("k2.csv:5: neuron " + a + " is kicked twice at step 5 (first at " + path("k2.csv") + ":2;"),
+            std::string::npos);
   // Unprintable bytes are shown, not passed through (a NUL would cut the message).
   const std::string nul = error_of([&] { load_id_list_as_indices(write("nul.txt", std::string("12\0" "3\n", 4)), *net); });
   EXPECT_NE(nul.find("'12\\x003'"), std::string::npos) << nul;

@@ -263,6 +263,8 @@ class RunTest(unittest.TestCase):
                                        ({"kicks": [(3, 8.2e17)]}, TypeError, r"kicks: item 0: root ID 8\.2e\+17 must be an integer, not float"),
                                        ({"kicks": [(3.7, STIMULATED[0])]}, TypeError, "kicks: item 0: step 3.7 must be an integer"),
                                        ({"kicks": pd.DataFrame({"step": [1]})}, ValueError, "kicks: .*lacks neuron_id"),
+                                       ({"kicks": [(3, STIMULATED[0]), (4, STIMULATED[0]), (3, STIMULATED[0])]}, ValueError,
+                                        r"kicks: item 2: neuron \d+ is kicked twice at step 3 \(first at kicks: item 0;"),
                                        ({"stimulus": {"a b": (STIMULATED, 1.0)}}, ValueError, "stimulus group name 'a b'"),
                                        ({"model": [1]}, TypeError, "model must be a dict")):
             with self.subTest(**{k: repr(v) for k, v in kwargs.items()}):
