@@ -178,7 +178,8 @@ std::vector<OptionSpec> run_options() {
       {"output.spikes", OptionType::path, "", "spike CSV (output.spikes-format), sorted by trial, step, neuron; empty: not written"},
       {"output.spikes-format", OptionType::text, "csv",
        "'csv': trial,step,t_ms,neuron_id; 'reference': the reference model's run_exp table t,trial,flywire_id,exp_name "
-       "(t in s as Brian2 records it, exp_name the file's name without its extension), for flysim.load_exps and get_rate"},
+       "(t in s as Brian2 records it, exp_name the file's name without its extension), for flysim.load_exps and get_rate; "
+       "needs output.spikes"},
       {"output.rates", OptionType::path, "", "per-neuron rates CSV 'neuron_id,index,spikes,rate_hz', highest first"},
       {"output.summary", OptionType::path, "",
        "the run's summary as JSON (the figures of the text summary on stdout; fields in README.md); empty: not written"},
