@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include <cmath>
 #include <iostream>
 
 #include "apps/flysim/options/common_options.hpp"
