@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "host/thread_placement.hpp"
+#include "model/rate_stats.hpp"
 
 namespace flysim {
 
@@ -11,9 +12,6 @@ namespace {
 caf::error no_activity_window() {
   return fail("this run keeps no activity window: the live page's figures come from flysim serve");
 }
-
-// Spikes per second of recorded time (0 before any time was recorded).
-double rate_of(uint64_t spikes, double seconds) { return seconds > 0 ? static_cast<double>(spikes) / seconds : 0.0; }
 
 // The spike writer, begun, and the rate writer of `config` (null where no path is given).
 void open_writers(recorder_state& st) {
@@ -29,7 +27,7 @@ std::vector<Responder> rank_responders(const Network& net, const std::vector<uin
   std::vector<Responder> ranked;
   for (uint32_t i = 0; i < counts.size(); ++i)
     if (counts[i] > 0)
-      ranked.push_back({net.root_ids[i], i, counts[i], rate_of(counts[i], seconds)});
+      ranked.push_back({net.root_ids[i], i, counts[i], rate_Hz(counts[i], seconds)});
   std::stable_sort(ranked.begin(), ranked.end(), [](const Responder& a, const Responder& b) { return a.spikes > b.spikes; });
   return ranked;
 }
@@ -108,7 +106,7 @@ recorder_actor::behavior_type recorder_behavior(recorder_actor::stateful_pointer
           for (const int64_t readout : st.config.readout_root_ids)
             if (const auto it = std::find(ids.begin(), ids.end(), readout); it != ids.end()) {
               const auto index = static_cast<uint32_t>(it - ids.begin());
-              summary.readouts.push_back({readout, index, st.counts[index], rate_of(st.counts[index], seconds)});
+              summary.readouts.push_back({readout, index, st.counts[index], rate_Hz(st.counts[index], seconds)});
             }
           ranked.resize(std::min(ranked.size(), st.config.top_count));
           summary.top = std::move(ranked);

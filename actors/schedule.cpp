@@ -1,9 +1,9 @@
 #include "actors/schedule.hpp"
 
 #include <algorithm>
-#include <cmath>
 
 #include "kernels/epoch_rules.hpp"
+#include "model/lif_params.hpp"
 
 namespace flysim {
 
@@ -15,7 +15,7 @@ int64_t simulated_steps_to(const RunPosition& p, const ScheduleGeometry& g) {
 }
 
 RunPosition position_at_ms(double ms, const ScheduleGeometry& g, int32_t granularity) {
-  const auto total = static_cast<int64_t>(std::ceil(ms / g.dt_ms - 1e-9));
+  const auto total = static_cast<int64_t>(steps_at_least(ms, g.dt_ms));
   int64_t batch = total / g.steps_per_trial;
   auto step = static_cast<int32_t>(total % g.steps_per_trial);
   step = (step + granularity - 1) / granularity * granularity;
@@ -39,7 +39,7 @@ std::vector<RunPosition> checkpoint_positions(double every_ms, const ScheduleGeo
   std::vector<RunPosition> points;
   if (every_ms == 0) return points;
   // Counted in whole steps, so a tiny interval on a long run still ends.
-  const int64_t every_steps = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(every_ms / g.dt_ms - 1e-9)));
+  const int64_t every_steps = std::max<int64_t>(1, static_cast<int64_t>(steps_at_least(every_ms, g.dt_ms)));
   const int64_t batches = (int64_t{g.trials} + g.batch - 1) / g.batch;
   const int64_t total_steps = batches * g.steps_per_trial;
   for (int64_t step = every_steps; step < total_steps; step += every_steps) {
@@ -80,7 +80,7 @@ int32_t Schedule::epoch_end(RunPosition issued, double now_s) const {
   const bool paced = pace_ > 0.0;
   // However far behind the pace is, a batch holds at most the pace batch (and at least a
   // cell), so a slow engine still reports, and takes commands, that often.
-  const auto batch_steps = static_cast<int32_t>(std::ceil((paced ? pace_batch_ms_ : kUnpacedBatchMs) / g_.dt_ms - 1e-9));
+  const auto batch_steps = static_cast<int32_t>(steps_at_least(paced ? pace_batch_ms_ : kUnpacedBatchMs, g_.dt_ms));
   while (end < g_.steps_per_trial && cell_end(end) - issued.step <= batch_steps) {
     const RunPosition next{issued.trial, end};
     if (boundary_is_busy(next) || (paced && allowed_at_s(next) > now_s)) break;

@@ -160,9 +160,4 @@ enum class SimLoopThread { own, pool };
 sim_loop_actor spawn_sim_loop(caf::actor_system& system, RunPlan plan, engine_actor engine, recorder_actor recorder,
                               checkpointer_actor checkpointer, SimLoopThread thread);
 
-// Process CPU time (user + system) in seconds, from getrusage.
-double process_cpu_seconds();
-// Peak resident memory of the process in MiB, from getrusage.
-double peak_memory_MiB();
-
 }  // namespace flysim

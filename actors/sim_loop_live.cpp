@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "actors/sim_loop_ops.hpp"
+#include "host/process_usage.hpp"
 #include "actors/stimulus_command.hpp"
 #include "kernels/engine.hpp"
 #include "messages/control_json.hpp"

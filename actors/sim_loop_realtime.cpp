@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "actors/sim_loop_ops.hpp"
+#include "host/process_usage.hpp"
 #include "host/cost_diagnosis.hpp"
 
 namespace flysim::sim_loop_ops {

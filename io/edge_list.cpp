@@ -43,7 +43,10 @@ std::vector<RawEdge> read_edges(const std::string& path) {
   while (reader.next_line()) {
     if (CsvReader::trim(reader.line()).empty()) continue;
     if (reader.fields().size() != 3)
-      throw reader.error("expected 3 fields 'pre,post,count', got " + std::to_string(reader.fields().size()));
+      throw reader.error("expected 3 fields 'pre,post,count', got " + std::to_string(reader.fields().size()) +
+                         (CsvReader::trim(reader.fields()[0]) == "Presynaptic_ID"
+                              ? ": this is FlyWire's connectivity table, read with network format flywire"
+                              : ""));
     const auto count = reader.integer<int64_t>(2, "count");
     if (count < 1 || count > kMaxSynapseCount)
       throw reader.error("count " + std::to_string(count) + " is not a synapse count in 1.." + std::to_string(kMaxSynapseCount));

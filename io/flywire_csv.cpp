@@ -87,6 +87,9 @@ Network load_flywire(const std::string& neurons_path, const std::string& connect
 
   CsvReader reader(connectivity_path);
   if (!reader.next_line()) throw input_error(connectivity_path + ": empty file, expected a header");
+  if (reader.fields().size() == 3 && CsvReader::trim(reader.fields()[0]) != "Presynaptic_ID")
+    throw reader.error("expected FlyWire's connectivity header (Presynaptic_ID, ...), got 3 fields: an edge list "
+                       "'pre,post,count' is read with network format edgelist");
   const auto col = require_columns(reader, {"Presynaptic_ID", "Postsynaptic_ID", "Presynaptic_Index",
                                             "Postsynaptic_Index", "Connectivity", "Excitatory",
                                             "Excitatory x Connectivity"});
@@ -109,10 +112,12 @@ Network load_flywire(const std::string& neurons_path, const std::string& connect
                            " has " + std::to_string(n) + " neurons (0.." + std::to_string(n - 1) + ")");
     if (net.root_ids[pre] != pre_id)
       throw reader.error("Presynaptic_ID " + std::to_string(pre_id) + " is not the neuron at index " +
-                         std::to_string(pre) + " of " + neurons_path + " (" + std::to_string(net.root_ids[pre]) + ")");
+                         std::to_string(pre) + " of " + neurons_path + " (" + std::to_string(net.root_ids[pre]) +
+                         "): the neurons file must be the one this connectivity table was made with");
     if (net.root_ids[post] != post_id)
       throw reader.error("Postsynaptic_ID " + std::to_string(post_id) + " is not the neuron at index " +
-                         std::to_string(post) + " of " + neurons_path + " (" + std::to_string(net.root_ids[post]) + ")");
+                         std::to_string(post) + " of " + neurons_path + " (" + std::to_string(net.root_ids[post]) +
+                         "): the neurons file must be the one this connectivity table was made with");
     if (count < 1 || count > (1 << 14)) throw reader.error("Connectivity " + std::to_string(count) + " is not a synapse count in 1..16384");
     if (sign != 1 && sign != -1) throw reader.error("Excitatory must be 1 or -1, got " + std::to_string(sign));
     if (product != sign * count)

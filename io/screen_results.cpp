@@ -17,7 +17,7 @@ constexpr const char* kPartHeader = "flysim-screen-part 1";
 
 std::vector<double> rates_of(const std::vector<uint64_t>& spikes, double trial_s) {
   std::vector<double> rates;
-  for (uint64_t n : spikes) rates.push_back(static_cast<double>(n) / trial_s);
+  for (uint64_t n : spikes) rates.push_back(rate_Hz(n, trial_s));
   return rates;
 }
 

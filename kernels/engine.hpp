@@ -17,13 +17,13 @@
 
 namespace flysim {
 
-// What every engine is built from; shared, read-only, between engines.
 // How the host thread waits for a device (CUDA) to finish an epoch. Polling answers a
 // few microseconds sooner, which an unpaced run feels on every 1.8 ms epoch; napping
 // holds almost no host CPU while the device works, which is what a paced service wants.
 // Never changes what is computed.
 enum class HostWait { poll, nap };
 
+// What every engine is built from; shared, read-only, between engines.
 struct EngineSetup {
   std::shared_ptr<const Network> network;
   std::shared_ptr<const StimulusPlan> stimulus;

@@ -6,6 +6,7 @@
 #include "kernels/cuda/cuda_probe.hpp"
 #include "kernels/engine.hpp"
 #include "kernels/fault_injecting_engine.hpp"
+#include "host/engine_limits.hpp"
 
 namespace flysim {
 
@@ -15,9 +16,6 @@ std::string to_string(EngineKind kind);
 
 // True when this binary was built with FLYSIM_CUDA=ON.
 bool cuda_compiled_in();
-
-// The most threads a CPU pool takes (engine.threads, Python's threads).
-inline constexpr unsigned kMaxPoolThreads = 1024;
 
 // What the CUDA backend finds on this machine for `device`; without CUDA compiled in, a
 // probe whose problem says so.

@@ -13,8 +13,8 @@ namespace flysim {
 
 namespace {
 std::string problem(const SwapCommand& c) {
-  if (c.threads && (*c.threads < 1 || *c.threads > kMaxLiveThreads))
-    return fmt::format("threads must be 1..{}, got {}", kMaxLiveThreads, *c.threads);
+  if (c.threads && (*c.threads < 1 || *c.threads > kMaxPoolThreads))
+    return fmt::format("threads must be 1..{}, got {}", kMaxPoolThreads, *c.threads);
   if (c.engine != "cpu" && c.engine != "cuda") return fmt::format("engine must be \"cpu\" or \"cuda\", got \"{}\"", c.engine);
   if (c.engine == "cuda" && c.threads) return "threads applies only to engine \"cpu\" (CUDA uses no thread pool)";
   return "";

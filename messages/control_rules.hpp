@@ -3,13 +3,11 @@
 // simulation (whether a neuron exists or CUDA can run is the sim loop's to say).
 #include <string>
 
+#include "host/engine_limits.hpp"
 #include "messages/live_command.hpp"
 #include "model/lif_params.hpp"
 
 namespace flysim {
-
-// The most CPU pool threads a swap may ask for (engine.threads has the same limit).
-inline constexpr int32_t kMaxLiveThreads = 1024;
 
 // The latest a kick may come after its command: no trial lasts longer (2^29 steps of
 // the longest dt).

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "model/lif_params.hpp"
+#include "model/rate_stats.hpp"
 
 namespace flysim {
 
@@ -97,7 +98,7 @@ ActivityNeuron ActivityWindow::describe(uint32_t neuron) const {
   a.index = neuron;
   a.spikes = window_counts_[neuron];
   const double seconds = window_s();
-  a.rate_Hz = seconds > 0 ? static_cast<double>(a.spikes) / seconds : 0.0;
+  a.rate_Hz = rate_Hz(a.spikes, seconds);
   a.stimulated = stimulated_[neuron];
   a.readout = static_cast<int64_t>(neuron) == readout_;
   return a;

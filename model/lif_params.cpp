@@ -109,7 +109,12 @@ LifConstants derive_constants(const LifParams& p) {
   // Steps are int32 and "never spiked" is -2^30: durations must stay well below that.
   if (!(p.t_ref_ms >= 0.0) || p.t_ref_ms / p.dt_ms >= kMaxRunSteps)
     throw input_error(fmt::format("parameter t_ref (model.t-ref-ms) must be >= 0 and below 2^29 steps, got {} ms", p.t_ref_ms));
-  const uint32_t threshold = poisson_threshold(p.r_poi_Hz, p.dt_ms);
+  uint32_t threshold = 0;
+  try {
+    threshold = poisson_threshold(p.r_poi_Hz, p.dt_ms);
+  } catch (const input_error& e) {
+    throw input_error(std::string("parameter r_poi (stimulus.rate): ") + e.what());
+  }
   if (!(p.v_threshold_mV > p.v0_mV))
     throw input_error(fmt::format("parameter {} = {} mV must lie above {} = {} mV", named("v_th"), p.v_threshold_mV,
                                   named("v_0"), p.v0_mV));

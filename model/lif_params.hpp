@@ -40,6 +40,11 @@ bool is_whole_steps(double duration_ms, double dt_ms);
 // up; at most INT32_MAX.
 int32_t run_steps(double duration_ms, double dt_ms);
 
+// The fewest whole steps of dt_ms that cover ms (a schedule's times: checkpoints, swaps,
+// batches of requests, plasticity periods); a tolerance of 1e-9 steps keeps ms that are
+// whole steps in binary noise from taking one more.
+inline double steps_at_least(double ms, double dt_ms) { return std::ceil(ms / dt_ms - 1e-9); }
+
 // `steps` time steps of dt_ms in seconds (a trial's length in the rate tables).
 inline double steps_to_seconds(double steps, double dt_ms) { return steps * dt_ms * 1e-3; }
 // The time of a spike at `step` in seconds as Brian2's SpikeMonitor records it (the

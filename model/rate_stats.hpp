@@ -1,8 +1,12 @@
 #pragma once
-// The statistics of a neuron's rate over trials that the experiment tables print.
+// A neuron's rate, and its statistics over trials that the experiment tables print.
+#include <cstdint>
 #include <vector>
 
 namespace flysim {
+
+// Spikes per second over `seconds` of simulated time; 0 before any time has passed.
+inline double rate_Hz(uint64_t spikes, double seconds) { return seconds > 0 ? static_cast<double>(spikes) / seconds : 0.0; }
 
 struct RateStats {
   double mean = 0;

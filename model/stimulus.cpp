@@ -117,33 +117,34 @@ bool is_group_name(std::string_view name) {
 }
 
 std::string groups_and_silence_problem(const StimulusPlan& plan, std::size_t neurons, std::span<const int64_t> root_ids) {
-  std::size_t grouped = std::set<uint32_t>(plan.poisson_neurons.begin(), plan.poisson_neurons.end()).size();
-  for (const PoissonGroup& group : plan.groups) {
+  for (const PoissonGroup& group : plan.groups)
     if (std::string problem = neuron_list_problem(group.neurons, neurons, "stimulus group '" + group.name + "'");
         !problem.empty())
       return problem;
-    grouped += group.neurons.size();
-  }
-  if (driven_neurons(plan).size() != grouped) {
-    // Name the first neuron listed twice and its two groups.
-    std::vector<std::pair<uint32_t, std::string>> owners;
-    for (uint32_t i : std::set<uint32_t>(plan.poisson_neurons.begin(), plan.poisson_neurons.end()))
-      owners.emplace_back(i, "the default group");
-    for (const PoissonGroup& group : plan.groups)
-      for (uint32_t i : group.neurons) owners.emplace_back(i, "group '" + group.name + "'");
-    std::sort(owners.begin(), owners.end());
-    for (std::size_t k = 1; k < owners.size(); ++k)
-      if (owners[k].first == owners[k - 1].first)
-        return "a neuron is in two Poisson groups of the stimulus: " +
-               (owners[k].first < root_ids.size() ? "neuron ID " + std::to_string(root_ids[owners[k].first])
-                                                  : "model index " + std::to_string(owners[k].first)) +
-               " in " + owners[k - 1].second + " and " + owners[k].second;
+  if (const std::optional<SharedNeuron> shared = neuron_in_two_groups(plan)) {
+    const auto group_name = [&](int g) { return g < 0 ? std::string("the default group") : "group '" + plan.groups[g].name + "'"; };
+    return "a neuron is in two Poisson groups of the stimulus: " +
+           (shared->neuron < root_ids.size() ? "neuron ID " + std::to_string(root_ids[shared->neuron])
+                                             : "model index " + std::to_string(shared->neuron)) +
+           " in " + group_name(shared->first_group) + " and " + group_name(shared->second_group);
   }
   if (std::string problem = neuron_list_problem(plan.silenced, neurons, "the silenced set"); !problem.empty())
     return problem;
   if (plan.silence_mode != SilenceMode::outgoing && plan.silence_mode != SilenceMode::both)
     return "unknown silence mode " + std::to_string(static_cast<int>(plan.silence_mode));
   return {};
+}
+
+std::optional<SharedNeuron> neuron_in_two_groups(const StimulusPlan& plan) {
+  std::vector<std::pair<uint32_t, int>> owners;  // (neuron, group), each group's neurons once
+  for (uint32_t i : std::set<uint32_t>(plan.poisson_neurons.begin(), plan.poisson_neurons.end())) owners.emplace_back(i, -1);
+  for (std::size_t g = 0; g < plan.groups.size(); ++g)
+    for (uint32_t i : std::set<uint32_t>(plan.groups[g].neurons.begin(), plan.groups[g].neurons.end()))
+      owners.emplace_back(i, static_cast<int>(g));
+  std::sort(owners.begin(), owners.end());
+  for (std::size_t k = 1; k < owners.size(); ++k)
+    if (owners[k].first == owners[k - 1].first) return SharedNeuron{owners[k].first, owners[k - 1].second, owners[k].second};
+  return std::nullopt;
 }
 
 std::vector<uint32_t> driven_neurons(const StimulusPlan& plan) {

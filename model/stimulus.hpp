@@ -82,6 +82,16 @@ std::vector<uint8_t> silence_mask(const StimulusPlan& plan, std::size_t neurons)
 // is named by its root ID, else by its model index.
 std::string groups_and_silence_problem(const StimulusPlan& plan, std::size_t neurons,
                                        std::span<const int64_t> root_ids = {});
+// A neuron listed in two Poisson groups: its model index and the two groups, -1 for the
+// default group (poisson_neurons) and k for plan.groups[k], first < second.
+struct SharedNeuron {
+  uint32_t neuron;
+  int first_group;
+  int second_group;
+};
+// The lowest neuron listed in two different Poisson groups of the plan, if any (a front end
+// names the groups as its user gave them).
+std::optional<SharedNeuron> neuron_in_two_groups(const StimulusPlan& plan);
 // Whether `name` may name a Poisson group: letters, digits, '_' and '-', as the NAME of
 // the options stimulus.group.NAME.* (every plan can be written as options).
 bool is_group_name(std::string_view name);

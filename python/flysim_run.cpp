@@ -46,7 +46,6 @@ StimulusPlan NetworkSession::stimulus_plan(const RunRequest& r) const {
   const Network& net = *network_;
   StimulusPlan plan;
   plan.seed = r.seed;
-  std::map<uint32_t, std::string> owner;  // the group of each driven neuron
   for (std::size_t g = 0; g < r.groups.size(); ++g) {
     const GroupRequest& group = r.groups[g];
     const std::string where = "stimulus group '" + group.name + "'";
@@ -54,10 +53,6 @@ StimulusPlan NetworkSession::stimulus_plan(const RunRequest& r) const {
       throw input_error("stimulus group name '" + group.name + "': letters, digits, '_' and '-' only (as stimulus.group.NAME)");
     std::vector<uint32_t> neurons =
         root_ids_as_indices(group.ids, ids_, [&](std::size_t k) { return where + ", item " + std::to_string(k); });
-    for (uint32_t i : neurons)
-      if (const auto [it, fresh] = owner.emplace(i, group.name); !fresh)
-        throw input_error("neuron ID " + std::to_string(net.root_ids[i]) + " is in stimulus groups '" + it->second +
-                          "' and '" + group.name + "': a neuron belongs to one Poisson group");
     uint32_t threshold = 0;
     try {
       threshold = poisson_threshold(group.rate_Hz, r.params.dt_ms);
@@ -68,6 +63,11 @@ StimulusPlan NetworkSession::stimulus_plan(const RunRequest& r) const {
       plan.poisson_neurons = std::move(neurons);
     else
       plan.groups.push_back({group.name, std::move(neurons), group.rate_Hz, threshold});
+  }
+  if (const std::optional<SharedNeuron> shared = neuron_in_two_groups(plan)) {
+    const auto name = [&](int g) { return r.groups[static_cast<std::size_t>(g + 1)].name; };  // group 0 is the plan's default
+    throw input_error("neuron ID " + std::to_string(net.root_ids[shared->neuron]) + " is in stimulus groups '" +
+                      name(shared->first_group) + "' and '" + name(shared->second_group) + "': a neuron belongs to one Poisson group");
   }
   if (!r.kicks_file.empty()) plan.kicks = load_kicks(r.kicks_file, net);
   if (!r.kicks.empty()) {

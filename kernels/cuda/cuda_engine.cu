@@ -60,9 +60,8 @@ struct RoundShape {
 // 200 ms request (actors/SCHEDULE.md) is four rounds, each launched while the host
 // records the one before, of two shapes.
 constexpr std::size_t kRoundCells = 28;
-// The fewest rows of spike blocks a scatter inside a round launches: the canonical
-// experiment's busiest cells (40-60 spikes) settle on 128, and starting there spares the
-// first rounds' smaller grid, a shape of its own.
+// The fewest rows of spike blocks a scatter inside a round launches: enough for the busiest
+// cells of a sparse experiment, so its first rounds launch no smaller grid, a shape of its own.
 constexpr uint32_t kLeastScatterRows = 128;
 // Shapes remembered as launched once (CudaEngine::shapes_seen_); beyond that the set
 // starts again. They outlive the graphs (a new batch or stimulus drops those): a shape a
@@ -425,7 +424,7 @@ RoundShape CudaEngine::plan_launches(const Round& round) {
 }
 
 bool CudaEngine::pull_cells() const {
-  const double groups = std::ceil(batch_size_ / 32.0);
+  const double groups = cuda::groups_for(static_cast<uint32_t>(batch_size_));
   return pull_.ready() && batch_size_ > 1 && busiest_cell_ >= setup_.cuda_pull_from * static_cast<double>(n_) * groups;
 }
 

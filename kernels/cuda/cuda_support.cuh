@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include <cstddef>
+#include <initializer_list>
 #include <string>
 #include <utility>
 #include <vector>
@@ -23,6 +24,15 @@ inline void check(cudaError_t status, const char* what) {
   cudaGetLastError();
   throw engine_failure(std::string("CUDA engine: ") + what + " failed: " + cudaGetErrorName(status) + " (" +
                    cudaGetErrorString(status) + ")");
+}
+
+// Loads kernels' code into the context now: a graph capture cannot load a module lazily,
+// and a kernel image that does not run on the device fails here, not at a launch.
+inline cudaError_t load_kernels(std::initializer_list<const void*> kernels) {
+  cudaFuncAttributes attributes{};
+  for (const void* kernel : kernels)
+    if (const cudaError_t e = cudaFuncGetAttributes(&attributes, kernel); e != cudaSuccess) return e;
+  return cudaSuccess;
 }
 
 // Device memory for `count` objects of T. Released without checks: a destructor cannot

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "kernels/cuda/cuda_support.cuh"
 #include "kernels/cuda/epoch_steps.cuh"
 
 namespace flysim::cuda {
@@ -239,11 +240,10 @@ __global__ void __launch_bounds__(kBlock)
 
 // Both phases in one launch, for a batch of one trial: block x sorts neurons
 // [x * kSortedPerBlock, (x + 1) * kSortedPerBlock), lists its stepwise ones in shared
-// memory, draws the driven ones' Poisson events (a warp each) and steps them. Why: in a
-// one-trial epoch the two launches were latency one after another (the sort's list went
-// out to memory and came back, each listed neuron's state was read twice, and the
-// stepwise launch waited for the sort's last block); here a block's stepwise neurons
-// start as soon as its own sort is done. The grid covers every neuron in one wave, so
+// memory, draws the driven ones' Poisson events (a warp each) and steps them. Why: a
+// block's stepwise neurons start as soon as its own sort is done, with no list through
+// global memory, no second read of their state and no wait for the sort's last block,
+// which in a one-trial epoch is most of its time. The grid covers every neuron in one wave, so
 // with many trials (many waves, one warp of stepwise work per block for the latency of
 // a whole epoch) the two launches stay faster. Dynamic shared memory as the stepwise
 // launch's. A block sorts 384 neurons, one or two per thread: at FlyWire scale 362
@@ -364,16 +364,11 @@ void launch_advance(cudaStream_t stream, const LifConstants& c, const RoundPlan*
 }
 
 cudaError_t load_round_kernels() {
-  cudaFuncAttributes attributes{};
-  for (const void* kernel : {reinterpret_cast<const void*>(round_start_scatter_kernel),
-                             reinterpret_cast<const void*>(scatter_last_cell_kernel),
-                             reinterpret_cast<const void*>(set_kicks_kernel),
-                             reinterpret_cast<const void*>(sort_paths_kernel),
-                             reinterpret_cast<const void*>(stepwise_kernel),
-                             reinterpret_cast<const void*>(sort_and_step_kernel),
-                             reinterpret_cast<const void*>(publish_round_kernel)})
-    if (const cudaError_t e = cudaFuncGetAttributes(&attributes, kernel); e != cudaSuccess) return e;
-  return cudaSuccess;
+  return load_kernels({reinterpret_cast<const void*>(round_start_scatter_kernel),
+                       reinterpret_cast<const void*>(scatter_last_cell_kernel),
+                       reinterpret_cast<const void*>(set_kicks_kernel), reinterpret_cast<const void*>(sort_paths_kernel),
+                       reinterpret_cast<const void*>(stepwise_kernel), reinterpret_cast<const void*>(sort_and_step_kernel),
+                       reinterpret_cast<const void*>(publish_round_kernel)});
 }
 
 void launch_set_weights(cudaStream_t stream, const WeightChange* changes, uint32_t count, const uint64_t* edges,

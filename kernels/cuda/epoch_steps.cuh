@@ -75,11 +75,10 @@ __device__ inline bool same_bits(double a, double b) { return __double_as_longlo
 // the epoch's span) into the block's staging area (`stage`, slot s of thread t at
 // stage[s * kBlock + t]), or with kAdd adds them to what it holds (a pulled cell's input;
 // the stage is then zero elsewhere), and clears them in the ring. The epoch's steps then
-// read shared memory: read from the ring one step at a time, nearly every step of a warp
-// waited for a global load (some lane has input at almost every step), and the advance
-// kernel was bound by that latency. Here the loads of up to kStageLoads flagged slots are
-// in flight together, so most neurons wait for one load, whichever steps their input
-// falls on. Only the pull adds: adding in the push launches too would cost the stepwise
+// read shared memory. Why: some lane of a warp has input at almost every step, so reading
+// the ring step by step would make nearly every step wait for a global load; here the
+// loads of up to kStageLoads flagged slots are in flight together, and most neurons wait
+// for one load, whichever steps their input falls on. Only the pull adds: adding in the push launches too would cost the stepwise
 // launch registers.
 template <bool kAdd = false>
 __device__ inline void stage_ring_slots(uint32_t slots, int64_t* ring, std::size_t stride, int64_t* stage) {

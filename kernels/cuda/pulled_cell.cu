@@ -118,7 +118,7 @@ __global__ void __launch_bounds__(kBlock)
   const kernels::EpochSpan span = plan->epochs[j].span;
   const uint32_t consumed = kernels::consumed_slots(c, span);
   const uint32_t lane = threadIdx.x % 32u, warp_first = threadIdx.x - lane;
-  const uint32_t groups = (state.trials + 31u) / 32u;
+  const uint32_t groups = groups_for(state.trials);
   const uint64_t units = uint64_t{state.neurons} * groups, warps = uint64_t{gridDim.x} * kWarps;
   for (uint64_t unit = (uint64_t{blockIdx.x} * kBlock + threadIdx.x) / 32u; unit < units; unit += warps) {
     const auto i = static_cast<uint32_t>(unit / groups);
@@ -206,12 +206,9 @@ CellPull::CellPull(const Network& net, const LifConstants& c, uint32_t trials, b
         "asking the device for the pulling kernel's occupancy");
   check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&mark_per_sm, mark_last_cell_kernel, kBlock, 0),
         "asking the device for the marking kernel's occupancy");
-  for (const void* kernel : {reinterpret_cast<const void*>(mark_round_start_kernel),
-                             reinterpret_cast<const void*>(mark_last_cell_kernel),
-                             reinterpret_cast<const void*>(unmark_kernel)}) {
-    cudaFuncAttributes attributes{};
-    check(cudaFuncGetAttributes(&attributes, kernel), "loading the pulling kernels");
-  }
+  check(load_kernels({reinterpret_cast<const void*>(mark_round_start_kernel), reinterpret_cast<const void*>(mark_last_cell_kernel),
+                      reinterpret_cast<const void*>(unmark_kernel)}),
+        "loading the pulling kernels");
   if (per_sm < 1) return;
 
   const IncomingConnections incoming = incoming_connections(net);
@@ -220,7 +217,7 @@ CellPull::CellPull(const Network& net, const LifConstants& c, uint32_t trials, b
   sources_ = uploaded(stream, incoming.sources, "uploading the network by target");
   weights_ = uploaded(stream, incoming.weights, "uploading the network by target");
   spiked_ = DeviceBuffer<uint32_t>(words_for(neurons), "allocating the pull's marks");
-  groups_ = (trials + 31u) / 32u;
+  groups_ = groups_for(trials);
   const std::size_t rows = std::size_t{neurons} * groups_;  // a neuron's marks in one group
   counts_ = DeviceBuffer<uint32_t>(std::max<std::size_t>(rows, 1), "allocating the pull's marks");
   marks_ = DeviceBuffer<uint16_t>(std::max<std::size_t>(rows * kMarks, 1), "allocating the pull's marks");

@@ -28,8 +28,12 @@ struct SourceMarks {
   uint16_t* marks;   // per neuron and group, kMarks
   uint32_t groups;   // per neuron: the groups of 32 trials of the engine's largest batch
 };
+// How many 32s it takes to hold n: a word holds 32 neurons' bits, a group 32 trials.
+__host__ __device__ inline uint32_t thirty_twos_for(uint32_t n) { return (n + 31u) / 32u; }
 // The words of SourceMarks::spiked for `neurons` neurons.
-__host__ __device__ inline uint32_t words_for(uint32_t neurons) { return (neurons + 31u) / 32u; }
+__host__ __device__ inline uint32_t words_for(uint32_t neurons) { return thirty_twos_for(neurons); }
+// The groups of 32 trials of a batch of `trials` (SourceMarks::groups).
+__host__ __device__ inline uint32_t groups_for(uint32_t trials) { return thirty_twos_for(trials); }
 // The network by target (model/incoming.hpp), resident on the device.
 struct DeviceIncoming {
   const uint64_t* offsets;

@@ -41,19 +41,30 @@ def _whole(value: Any, what: str, low: int, high: int) -> int:
     return int(value)
 
 
+def _quantity_in(value: Any, what: str, unit: str, expected: str) -> Optional[float]:
+    """A Brian2 quantity `value` as a float in `unit` ("ms", "mV", "Hz", the SI "volt",
+    "second", "hertz", or "1": dimensionless); None when `value` is not a quantity. A
+    quantity of another dimension is a ValueError naming `what` and saying what is
+    `expected`; an array is a TypeError."""
+    if not (hasattr(value, "dim") and hasattr(value, "in_unit")):
+        return None
+    import brian2  # a quantity was given, so brian2 is imported already
+    scale = {"ms": brian2.ms, "mV": brian2.mV, "Hz": brian2.Hz, "volt": brian2.volt, "second": brian2.second,
+             "hertz": brian2.Hz, "1": 1}[unit]
+    if not brian2.have_same_dimensions(value, scale):
+        raise ValueError(f"{what}={value!r} has dimensions {brian2.get_dimensions(value)}, where {expected} is expected")
+    if np.ndim(value) != 0:
+        raise TypeError(f"{what}={value!r} must be one number")
+    return float(value / scale)
+
+
 def _real(value: Any, what: str, unit: Optional[str] = None) -> float:
     """`value` as a float in `unit` ("ms", "mV", "Hz"; None: a plain number), or an error
-    naming `what`. A Brian2 quantity (brian2 is then imported already) is taken in `unit`
-    when it has that unit's dimension (None: dimensionless), and is a ValueError otherwise."""
-    if hasattr(value, "dim") and hasattr(value, "in_unit"):
-        import brian2
-        scale = {"ms": brian2.ms, "mV": brian2.mV, "Hz": brian2.Hz, None: 1}[unit]
-        if not brian2.have_same_dimensions(value, scale):
-            raise ValueError(f"{what}={value!r} has dimensions {brian2.get_dimensions(value)}, where "
-                             f"{'a quantity in ' + unit if unit else 'a plain number'} is expected")
-        if np.ndim(value) != 0:
-            raise TypeError(f"{what}={value!r} must be one number")
-        return float(value / scale)
+    naming `what`. A Brian2 quantity is taken in `unit` when it has that unit's dimension
+    (None: dimensionless), and is a ValueError otherwise."""
+    quantity = _quantity_in(value, what, unit or "1", f"a quantity in {unit}" if unit else "a plain number")
+    if quantity is not None:
+        return quantity
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise TypeError(f"{what}={value!r} must be a number{' in ' + unit if unit else ''}, not {type(value).__name__}")
     return float(value)

@@ -53,6 +53,8 @@ def load_exps(paths: Union[PathLike, Iterable[PathLike]]):
     frames = []
     for f in files:
         f = Path(f)
+        if not f.is_file():
+            raise FileNotFoundError(f"load_exps: {f} is not a file" + ("" if f.exists() else " (it does not exist)"))
         if f.suffix == ".parquet":
             df = pd.read_parquet(f)
             df["t"] = df["t"].astype(float)

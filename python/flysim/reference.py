@@ -15,7 +15,7 @@ import numpy as np
 from . import _flysim
 from ._tables import _pd, _trial_rates
 from .network import Network, _indices_of, load_network
-from ._values import _MAX_THREADS, _MAX_TRIALS, _whole
+from ._values import _MAX_THREADS, _MAX_TRIALS, _quantity_in, _whole
 from .runs import _run_args, run
 
 log = logging.getLogger("flysim")
@@ -84,14 +84,9 @@ def _si(value: Any, what: str, dimension: str) -> float:
     name of its SI unit, "1" for none); a quantity of another dimension is a ValueError."""
     if isinstance(value, (str, bytes, bool, np.bool_)):
         raise TypeError(f"{what}={value!r} must be a number (SI units) or a Brian2 quantity, not {type(value).__name__}")
-    if hasattr(value, "dim"):  # a Brian2 quantity: its array is in SI units
-        import brian2
-        unit = {"volt": brian2.volt, "second": brian2.second, "hertz": brian2.Hz, "1": 1}[dimension]
-        if not brian2.have_same_dimensions(value, unit):
-            raise ValueError(f"{what}={value!r} has dimensions {brian2.get_dimensions(value)}, "
-                             f"where {_DIMENSION_WORDS[dimension]} is expected")
+    quantity = _quantity_in(value, what, dimension, _DIMENSION_WORDS[dimension])
     try:
-        number = float(np.asarray(value, dtype=float))
+        number = quantity if quantity is not None else float(np.asarray(value, dtype=float))
     except (TypeError, ValueError):
         raise TypeError(f"{what}={value!r} must be a number (SI units) or a Brian2 quantity") from None
     if not np.isfinite(number):

@@ -152,6 +152,9 @@ def run(net: Network,
         raise TypeError(f"net must be a flysim.Network (from flysim.load_network()), not {type(net).__name__}")
     args = _run_args(stimulus, kicks, silence, silence_mode, duration_ms, trials, seed, engine, threads, batch, model)
     _check_kicked(net, args, "kicks")
+    if stimulus is None and kicks is None:
+        _indices_of(net, args[0][0][1], "the default stimulus (FlyWire 783's sugar neurons; for another network give "
+                                        "stimulus={name: (root_ids, rate_hz)}, or stimulus={} for none)")
     return _run_result(net, net._session.run(*args), args)
 
 

@@ -164,9 +164,9 @@ TEST_F(Cli, QuotedFilesAsRWritesThemLoadTheSameNetwork) {
 
 TEST_F(Cli, OutOfRangeModelParameterNamesTheOptions) {
   const CliResult r = flysim(net2000("--model.t-ref-ms=1e12"));
-  expect_one_line_error(r, "options model.* / stimulus.rate: parameter t_ref (model.t-ref-ms) must be >= 0 and below 2^29 steps");
+  expect_one_line_error(r, "parameter t_ref (model.t-ref-ms) must be >= 0 and below 2^29 steps");
   const CliResult order = flysim(net2000("--model.v-threshold-mV=-60"));
-  expect_one_line_error(order, "options model.* / stimulus.rate: parameter v_th (model.v-threshold-mV) = -60 mV must lie "
+  expect_one_line_error(order, "parameter v_th (model.v-threshold-mV) = -60 mV must lie "
                                "above v_0 (model.v-rest-mV) = -52 mV");
 }
 

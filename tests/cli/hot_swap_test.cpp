@@ -171,22 +171,49 @@ TEST_F(HotSwap, RestoredRunContinuesTheUninterruptedRun) {
   EXPECT_EQ(restored.value("active_neurons", 0u), whole.value("active_neurons", 0u));
 }
 
-// Restore, other thread count, a swap after the restore point, and plan options that a
-// restored run ignores (with a warning): still the same bytes.
+// Restore, other thread count, a swap after the restore point, and plan options equal to
+// the checkpoint's: still the same bytes.
 TEST_F(HotSwap, RestoreThenSwapContinuesTheUninterruptedRun) {
   ASSERT_EQ(checkpointed_.code, 0) << checkpointed_.err;
   const CliResult r = restore("restored", checkpoint(1, 2412),
-                           "--engine.threads=1 --run.swap-at=100:cpu,560:cpu --run.duration-ms=50 --output.spikes=" +
+                           "--engine.threads=1 --run.swap-at=100:cpu,560:cpu --run.duration-ms=300 --run.trials=2 --output.spikes=" +
                                path("spikes.csv") + " --output.rates=" + path("rates.csv") + " --output.summary=" +
                                path("summary.json"));
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_NE(r.err.find("run.duration-ms is ignored"), std::string::npos) << r.err;
   EXPECT_TRUE(same_text(spikes_from(baseline_spikes(), 1, 2412), slurp(path("spikes.csv"))));
   EXPECT_TRUE(same_text(baseline_rates(), slurp(path("rates.csv"))));
   // Only the swap after the restore point happens.
   const std::vector<std::string> swaps = read_summary(path("summary.json")).value("swaps", std::vector<std::string>{});
   ASSERT_EQ(swaps.size(), 1u) << r.out;
   EXPECT_EQ(swaps[0].rfind("trial 1 step 2610: swapped to", 0), 0u) << swaps[0];
+}
+
+// A plan option that differs from the checkpoint's plan is refused, naming the option and
+// what the checkpoint holds, and nothing is written; run.batch changes no spike and is ignored.
+TEST_F(HotSwap, RestoreRefusesAnotherPlan) {
+  ASSERT_EQ(checkpointed_.code, 0) << checkpointed_.err;
+  const std::string good = checkpoint(1, 1512);
+  spit(path("kicks.csv"), "step,neuron_id\n10,820475940600000023\n");
+  const struct {
+    std::string args, message;
+  } cases[] = {
+      {"--stimulus.rate=200", "option stimulus.rate='200' differs from the plan of " + good + " (150 Hz)"},
+      {"--run.trials=3", "option run.trials='3' differs from the plan of " + good + " (2 trials)"},
+      {"--run.duration-ms=50", "option run.duration-ms='50' differs from the plan of " + good + " (300 ms a trial)"},
+      {"--run.seed=7", "option run.seed='7' differs from the plan of " + good + " (seed 1)"},
+      {"--stimulus.kicks=" + path("kicks.csv"), "option stimulus.kicks='" + path("kicks.csv") + "' differs from the plan of " + good},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.args);
+    const CliResult r = restore("plan", good, c.args + " --output.spikes=" + path("refused.csv"));
+    expect_one_line_error(r, "");
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(path("refused.csv")));
+  }
+  const CliResult same = restore("same", good, "--run.batch=1 --stimulus.rate=150 --run.seed=1 --output.spikes=" + path("same.csv"));
+  ASSERT_EQ(same.code, 0) << same.err;
+  EXPECT_NE(same.err.find("run.batch is ignored"), std::string::npos) << same.err;
+  EXPECT_TRUE(same_text(spikes_from(baseline_spikes(), 1, 1512), slurp(path("same.csv"))));
 }
 
 // A restored run that writes checkpoints into the folder of the one it started from

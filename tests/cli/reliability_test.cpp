@@ -432,6 +432,19 @@ TEST_F(Reliability, AMissingInputFileIsNamedByItsOptionBeforeTheNetworkLoads) {
   expect_one_line_error(flysim("screen --screen.baseline=true --output.dir=" + out + " --stimulus.silence=" + missing),
                         "command line: option stimulus.silence='" + missing + "' names a file flysim cannot open");
   EXPECT_FALSE(fs::exists(out)) << "a refused screen leaves no folder behind";
+  // The default stimulus on another network is named as the default, with the way out.
+  const CliResult other = flysim("run --network.neurons=" + data_path("net2000/neurons.csv") + " --network.connectivity=" +
+                                 data_path("net2000/connectivity.csv"));
+  expect_one_line_error(other, "");
+  EXPECT_NE(other.err.find("sugar_grn_783.txt:3: neuron ID 720575940611875570 is not in the network (FlyWire CSV " +
+                           data_path("net2000/connectivity.csv") + ") (the default stimulus.ids, FlyWire 783's sugar "
+                           "neurons; for another network give --stimulus.ids=FILE, or --stimulus.ids= for none)"),
+            std::string::npos)
+      << other.err;
+  // An ID where a file of IDs belongs is named as such.
+  expect_one_line_error(flysim("run --stimulus.ids=720575940611875570"),
+                        "command line: option stimulus.ids='720575940611875570' names a file flysim cannot open: No such file "
+                        "or directory (it looks like neuron IDs: the option takes a file of root IDs, one per line)");
 }
 
 // ---- 4. the network cache is keyed by content

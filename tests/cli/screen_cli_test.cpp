@@ -145,6 +145,14 @@ TEST(ScreenCli, RunsReferenceSpikesAreTheScreensTable) {
                         "command line: option output.spikes='" + d.path("a,b.csv") + "' names the experiment 'a,b' (exp_name: "
                         "the file's name without its extension), which holds a comma");
   EXPECT_FALSE(fs::exists(d.path("x.csv")));
+  // The reference names its files .parquet; flysim's text under that name would mislead pandas.
+  for (const char* name : {"x.parquet", "x.csv.gz"}) {
+    expect_one_line_error(run_flysim("run " + net2000() + " --output.spikes-format=reference --output.spikes=" + d.path(name),
+                                     d.path("bad.out"), d.path("bad.err")),
+                          "command line: option output.spikes='" + d.path(name) + "' names a " +
+                              fs::path(name).extension().string() + " file, but flysim writes plain text (CSV or JSON)");
+    EXPECT_FALSE(fs::exists(d.path(name)));
+  }
   // A format without a file would write nothing in it.
   expect_one_line_error(run_flysim("run " + net2000() + " --output.spikes-format=reference", d.path("bad.out"), d.path("bad.err")),
                         "command line: option output.spikes-format='reference' formats the spike file, but output.spikes "

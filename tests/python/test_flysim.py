@@ -250,6 +250,9 @@ class RunTest(unittest.TestCase):
             flysim.run(net, stimulus={"a": (STIMULATED[:5], 1.0), "b": (STIMULATED[4:], 1.0)}, trials=1, duration_ms=10)
         with self.assertRaisesRegex(ValueError, "duration_ms"):
             flysim.run(net, stimulus={"a": (STIMULATED, 1.0)}, trials=1, duration_ms=0)
+        with self.assertRaisesRegex(flysim.InputError, r"^the default stimulus \(FlyWire 783's sugar neurons; .*stimulus=\{\} for none\): "
+                                    r"root ID 720575940611875570 \(item 0\) is not in the network"):
+            flysim.run(net, trials=1, duration_ms=10)
         with self.assertRaisesRegex(ValueError, "network.format: 'bogus' is not one of flywire edgelist"):
             flysim.load_network(neurons=NEURONS, connectivity=CONNECTIVITY, format="bogus")
         # Wrong types and ranges are named, never passed on to be rounded or dumped by the binding.
@@ -372,8 +375,11 @@ class ReferenceApiTest(unittest.TestCase):
             self.assertEqual(list(spikes["exp_name"].unique()), ["NA", "720575940616908177"])
             df_rate, _ = flysim.get_rate(spikes, t_run=0.1, n_run=3)
             self.assertEqual(sorted(df_rate.columns), ["720575940616908177", "NA"])  # pivot_table sorts them
+            (Path(tmp) / "spikes.txt").write_text("t,trial,flywire_id,exp_name\n")
             with self.assertRaises(ValueError):
                 flysim.load_exps([Path(tmp) / "spikes.txt"])
+            with self.assertRaisesRegex(FileNotFoundError, "nope.parquet is not a file .it does not exist."):
+                flysim.load_exps([Path(tmp) / "nope.parquet"])
 
     def test_run_exp_hands_parquet_the_reference_dataframe_and_brotli(self):
         calls = []

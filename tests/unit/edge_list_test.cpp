@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "io/edge_list.hpp"
+#include "io/flywire_csv.hpp"
 #include "model/errors.hpp"
 #include "test_support.hpp"
 
@@ -129,6 +130,24 @@ TEST_F(EdgeListFile, FileOrderDoesNotMatter) {
 TEST_F(EdgeListFile, ErrorsNameFileAndLine) {
   const std::string fields = write("fields.csv", "1,2,3\n1,3\n");
   EXPECT_NE(error_of(fields).find(fields + ":2: expected 3 fields"), std::string::npos) << error_of(fields);
+  // Each format names the other when given a file of it.
+  const std::string flywire = write("flywire.csv", "Presynaptic_ID,Postsynaptic_ID,Presynaptic_Index,Postsynaptic_Index,"
+                                                   "Connectivity,Excitatory,Excitatory x Connectivity\n10,20,0,1,3,1,3\n");
+  EXPECT_NE(error_of(flywire).find(flywire + ":1: expected 3 fields 'pre,post,count', got 7: this is FlyWire's connectivity "
+                                             "table, read with network format flywire"),
+            std::string::npos)
+      << error_of(flywire);
+  const std::string neurons = write("neurons.csv", ",Completed\n10,True\n20,True\n");
+  const std::string edges = write("edges.csv", "10,20,3\n");
+  try {
+    load_flywire(neurons, edges);
+    ADD_FAILURE() << "an edge list read as FlyWire's table";
+  } catch (const input_error& e) {
+    EXPECT_NE(std::string(e.what()).find(edges + ":1: expected FlyWire's connectivity header (Presynaptic_ID, ...), got 3 "
+                                                  "fields: an edge list 'pre,post,count' is read with network format edgelist"),
+              std::string::npos)
+        << e.what();
+  }
   const std::string text = write("text.csv", "1,2,3\n1,3,many\n");
   EXPECT_NE(error_of(text).find(text + ":2: column 'count'"), std::string::npos) << error_of(text);
   const std::string zero = write("zero.csv", "1,2,0\n");

@@ -98,7 +98,7 @@ TEST(RunBuilder, BadOptionsAreRefusedByName) {
             "command line: option run.trials='0' must be 1..1000000");
   EXPECT_EQ(error_of([&] { RunBuilder(parse("--run.seed=-1")).trial_shape(Forever::refused); }),
             "command line: option run.seed='-1' must not be negative");
-  EXPECT_NE(error_of([&] { RunBuilder{parse("--model.dt-ms=0")}; }).find("options model.* / stimulus.rate: "), std::string::npos);
+  EXPECT_NE(error_of([&] { RunBuilder{parse("--model.dt-ms=0")}; }).find("parameter dt (model.dt-ms)"), std::string::npos);
 }
 
 TEST(RunBuilder, TrialBatchesAndEngineOnNet2000) {

@@ -17,7 +17,7 @@ double read_back(const std::string& text) { return std::strtod(text.c_str(), nul
 TEST(TableNumbers, ReadBackToTheSameDouble) {
   for (double v : {1.0 / 3.0, 2.0 / 3.0 * 100, 35.59026084010437, 0.1 + 0.2, 1e-9 / 7, 123456789.123456789})
     EXPECT_EQ(read_back(table_number(v)), v) << table_number(v);
-  EXPECT_EQ(table_number(126.66666666666667), "126.66666666666667");  // was 126.667 at six digits
+  EXPECT_EQ(table_number(126.66666666666667), "126.66666666666667");  // every digit, not six
 }
 
 // A column of whole numbers must still read as float in pandas: "40.0", not "40".

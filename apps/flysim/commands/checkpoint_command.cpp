@@ -127,7 +127,7 @@ int checkpoint_command(const std::vector<std::string>& args) {
   LifParams params;
   params.dt_ms = o.number("model.dt-ms");
   params.delay_ms = o.number("model.delay-ms");
-  return inspect(words[1], params.dt_ms, constants_from_options(params).delay_steps);
+  return inspect(words[1], params.dt_ms, derive_constants(params).delay_steps);
 }
 
 }  // namespace flysim::app

@@ -100,7 +100,7 @@ int doctor_command(const std::vector<std::string>& args) {
   std::cout << fmt::format("  engine asked for   {}{}\n", to_string(kind),
                            std::getenv("FLY_LIF_CUDA") ? " (from FLY_LIF_CUDA)" : " (engine.kind)");
   std::cout << fmt::format("  kernel             {}\n", kKernelVersion);
-  const LifConstants constants = constants_from_options(model_params(o));
+  const LifConstants constants = derive_constants(model_params(o));
   const auto cached = cached_network(network_source(o));
   std::cout << fmt::format("  compat             {}\n",
                            cached ? compatibility_string(constants, cached->content_hash())

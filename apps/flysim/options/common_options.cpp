@@ -55,16 +55,12 @@ std::vector<PoissonGroup> poisson_groups(const Options& o, const Network& net) {
 
 // A neuron in two groups is an error naming the neuron and both groups' options.
 void refuse_shared_neurons(const Options& o, const Network& net, const StimulusPlan& plan) {
-  std::map<uint32_t, std::string> owner;
-  for (uint32_t i : plan.poisson_neurons) owner[i] = "stimulus.ids";
-  for (const PoissonGroup& group : plan.groups)
-    for (uint32_t i : group.neurons) {
-      const std::string key = group_key(group.name, "ids");
-      if (const auto [it, fresh] = owner.emplace(i, key); !fresh)
-        throw input_error("options " + it->second + " and " + key + " both list neuron " +
-                          std::to_string(net.root_ids[i]) + ": a neuron belongs to one Poisson group (" +
-                          o.text(it->second) + ", " + o.text(key) + ")");
-    }
+  const std::optional<SharedNeuron> shared = neuron_in_two_groups(plan);
+  if (!shared) return;
+  const auto key = [&](int g) { return g < 0 ? std::string("stimulus.ids") : group_key(plan.groups[g].name, "ids"); };
+  const std::string first = key(shared->first_group), second = key(shared->second_group);
+  throw input_error("options " + first + " and " + second + " both list neuron " + std::to_string(net.root_ids[shared->neuron]) +
+                    ": a neuron belongs to one Poisson group (" + o.text(first) + ", " + o.text(second) + ")");
 }
 }  // namespace
 
@@ -79,7 +75,15 @@ StimulusPlan stimulus_condition(const Options& o, const Network& net) {
 StimulusPlan stimulus_plan(const Options& o, const Network& net) {
   StimulusPlan plan = stimulus_condition(o, net);
   const bool ids_apply = o.given("stimulus.ids") || !o.given("stimulus.kicks");
-  if (ids_apply && !o.text("stimulus.ids").empty()) plan.poisson_neurons = load_id_list_as_indices(o.text("stimulus.ids"), net);
+  if (ids_apply && !o.text("stimulus.ids").empty()) {
+    try {
+      plan.poisson_neurons = load_id_list_as_indices(o.text("stimulus.ids"), net);
+    } catch (const input_error& e) {
+      if (o.given("stimulus.ids")) throw;
+      throw input_error(std::string(e.what()) + " (the default stimulus.ids, FlyWire 783's sugar neurons; for another "
+                                                "network give --stimulus.ids=FILE, or --stimulus.ids= for none)");
+    }
+  }
   if (!o.text("stimulus.kicks").empty()) plan.kicks = load_kicks(o.text("stimulus.kicks"), net);
   plan.seed = static_cast<uint64_t>(o.integer("run.seed"));
   refuse_shared_neurons(o, net, plan);
@@ -114,6 +118,12 @@ void require_writable(const Options& o, const std::string& key) {
   if (!std::filesystem::is_directory(dir, ec)) o.reject(key, "names a file in " + dir.string() + ", which is not an existing folder");
   if (::access(dir.c_str(), W_OK) != 0) o.reject(key, "names a file in " + dir.string() + ", which is not writable");
   if (std::filesystem::is_directory(path, ec)) o.reject(key, "is a folder; give a file name");
+  // Every output is plain text; a name that promises a binary or compressed format would mislead pandas.
+  const std::string extension = std::filesystem::path(path).extension().string();
+  for (const char* binary : {".parquet", ".pq", ".feather", ".arrow", ".h5", ".hdf5", ".gz", ".bz2", ".xz", ".zst", ".zip"})
+    if (extension == binary)
+      o.reject(key, "names a " + extension + " file, but flysim writes plain text (CSV or JSON); name it .csv (or .json) "
+                    "and convert it afterwards (pandas: pd.read_csv(FILE).to_parquet(...))");
 }
 
 std::vector<OptionSpec> run_options() {
@@ -252,18 +262,10 @@ LifParams model_params(const Options& o) {
   return p;
 }
 
-// derive_constants names the model's parameters; say which options set them.
-LifConstants constants_from_options(const LifParams& params) {
-  try {
-    return derive_constants(params);
-  } catch (const input_error& e) {
-    throw input_error(std::string("options model.* / stimulus.rate: ") + e.what());
-  }
-}
-
 int cuda_device(const Options& o) {
   const int64_t device = o.integer("engine.cuda-device");
-  if (device < 0 || device > 1023) o.reject("engine.cuda-device", "must be 0..1023 (a CUDA device number)");
+  if (device < 0 || device > kMaxCudaDevice)
+    o.reject("engine.cuda-device", fmt::format("must be 0..{} (a CUDA device number)", kMaxCudaDevice));
   return static_cast<int>(device);
 }
 

@@ -27,8 +27,6 @@ std::vector<OptionSpec> serve_options();
 std::vector<OptionSpec> model_options();
 // model.* and stimulus.rate as model parameters.
 LifParams model_params(const Options& o);
-// derive_constants(params), its errors prefixed with the options that set the parameters.
-LifConstants constants_from_options(const LifParams& params);
 // The stimulus of stimulus.ids (unless only stimulus.kicks is given), stimulus.kicks,
 // stimulus.group.NAME.*, stimulus.silence[-mode] and run.seed, on `net`.
 StimulusPlan stimulus_plan(const Options& o, const Network& net);

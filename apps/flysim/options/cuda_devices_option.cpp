@@ -21,8 +21,8 @@ std::vector<int> written_devices(const Options& o) {
     const std::string item = text.substr(from, comma - from);
     int device = -1;
     const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), device);
-    if (item.empty() || ec != std::errc{} || end != item.data() + item.size() || device < 0 || device > 1023)
-      o.reject(kCudaDevicesKey, "must be 'all' or device numbers 0..1023 separated by commas ('" + item + "' is not one)");
+    if (item.empty() || ec != std::errc{} || end != item.data() + item.size() || device < 0 || device > kMaxCudaDevice)
+      o.reject(kCudaDevicesKey, "must be 'all' or device numbers 0.." + std::to_string(kMaxCudaDevice) + " separated by commas ('" + item + "' is not one)");
     devices.push_back(device);
     from = comma + 1;
   }

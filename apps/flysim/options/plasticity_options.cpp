@@ -81,9 +81,9 @@ PlasticityRequest plasticity_request(const Options& o, double dt_ms, int32_t del
   }
   const double period_ms = o.number("plasticity.period-ms");
   if (!(period_ms > 0 && period_ms <= 1e5)) o.reject("plasticity.period-ms", "must lie in (0, 1e5] ms");
-  const double steps = std::ceil(period_ms / dt_ms - 1e-9);
+  const double steps = steps_at_least(period_ms, dt_ms);
   const double cells = std::ceil(steps / delay_steps);
-  if (!(cells >= 1 && cells * delay_steps <= double(1 << 29)))
+  if (!(cells >= 1 && cells * delay_steps <= static_cast<double>(kMaxRunSteps)))
     o.reject("plasticity.period-ms", "gives " + std::to_string(cells) + " delay cells of " + std::to_string(delay_steps) +
                                          " steps; allowed 1 cell .. 2^29 steps");
   r.params.period_steps = static_cast<int32_t>(cells) * delay_steps;

@@ -63,7 +63,12 @@ void check_file_roles(const Options& o, const FileRoles& roles) {
     const std::string& path = o.text(key);
     if (path.empty() || !o.given(key)) continue;
     if (const std::string kind = special_file_kind(path); !kind.empty()) o.reject(key, "is " + kind + ", expected a regular file");
-    if (::access(path.c_str(), R_OK) != 0) o.reject(key, std::string("names a file flysim cannot open: ") + std::strerror(errno));
+    if (::access(path.c_str(), R_OK) != 0) {
+      const std::string why = std::strerror(errno);
+      const bool ids = path.find_first_not_of("0123456789,; ") == std::string::npos;
+      o.reject(key, "names a file flysim cannot open: " + why +
+                        (ids ? " (it looks like neuron IDs: the option takes a file of root IDs, one per line)" : ""));
+    }
   }
   std::vector<NamedFile> inputs = named(o, roles.input_keys);
   for (NamedFile& file : named(o, roles.self_checked_input_keys)) inputs.push_back(std::move(file));

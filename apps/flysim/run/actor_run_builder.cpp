@@ -4,7 +4,6 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <cmath>
 #include <filesystem>
 #include <future>
 
@@ -20,6 +19,7 @@
 #include "io/reference_spikes.hpp"
 #include "kernels/version.hpp"
 #include "model/errors.hpp"
+#include "model/lif_params.hpp"
 
 namespace flysim::app {
 
@@ -184,7 +184,7 @@ RunPlan ActorRunBuilder::run_plan(const RunInputs& in, const Engine& first, cons
   plan.pace = checks_.pace;
   plan.pace_text = checks_.pace_text;
   plan.default_threads = engine.threads;
-  plan.fallback_every_steps = static_cast<int64_t>(std::ceil(checks_.fallback_every_ms / plan.dt_ms - 1e-9));
+  plan.fallback_every_steps = static_cast<int64_t>(steps_at_least(checks_.fallback_every_ms, plan.dt_ms));
   plan.first_engine_may_fail = engine.kind == EngineKind::cuda || checks_.fault_after_epochs > 0;
   plan.network = in.network;
   plan.first_engine = first.describe();

@@ -11,7 +11,7 @@
 namespace flysim::app {
 
 RunBuilder::RunBuilder(const Options& o)
-    : o_(o), engine_(engine_choice(o)), params_(model_params(o)), constants_(constants_from_options(params_)) {}
+    : o_(o), engine_(engine_choice(o)), params_(model_params(o)), constants_(derive_constants(params_)) {}
 
 TrialShape RunBuilder::trial_shape(Forever forever) const { return app::trial_shape(o_, params_.dt_ms, forever); }
 

@@ -48,7 +48,7 @@ RunInputs fresh_inputs(const RunBuilder& run) {
 }
 
 // Silencing and groups given with --restore must be the checkpoint's: a restored run
-// cannot change who is silenced or driven, and saying otherwise is an error, not a warning.
+// cannot change who is silenced or driven.
 void refuse_other_condition(const RunBuilder& run, const Network& net, const StimulusPlan& saved, const std::string& path) {
   const Options& o = run.options();
   const bool silence_given = o.given("stimulus.silence") || o.given("stimulus.silence-mode");
@@ -65,22 +65,52 @@ void refuse_other_condition(const RunBuilder& run, const Network& net, const Sti
                       ": a restored run keeps its checkpoint's groups");
 }
 
+// Plan options given with --restore must be the checkpoint's: a restored run continues its
+// plan, so asking for another one (a rate, a duration, a seed) is an error, not a warning.
+void refuse_other_plan(const RunBuilder& run, const Network& net, const TrialPlan& saved, const std::string& path) {
+  const Options& o = run.options();
+  const auto refuse = [&](const char* key, const std::string& saved_value) {
+    throw input_error(fmt::format("option {}='{}' differs from the plan of {} ({}): a restored run continues its "
+                                  "checkpoint's plan; leave the option out, or start a new run without --restore",
+                                  key, o.text(key), path, saved_value));
+  };
+  if (o.given("run.trials") || o.given("run.duration-ms")) {
+    const TrialShape shape = run.trial_shape(Forever::allowed);
+    if (o.given("run.trials") && shape.trials != saved.trials) refuse("run.trials", fmt::format("{} trials", saved.trials));
+    if (o.given("run.duration-ms") && shape.steps_per_trial != saved.steps_per_trial)
+      refuse("run.duration-ms",
+             fmt::format("{} ms a trial", reported_ms(steps_to_seconds(saved.steps_per_trial, run.params().dt_ms))));
+  }
+  if (o.given("stimulus.rate") && o.number("stimulus.rate") != saved.stimulus_rate_Hz)
+    refuse("stimulus.rate", fmt::format("{} Hz", saved.stimulus_rate_Hz));
+  if (o.given("run.seed") && static_cast<uint64_t>(o.integer("run.seed")) != saved.stimulus.seed)
+    refuse("run.seed", fmt::format("seed {}", saved.stimulus.seed));
+  if (o.given("stimulus.ids") || o.given("stimulus.kicks")) {
+    const StimulusPlan asked = run.stimulus(net);
+    if (o.given("stimulus.ids") && asked.poisson_neurons != saved.stimulus.poisson_neurons)
+      refuse("stimulus.ids", fmt::format("{} Poisson-driven neurons", saved.stimulus.poisson_neurons.size()));
+    if (o.given("stimulus.kicks") && asked.kicks != saved.stimulus.kicks)
+      refuse("stimulus.kicks", fmt::format("{} kicks", saved.stimulus.kicks.size()));
+  }
+  if (o.given("run.batch"))
+    spdlog::warn("run.batch is ignored: a restored run goes on in the batches of {} (batches change no spike)", path);
+  refuse_other_condition(run, net, saved.stimulus, path);
+}
+
 RunInputs restored_inputs(const RunBuilder& run) {
   const Options& o = run.options();
   RunInputs in;
   const std::string path = o.text("restore");
   CheckpointHeader header;
   Snapshot snapshot = load_checkpoint_unchecked(path, &header);
-  for (const char* key : {"run.duration-ms", "run.trials", "run.batch", "run.seed", "stimulus.ids", "stimulus.kicks", "stimulus.rate"})
-    if (o.given(key)) spdlog::warn("{} is ignored: a restored run continues the plan of {}", key, path);
   in.params = run.params();
   in.params.r_poi_Hz = snapshot.plan.stimulus_rate_Hz;
-  in.constants = constants_from_options(in.params);
+  in.constants = derive_constants(in.params);
   in.network = checked_network(run);
   in.compatibility = compatibility_string(in.constants, in.network->content_hash());
   verify_identity(path, header, {in.compatibility, kKernelVersion, in.network->content_hash()});
   validate_snapshot(snapshot, in.network->neuron_count(), in.constants.delay_steps, path);
-  refuse_other_condition(run, *in.network, snapshot.plan.stimulus, path);
+  refuse_other_plan(run, *in.network, snapshot.plan, path);
   in.trial_plan = snapshot.plan;
   spdlog::info("restoring {}: trial {} step {} of {} trial(s) x {} steps", path, snapshot.engine.trial,
                snapshot.engine.next_step, in.trial_plan.trials, in.trial_plan.steps_per_trial);
