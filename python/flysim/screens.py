@@ -91,6 +91,9 @@ def screen(net: Network,
         raise ValueError(f"experiment names must be unique; given twice: {', '.join(twice)}")
     if readouts is None:
         readouts = [MN9] if np.isin(MN9, net.ids) else []
+        if not readouts:
+            log.warning("screen: the default readout (MN9, %d) is not in this network: the readouts table is empty; "
+                        "name the neurons to read with readouts=[...]", MN9)
     readouts = _root_ids(readouts, "readouts")
     if len(set(readouts)) != len(readouts):
         twice = sorted({r for r in readouts if readouts.count(r) > 1})

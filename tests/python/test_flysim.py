@@ -122,6 +122,11 @@ class RunTest(unittest.TestCase):
         self.assertNotEqual(res.results["slow"].summary["spikes"], res.results["baseline"].summary["spikes"])
         with self.assertRaises(ValueError):
             flysim.screen(net, [("a", {}), ("a", {})], trials=1, duration_ms=10)
+        # This network has no MN9: the default readout is skipped, and the log says so.
+        with self.assertLogs("flysim", level="WARNING") as logs:
+            quiet = flysim.screen(net, {"baseline": {}}, stimulus={"a": (STIMULATED, 150.0)}, trials=1, duration_ms=10)
+        self.assertIn(f"the default readout (MN9, {flysim.MN9}) is not in this network", "\n".join(logs.output))
+        self.assertEqual(len(quiet.readouts), 0)
 
     def test_screen_on_several_engines_at_once_gives_each_experiments_run(self):
         net = load()

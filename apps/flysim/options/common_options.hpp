@@ -1,21 +1,18 @@
 #pragma once
-// Option groups more than one command uses, and the places flysim finds its data.
+// The options of flysim run and serve (network, stimulus, run, engine, output, model, and
+// the groups of their own files), and the check of an output path.
 #include <string>
 #include <vector>
 
+#include "apps/flysim/options/engine_options.hpp"
+#include "apps/flysim/options/log_options.hpp"
 #include "apps/flysim/options/network_options.hpp"
 #include "apps/flysim/options/options.hpp"
-#include "kernels/engine_factory.hpp"
-#include "model/lif_params.hpp"
+#include "apps/flysim/options/stimulus_options.hpp"
 #include "io/network_source.hpp"
-#include "model/stimulus.hpp"
+#include "model/lif_params.hpp"
 
 namespace flysim::app {
-
-// log.level.
-std::vector<OptionSpec> log_options();
-// Applies log.level to spdlog (logs go to stderr; stdout carries results).
-void configure_logging(const Options& o);
 
 // Every option of `flysim run` (also accepted by `flysim doctor`, so one config file
 // serves both).
@@ -27,22 +24,6 @@ std::vector<OptionSpec> serve_options();
 std::vector<OptionSpec> model_options();
 // model.* and stimulus.rate as model parameters.
 LifParams model_params(const Options& o);
-// The stimulus of stimulus.ids (unless only stimulus.kicks is given), stimulus.kicks,
-// stimulus.group.NAME.*, stimulus.silence[-mode] and run.seed, on `net`.
-StimulusPlan stimulus_plan(const Options& o, const Network& net);
-// The part of it that a restored run keeps from its checkpoint and compares with the
-// options: the Poisson groups beside stimulus.ids and the silenced set (no ids, kicks or seed).
-StimulusPlan stimulus_condition(const Options& o, const Network& net);
-// The NAMEs of the stimulus.group.NAME.ids options given, sorted.
-std::vector<std::string> poisson_group_names(const Options& o);
-// The keys of every stimulus input file the options may name (groups included): for the
-// output-over-input check.
-std::vector<std::string> stimulus_file_keys(const Options& o);
-// engine.kind, overridden by FLY_LIF_CUDA=1|0 (any other value is an error).
-EngineKind engine_kind(const Options& o);
-// engine.cuda-device, checked to be a device number (whether it exists, the CUDA probe
-// says: kernels/cuda/cuda_probe.hpp).
-int cuda_device(const Options& o);
 
 // Throws input_error unless a file can be created at path (its folder exists and is writable).
 void require_writable(const Options& o, const std::string& key);
