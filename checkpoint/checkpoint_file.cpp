@@ -4,6 +4,7 @@
 #include <cereal/archives/portable_binary.hpp>
 #include <xxhash.h>
 
+#include <algorithm>
 #include <cstring>
 #include <istream>
 #include <optional>
@@ -259,6 +260,18 @@ Snapshot load_checkpoint_unchecked(const std::string& path, CheckpointHeader* he
   return decode_checkpoint(path, read_checkpoint_file(path), header);
 }
 
+namespace {
+// Whether two compatibility strings differ only in their "parameters HASH" field.
+bool only_parameters_differ(const std::string& a, const std::string& b) {
+  const auto without_parameters = [](const std::string& text) {
+    const std::size_t at = text.find("; parameters ");
+    if (at == std::string::npos) return text;
+    return text.substr(0, at) + text.substr(std::min(text.size(), text.find(';', at + 1)));
+  };
+  return a != b && without_parameters(a) == without_parameters(b);
+}
+}  // namespace
+
 void verify_identity(const std::string& path, const CheckpointHeader& header, const CheckpointIdentity& expected) {
   if (header.network_hash != expected.network_hash)
     throw input_error(fmt::format("{}: checkpoint of another network (hash {:016x}, this run's network {:016x})", path,
@@ -267,8 +280,12 @@ void verify_identity(const std::string& path, const CheckpointHeader& header, co
     throw input_error(path + ": kernel version differs: checkpoint '" + printable(header.kernel_version) +
                       "', this flysim '" + expected.kernel_version + "'");
   if (header.compatibility != expected.compatibility)
-    throw input_error(path + ": compatibility string differs (model parameters or state layout): checkpoint '" +
-                      printable(header.compatibility) + "', this run '" + expected.compatibility + "'");
+    throw input_error(path + ": compatibility string differs (" +
+                      (only_parameters_differ(header.compatibility, expected.compatibility)
+                           ? "the model parameters: a restore takes its model from the options, so give the model.* "
+                             "options of the run that wrote the checkpoint"
+                           : "model parameters or state layout") +
+                      "): checkpoint '" + printable(header.compatibility) + "', this run '" + expected.compatibility + "'");
 }
 
 Snapshot load_checkpoint(const std::string& path, const CheckpointIdentity& expected) {

@@ -281,7 +281,8 @@ TEST_F(HotSwap, RestoreIsRefusedForOtherModelNetworkOrDamagedFile) {
     std::string tag, file, args, connectivity, problem;
   };
   const std::vector<Case> cases = {
-      {"tau", good, "--model.tau-m-ms=21", data_path("net2000/connectivity.csv"), "compatibility string differs"},
+      {"tau", good, "--model.tau-m-ms=21", data_path("net2000/connectivity.csv"), "compatibility string differs (the model parameters: a restore takes its model from the options, so give "
+       "the model.* options of the run that wrote the checkpoint)"},
       {"network", good, "", path("connectivity.csv"), "checkpoint of another network"},
       {"flipped", path("flipped.ckpt"), "", data_path("net2000/connectivity.csv"), "checksum mismatch"},
       {"truncated", path("truncated.ckpt"), "", data_path("net2000/connectivity.csv"), "checkpoint is damaged (truncated: "},
