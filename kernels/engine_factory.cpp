@@ -74,8 +74,8 @@ std::unique_ptr<Engine> make_backend(EngineKind kind, EngineSetup setup, unsigne
   return make_cuda_engine(std::move(setup));
 #else
   throw input_error(
-      "engine.kind=cuda (or FLY_LIF_CUDA=1) asks for the CUDA engine, but this flysim was built without CUDA: "
-      "rebuild with -DFLYSIM_CUDA=ON (see README.md), or use engine.kind=cpu");
+      "the CUDA engine is asked for, but this flysim was built without CUDA: rebuild with -DFLYSIM_CUDA=ON "
+      "(see README.md), or use the CPU engine");
 #endif
 }
 }  // namespace

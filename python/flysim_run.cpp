@@ -183,15 +183,7 @@ Engine& NetworkSession::engine_for(const Prepared& p, bool& reused) {
 
 std::unique_ptr<Engine> NetworkSession::build_engine(const Prepared& p) const {
   EngineSetup setup{network_, p.plan, p.constants, nullptr, HostWait::poll, 0, p.batches.batch};
-  try {
-    return make_engine(p.key.kind, setup, p.threads);
-  } catch (const input_error& e) {
-    // The engine's advice names the command line's option; here it is run's argument.
-    std::string message = e.what();
-    const std::string option = "engine.kind=cpu";
-    if (const auto at = message.find(option); at != std::string::npos) message.replace(at, option.size(), "engine='cpu'");
-    throw input_error(message);
-  }
+  return make_engine(p.key.kind, setup, p.threads);
 }
 
 RunSpikes NetworkSession::run_on(Engine& engine, const Prepared& p, const std::function<void()>& after_batch) const {

@@ -21,17 +21,17 @@ CudaProbe probe_cuda(int device) {
   if (counted != cudaSuccess || count == 0) {
     if (p.driver_version == 0)
       p.problem = "no NVIDIA driver could be loaded (libcuda.so): install an NVIDIA driver for CUDA " + runtime +
-                  " or newer, or use engine.kind=cpu";
+                  " or newer, or use the CPU engine";
     else if (counted == cudaErrorInsufficientDriver || p.driver_version < p.runtime_version)
       p.problem = "the NVIDIA driver supports CUDA " + cuda_version_string(p.driver_version) +
                   " but this flysim was built with CUDA runtime " + runtime +
                   ": upgrade the driver (it must be >= the runtime), or rebuild flysim with CUDA " +
                   cuda_version_string(p.driver_version) + " or older";
     else if (counted == cudaErrorNoDevice || count == 0)
-      p.problem = "no CUDA device is visible (check nvidia-smi and CUDA_VISIBLE_DEVICES), or use engine.kind=cpu";
+      p.problem = "no CUDA device is visible (check nvidia-smi and CUDA_VISIBLE_DEVICES), or use the CPU engine";
     else
       p.problem = std::string("CUDA could not start: ") + cudaGetErrorName(counted) + " (" +
-                  cudaGetErrorString(counted) + "); check nvidia-smi, or use engine.kind=cpu";
+                  cudaGetErrorString(counted) + "); check nvidia-smi, or use the CPU engine";
     return p;
   }
   p.device_present = true;

@@ -320,10 +320,10 @@ class RunTest(unittest.TestCase):
             with self.assertRaisesRegex(ValueError, "engine='cuda': this flysim module was built without CUDA"):
                 flysim.run(net, engine="cuda", trials=1, duration_ms=10)
         else:
-            try:  # without a usable GPU the advice names run's argument, not the program's option
+            try:  # without a usable GPU the advice names the engine, not the program's option
                 flysim.run(net, stimulus=stim, engine="cuda", trials=1, duration_ms=10)
             except flysim.InputError as e:
-                self.assertIn("engine='cpu'", str(e))
+                self.assertIn("the CPU engine", str(e))
                 self.assertNotIn("engine.kind", str(e))
 
 
