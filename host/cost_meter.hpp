@@ -83,8 +83,6 @@ class CostMeter {
 
   double window_s() const { return window_s_; }
   std::size_t readings() const { return readings_; }
-  // Seconds between the first and the last reading.
-  double span_s() const { return samples_.empty() ? 0.0 : samples_.back().at_s - first_.at_s; }
 
  private:
   using RoleTicks = std::array<uint64_t, kThreadRoles.size()>;

@@ -21,7 +21,6 @@ class StreamFile {
   void flush();
   // Flushes, fsyncs (regular files) and closes.
   void commit();
-  std::size_t pending_bytes() const { return pending_.size(); }
   // What the pending buffer holds on to. A flush keeps it for the next piece, unless it
   // is over kKeptBytes and over 4 times what that flush wrote: a burst (a paced run
   // catching up after a lag writes several times its usual share between flushes) would
