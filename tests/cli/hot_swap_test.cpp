@@ -216,6 +216,20 @@ TEST_F(HotSwap, RestoreRefusesAnotherPlan) {
   EXPECT_TRUE(same_text(spikes_from(baseline_spikes(), 1, 1512), slurp(path("same.csv"))));
 }
 
+// The journal of a restored run replays: its recorded options are the checkpoint's plan
+// (no default duration recorded beside --restore), and the spikes are the same bytes.
+TEST_F(HotSwap, TheJournalOfARestoredRunReplays) {
+  ASSERT_EQ(checkpointed_.code, 0) << checkpointed_.err;
+  const CliResult restored =
+      restore("journaled", checkpoint(1, 1512), "--output.journal=" + path("j.jsonl") + " --output.spikes=" + path("a.csv"));
+  ASSERT_EQ(restored.code, 0) << restored.err;
+  const CliResult replayed =
+      flysim_in(dir_, "replayed", "run --replay=" + path("j.jsonl") + " --network.cache-dir=" + (shared_ / "cache").string() +
+                                      " --output.spikes=" + path("b.csv"));
+  ASSERT_EQ(replayed.code, 0) << replayed.err;
+  EXPECT_TRUE(same_text(slurp(path("a.csv")), slurp(path("b.csv"))));
+}
+
 // A restored run that writes checkpoints into the folder of the one it started from
 // writes none at its own start position, so it never rewrites, nor (keep=1) removes,
 // the file it was restored from.

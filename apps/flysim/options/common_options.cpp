@@ -60,8 +60,8 @@ std::vector<OptionSpec> run_options() {
        "scheduled engine swaps, 'MS:KIND,...' (e.g. 500:cuda,800:cpu): at the first delay-cell boundary at or after MS "
        "of simulated time since the start of the run, hand the state to a new engine of that kind"},
       {"restore", OptionType::path, "",
-       "continue the run saved in this checkpoint file (its plan, stimulus and position); run.* and stimulus.* options "
-       "given with it must be the checkpoint's"},
+       "continue the run saved in this checkpoint file (its plan, stimulus and position); run.trials, run.duration-ms, "
+       "run.seed and stimulus.* given with it must be the checkpoint's"},
       {"replay", OptionType::path, "",
        "rerun a live run from its journal (output.journal of flysim serve): its options, and its live commands at the same "
        "boundaries, unpaced; the spikes are the live run's, byte for byte"},

@@ -38,7 +38,7 @@ std::map<std::string, std::string> journaled_options(const Options& o, const std
     for (const std::string& key : o.keys_of(spec))
       for (const std::string& prefix : prefixes)
         if (key.rfind(prefix, 0) == 0 && key != "network.cache" && key != "network.cache-dir" &&
-            (o.given(key) || key == "run.duration-ms"))
+            (o.given(key) || (key == "run.duration-ms" && o.text("restore").empty())))
           // Paths absolute: a replay may run from another folder.
           recorded[key] = spec.type == OptionType::path && !o.text(key).empty()
                               ? std::filesystem::absolute(o.text(key)).lexically_normal().string()

@@ -74,13 +74,14 @@ void refuse_other_plan(const RunBuilder& run, const Network& net, const TrialPla
                                   "checkpoint's plan; leave the option out, or start a new run without --restore",
                                   key, o.text(key), path, saved_value));
   };
-  if (o.given("run.trials") || o.given("run.duration-ms")) {
-    const TrialShape shape = run.trial_shape(Forever::allowed);
-    if (o.given("run.trials") && shape.trials != saved.trials) refuse("run.trials", fmt::format("{} trials", saved.trials));
-    if (o.given("run.duration-ms") && shape.steps_per_trial != saved.steps_per_trial)
-      refuse("run.duration-ms",
-             fmt::format("{} ms a trial", reported_ms(steps_to_seconds(saved.steps_per_trial, run.params().dt_ms))));
-  }
+  refuse_other_condition(run, net, saved.stimulus, path);
+  if (!o.text("replay").empty()) return;  // a replay's options are its journal's, checked when its run started
+  if (o.given("run.trials") && o.integer("run.trials") != saved.trials) refuse("run.trials", fmt::format("{} trials", saved.trials));
+  if (o.given("run.duration-ms") && trial_steps(o, run.params().dt_ms, Forever::allowed) != saved.steps_per_trial)
+    refuse("run.duration-ms",
+           saved.steps_per_trial == kMaxRunSteps
+               ? std::string("one endless trial, 'forever'")
+               : fmt::format("{} ms a trial", reported_ms(steps_to_seconds(saved.steps_per_trial, run.params().dt_ms))));
   if (o.given("stimulus.rate") && o.number("stimulus.rate") != saved.stimulus_rate_Hz)
     refuse("stimulus.rate", fmt::format("{} Hz", saved.stimulus_rate_Hz));
   if (o.given("run.seed") && static_cast<uint64_t>(o.integer("run.seed")) != saved.stimulus.seed)
@@ -94,7 +95,6 @@ void refuse_other_plan(const RunBuilder& run, const Network& net, const TrialPla
   }
   if (o.given("run.batch"))
     spdlog::warn("run.batch is ignored: a restored run goes on in the batches of {} (batches change no spike)", path);
-  refuse_other_condition(run, net, saved.stimulus, path);
 }
 
 RunInputs restored_inputs(const RunBuilder& run) {

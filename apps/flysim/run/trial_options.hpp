@@ -34,6 +34,10 @@ struct TrialShape {
 // (1 to kMaxRunSteps steps of `dt_ms`). Throws input_error naming the option.
 TrialShape trial_shape(const Options& o, double dt_ms, Forever forever);
 
+// The steps of one trial of run.duration-ms (kMaxRunSteps for 'forever' where allowed);
+// throws input_error naming the option.
+int32_t trial_steps(const Options& o, double dt_ms, Forever forever);
+
 // Simulated seconds per trial (whole steps of `dt_ms`).
 double trial_seconds(const TrialShape& shape, double dt_ms);
 
