@@ -90,7 +90,7 @@ TEST_F(Service, LiveGroupsAndSilencingAreJournaledAndReplayIdentically) {
   spit(none, "# nobody\n");
   const std::string removed = path("removed.txt");
   spit(removed, "820475940600081543\n");
-  const std::string plain = "serve " + network() + " --run.pace=5 --control.port=0 --run.duration-ms=3000 --checkpoint.dir=" + path("ck");
+  const std::string plain = "serve " + network() + " --run.pace=5 --control.port=0 --run.duration-ms=30000 --checkpoint.dir=" + path("ck");
   BackgroundFlysim serve(plain + " --output.spikes=" + path("live.csv") + " --output.journal=" + path("journal.jsonl"),
                          path("serve.out"), path("serve.err"));
   const std::string line = serve.wait_for_output("control API on http://", 60);

@@ -33,12 +33,15 @@ std::map<std::string, std::string> journaled_options(const Options& o, const std
                                              "restore", "plasticity.enabled", "plasticity.connections", "plasticity.pre-ids",
                                              "plasticity.post-ids", "plasticity.a-", "plasticity.tau-", "plasticity.w-",
                                              "plasticity.period-ms"};
+  // A restored run's duration is its checkpoint's: journal it only where it was given.
+  const bool restoring = std::any_of(specs.begin(), specs.end(), [](const OptionSpec& s) { return s.key == "restore"; }) &&
+                         !o.text("restore").empty();
   std::map<std::string, std::string> recorded;
   for (const OptionSpec& spec : specs)
     for (const std::string& key : o.keys_of(spec))
       for (const std::string& prefix : prefixes)
         if (key.rfind(prefix, 0) == 0 && key != "network.cache" && key != "network.cache-dir" &&
-            (o.given(key) || (key == "run.duration-ms" && o.text("restore").empty())))
+            (o.given(key) || (key == "run.duration-ms" && !restoring)))
           // Paths absolute: a replay may run from another folder.
           recorded[key] = spec.type == OptionType::path && !o.text(key).empty()
                               ? std::filesystem::absolute(o.text(key)).lexically_normal().string()
