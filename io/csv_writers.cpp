@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "io/atomic_file.hpp"
-#include "model/time_decimals.hpp"
+#include "io/printed_times.hpp"
 
 namespace flysim {
 

@@ -8,7 +8,7 @@
 
 namespace flysim {
 
-// trial,step,t_ms,neuron_id: t_ms with the decimals dt needs (model/time_decimals.hpp).
+// trial,step,t_ms,neuron_id: t_ms with the decimals dt needs (io/printed_times.hpp).
 class CsvSpikeWriter final : public SpikeFileWriter {
  public:
   using SpikeFileWriter::SpikeFileWriter;

@@ -50,10 +50,6 @@ inline double steps_to_seconds(double steps, double dt_ms) { return steps * dt_m
 // The time of a spike at `step` in seconds as Brian2's SpikeMonitor records it (the
 // reference's column t): the step times dt in seconds, Brian2's clock's t = timestep * dt.
 inline double spike_time_s(double step, double dt_ms) { return step * (dt_ms * 1e-3); }
-// Simulated seconds in ms as summaries report them: whole steps times dt carry binary noise
-// (2999.2000000000007 for 29,992 steps of 0.1 ms), so rounded to the nanosecond, far below
-// any step.
-inline double reported_ms(double seconds) { return std::round(seconds * 1e9) / 1e6; }
 
 // The most steps a trial (or the refractory period) may last: steps are int32 and
 // "never spiked" is -2^30, so durations stay well below that.

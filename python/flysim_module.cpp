@@ -13,6 +13,7 @@
 #include "model/rate_stats.hpp"
 #include "model/snapshot.hpp"
 #include "python/flysim_run.hpp"
+#include "io/printed_times.hpp"
 
 namespace py = pybind11;
 using namespace flysim;

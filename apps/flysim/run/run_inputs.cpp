@@ -10,6 +10,7 @@
 #include "checkpoint/snapshot_check.hpp"
 #include "kernels/version.hpp"
 #include "model/errors.hpp"
+#include "io/printed_times.hpp"
 
 namespace flysim::app {
 

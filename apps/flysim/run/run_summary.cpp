@@ -11,6 +11,7 @@
 #include "kernels/version.hpp"
 #include "io/atomic_file.hpp"
 #include "model/lif_params.hpp"
+#include "io/printed_times.hpp"
 
 namespace flysim::app {
 
