@@ -146,7 +146,7 @@ TEST(ScreenCli, RunsReferenceSpikesAreTheScreensTable) {
                         "the file's name without its extension), which holds a comma");
   EXPECT_FALSE(fs::exists(d.path("x.csv")));
   // The reference names its files .parquet; flysim's text under that name would mislead pandas.
-  for (const char* name : {"x.parquet", "x.csv.gz"}) {
+  for (const char* name : {"x.parquet", "x.csv.GZ"}) {
     expect_one_line_error(run_flysim("run " + net2000() + " --output.spikes-format=reference --output.spikes=" + d.path(name),
                                      d.path("bad.out"), d.path("bad.err")),
                           "command line: option output.spikes='" + d.path(name) + "' names a " +

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -29,8 +30,10 @@ void require_writable(const Options& o, const std::string& key) {
   if (std::filesystem::is_directory(path, ec)) o.reject(key, "is a folder; give a file name");
   // Every output is plain text; a name that promises a binary or compressed format would mislead pandas.
   const std::string extension = std::filesystem::path(path).extension().string();
+  std::string lower = extension;
+  for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
   for (const char* binary : {".parquet", ".pq", ".feather", ".arrow", ".h5", ".hdf5", ".gz", ".bz2", ".xz", ".zst", ".zip"})
-    if (extension == binary)
+    if (lower == binary)
       o.reject(key, "names a " + extension + " file, but flysim writes plain text (CSV or JSON); name it .csv (or .json) "
                     "and convert it afterwards (pandas: pd.read_csv(FILE).to_parquet(...))");
 }
