@@ -261,7 +261,8 @@ Snapshot load_checkpoint_unchecked(const std::string& path, CheckpointHeader* he
 }
 
 namespace {
-// Whether two compatibility strings differ only in their "parameters HASH" field.
+// Whether two compatibility strings differ only in their "parameters HASH" field (the
+// format kernels/version.cpp's compatibility_string writes).
 bool only_parameters_differ(const std::string& a, const std::string& b) {
   const auto without_parameters = [](const std::string& text) {
     const std::size_t at = text.find("; parameters ");

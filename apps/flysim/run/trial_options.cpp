@@ -38,6 +38,22 @@ double duration_ms(const Options& o, double dt_ms, Forever forever) {
     o.reject("run.duration-ms", problem);
   return ms;
 }
+
+// A trial of run.duration-ms: its steps, and its ms as given ('forever': the longest trial).
+struct TrialLength {
+  int32_t steps;
+  double ms;
+};
+TrialLength trial_length(const Options& o, double dt_ms, Forever forever) {
+  if (forever == Forever::allowed && runs_forever(o))
+    return {static_cast<int32_t>(kMaxRunSteps), static_cast<double>(kMaxRunSteps) * dt_ms};
+  const double ms = duration_ms(o, dt_ms, forever);
+  const int32_t steps = run_steps(ms, dt_ms);
+  if (!is_whole_steps(ms, dt_ms))
+    spdlog::warn("run.duration-ms={} is not a whole number of steps of dt {} ms: each trial runs {} steps ({:.10g} ms), "
+                 "rounded up as Brian2's run() does", ms, dt_ms, steps, steps * dt_ms);
+  return {steps, ms};
+}
 }  // namespace
 
 TrialShape trial_shape(const Options& o, double dt_ms, Forever forever) {
@@ -49,20 +65,13 @@ TrialShape trial_shape(const Options& o, double dt_ms, Forever forever) {
   shape.trials = static_cast<int32_t>(trials);
   if (o.integer("run.seed") < 0) o.reject("run.seed", "must not be negative");
   if (o.given("run.batch")) batch_asked(o);  // its syntax now; what fits once the network is known
-  shape.steps_per_trial = trial_steps(o, dt_ms, forever);
-  shape.duration_ms = endless ? static_cast<double>(kMaxRunSteps) * dt_ms : duration_ms(o, dt_ms, forever);
+  const TrialLength length = trial_length(o, dt_ms, forever);
+  shape.steps_per_trial = length.steps;
+  shape.duration_ms = length.ms;
   return shape;
 }
 
-int32_t trial_steps(const Options& o, double dt_ms, Forever forever) {
-  if (forever == Forever::allowed && runs_forever(o)) return static_cast<int32_t>(kMaxRunSteps);
-  const double ms = duration_ms(o, dt_ms, forever);
-  const int32_t steps = run_steps(ms, dt_ms);
-  if (!is_whole_steps(ms, dt_ms))
-    spdlog::warn("run.duration-ms={} is not a whole number of steps of dt {} ms: each trial runs {} steps ({:.10g} ms), "
-                 "rounded up as Brian2's run() does", ms, dt_ms, steps, steps * dt_ms);
-  return steps;
-}
+int32_t trial_steps(const Options& o, double dt_ms, Forever forever) { return trial_length(o, dt_ms, forever).steps; }
 
 double trial_seconds(const TrialShape& shape, double dt_ms) { return steps_to_seconds(shape.steps_per_trial, dt_ms); }
 
