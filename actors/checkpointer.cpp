@@ -26,7 +26,11 @@ checkpointer_actor::behavior_type checkpointer_behavior(checkpointer_actor::stat
       [=](checkpoint_atom, Snapshot& snapshot) -> caf::result<std::string> {
         auto& st = self->state;
         const int32_t trial = snapshot.engine.trial, step = snapshot.engine.next_step;
-        const int copy = trial == st.last_trial && step == st.last_step ? st.last_copy + 1 : 1;
+        int copy = trial == st.last_trial && step == st.last_step ? st.last_copy + 1 : 1;
+        // A name another run's file holds (the folder is locked: none is being written) is
+        // passed over: that file is not this run's to replace.
+        std::error_code ec;
+        while (std::filesystem::exists(std::filesystem::path(st.config.dir) / checkpoint_file_name(trial, step, copy), ec)) ++copy;
         const std::string path = (std::filesystem::path(st.config.dir) / checkpoint_file_name(trial, step, copy)).string();
         try {
           CheckpointIdentity identity = st.config.identity;

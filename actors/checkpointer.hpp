@@ -37,7 +37,7 @@ checkpointer_actor spawn_checkpointer(caf::actor_system& system, CheckpointerCon
 // "flysim-trial0000-step000005004.ckpt": sorts by position. A further checkpoint at the
 // same position in one run (`copy` 2, 3, ...: the stimulus may have changed while paused)
 // is "...step000005004_2.ckpt", sorting after the first, so that no reply names a file
-// that a later checkpoint replaced.
+// that a later checkpoint replaced; so is one whose name an earlier run's file holds.
 std::string checkpoint_file_name(int32_t trial, int32_t step, int copy = 1);
 
 }  // namespace flysim

@@ -88,6 +88,7 @@ void deliver_summary(self_ptr self, RecorderSummary recorded, std::string engine
   summary.peak_memory_MiB = peak_memory_MiB();
   summary.checkpoints.assign(st.checkpoints.newest().begin(), st.checkpoints.newest().end());
   summary.checkpoints_written = st.checkpoints.count();
+  summary.checkpoints_failed = st.checkpoints.failures();
   summary.swaps = st.swap_log.items();
   summary.swaps_done = st.swap_log.count();
   summary.plasticity_shards = static_cast<uint32_t>(st.plan.plasticity.shards.size());

@@ -17,7 +17,14 @@ void write_checkpoint(self_ptr self, Snapshot& snapshot, uint64_t live_id) {
     self->state.checkpoints.written(path);
     answer_live(self, live_id, {true, "checkpoint written: " + path, at.trial, at.step, path});
     finish_if_done(self);
-  }, on_error(self));
+  }, [=](caf::error& err) {
+    // A checkpoint that cannot be written costs the run nothing it has computed.
+    const std::string why = describe_error(err);
+    spdlog::error("trial {} step {}: {}; the run goes on", at.trial, at.step, why);
+    self->state.checkpoints.failed();
+    answer_live(self, live_id, {false, why, at.trial, at.step, ""});
+    finish_if_done(self);
+  });
 }
 
 // A snapshot being assembled: the engine's state is in; the recorder's position and the

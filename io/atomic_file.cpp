@@ -42,14 +42,16 @@ std::string follow_links(const std::string& path) {
 
 // /dev/stdout and /proc/self/fd/N are views of a descriptor: followed to a regular file
 // they would replace the file the shell redirected to, so they are always written in place.
-bool is_descriptor_view(const std::string& path) { return path.rfind("/dev/", 0) == 0 || path.rfind("/proc/", 0) == 0; }
+bool is_descriptor_view(const std::string& path) {
+  return path == "-" || path.rfind("/dev/", 0) == 0 || path.rfind("/proc/", 0) == 0;
+}
 
-// The descriptor a path names (/dev/stdout, /dev/fd/3, /proc/self/fd/3), or -1. It is
+// The descriptor a path names ("-" or /dev/stdout, /dev/fd/3, /proc/self/fd/3), or -1. It is
 // written through a duplicate: opening the path anew would start at offset 0 of a
 // redirected file and overwrite what the process has written there.
 int descriptor_named(const std::string& path) {
   if (path == "/dev/stdin") return 0;
-  if (path == "/dev/stdout") return 1;
+  if (path == "/dev/stdout" || path == "-") return 1;
   if (path == "/dev/stderr") return 2;
   for (const char* prefix : {"/dev/fd/", "/proc/self/fd/"}) {
     const std::size_t n = std::strlen(prefix);
@@ -60,6 +62,12 @@ int descriptor_named(const std::string& path) {
   }
   return -1;
 }
+
+}  // namespace
+
+bool names_standard_output(const std::string& path) { return descriptor_named(path) == 1; }
+
+namespace {
 
 void fsync_folder(const std::string& dir) {
   const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -74,7 +82,8 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
   target_ = is_descriptor_view(path_) ? path_ : follow_links(path_);
   struct stat st {};
   if (::stat(target_.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) throw input_error(path_ + ": is a folder; give a file name");
-  if (::stat(target_.c_str(), &st) == 0 && (!S_ISREG(st.st_mode) || is_descriptor_view(path_)))
+  if (descriptor_named(path_) >= 0 ||
+      (::stat(target_.c_str(), &st) == 0 && (!S_ISREG(st.st_mode) || is_descriptor_view(path_))))
     open_direct();
   else
     open_anonymous();

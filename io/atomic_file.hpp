@@ -8,7 +8,8 @@
 //   remove_stale_temporaries cleans up after a killed writer).
 // - A symbolic link is followed: the file it points to is replaced, the link stays.
 // - A device, FIFO or socket (/dev/null, a pipe), and anything named under /dev/ or
-//   /proc/ (/dev/stdout redirected to a file), is written directly and never replaced;
+//   /proc/ (/dev/stdout redirected to a file), or "-" (standard output), is written
+//   directly and never replaced;
 //   write errors (/dev/full) are reported.
 // If the writer fails or is destroyed without commit(), an earlier NAME is untouched.
 #include <cstdio>
@@ -41,6 +42,9 @@ class AtomicFile {
   bool direct_ = false;     // a device, FIFO or socket: written in place
   bool anonymous_ = false;  // O_TMPFILE
 };
+
+// Whether `path` names standard output: "-", /dev/stdout, /dev/fd/1 or /proc/self/fd/1.
+bool names_standard_output(const std::string& path);
 
 // Writes `text` as the whole of `path` through an AtomicFile, committed.
 void write_atomically(const std::string& path, const std::string& text);

@@ -45,6 +45,9 @@ void CsvReader::refuse_binary_formats() const {
                       "pd.read_parquet('" + path_ + "').to_csv('OUT.csv', index=False)\"");
   if (head.size() >= 2 && head[0] == '\x1f' && head[1] == '\x8b')
     throw input_error(path_ + ": is gzip-compressed; decompress it first (gunzip -k " + path_ + ")");
+  if (head == std::string_view("PK\x03\x04", 4))
+    throw input_error(path_ + ": is a zip archive (an Excel .xlsx is one), not CSV; save or export it as CSV first "
+                      "(pandas: pd.read_excel(FILE).to_csv('OUT.csv', index=False))");
 }
 
 std::string_view CsvReader::trim(std::string_view s) {

@@ -37,28 +37,39 @@ void read_header(const std::string& path, const std::string& line, JournalConten
     throw fail("journal version " + j.at("flysim_journal").dump() + "; this flysim reads " + std::to_string(kJournalVersion) +
                " (rerun the live run to write one)");
   for (const auto& [key, value] : j.items())
-    if (key != "flysim_journal" && key != "options" && key != "network_hash")
+    if (key != "flysim_journal" && key != "options" && key != "network_hash" && key != "restored_checksum")
       throw fail("unknown field '" + printable(key) + "' in the header");
+  // A 64-bit value written as 16 hex digits.
+  const auto hex16 = [&](const char* key) -> uint64_t {
+    const std::string hash = j.at(key).get<std::string>();
+    std::size_t used = 0;
+    uint64_t value = 0;
+    try {
+      value = std::stoull(hash, &used, 16);
+    } catch (const std::logic_error&) {
+      used = 0;
+    }
+    if (used != hash.size() || hash.size() != 16) throw fail(std::string(key) + " '" + printable(hash) + "' is not 16 hex digits");
+    return value;
+  };
   try {
     contents.options = j.at("options").get<std::map<std::string, std::string>>();
-    const std::string hash = j.at("network_hash").get<std::string>();
-    std::size_t used = 0;
-    contents.network_hash = std::stoull(hash, &used, 16);
-    if (used != hash.size() || hash.size() != 16) throw fail("network_hash '" + printable(hash) + "' is not 16 hex digits");
+    contents.network_hash = hex16("network_hash");
+    if (j.contains("restored_checksum")) contents.restored_checksum = hex16("restored_checksum");
   } catch (const nlohmann::json::exception& e) {
     throw fail("malformed header: " + printable(e.what()));
-  } catch (const std::logic_error&) {
-    throw fail("network_hash is not 16 hex digits");
   }
 }
 }  // namespace
 
-JournalWriter::JournalWriter(const std::string& path, const std::map<std::string, std::string>& options, uint64_t network_hash)
+JournalWriter::JournalWriter(const std::string& path, const std::map<std::string, std::string>& options, uint64_t network_hash,
+                             std::optional<uint64_t> restored_checksum)
     : path_(path) {
   file_ = std::fopen(path.c_str(), "w");
   if (!file_) throw input_error(path + ": cannot write the journal: " + std::strerror(errno));
-  const nlohmann::json header = {
+  nlohmann::json header = {
       {"flysim_journal", kJournalVersion}, {"options", options}, {"network_hash", fmt::format("{:016x}", network_hash)}};
+  if (restored_checksum) header["restored_checksum"] = fmt::format("{:016x}", *restored_checksum);
   put_line(file_, path_, header.dump(), "write");
 }
 

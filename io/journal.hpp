@@ -1,7 +1,7 @@
 #pragma once
 // The journal of a live run (output.journal): one JSON object per line. The first line
 // holds the options the run was started with (all but outputs, control and pacing) and
-// the content hash of its network, so `flysim run --replay=FILE` can rebuild the same
+// the content hash of its network (and a restored run's checkpoint checksum), so `flysim run --replay=FILE` can rebuild the same
 // plan and refuse another network; every later line is one live command, numbered, and
 // the boundary where the sim loop applied it, written and flushed before the command
 // takes effect. A replay applies the same commands at the same boundaries and gives the
@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,13 +30,18 @@ struct JournalLine {
 struct JournalContents {
   std::map<std::string, std::string> options;
   uint64_t network_hash = 0;
+  // A restored run's: the payload checksum of the checkpoint it started from, which a
+  // replay reads under the same name.
+  std::optional<uint64_t> restored_checksum;
   std::vector<JournalLine> lines;
 };
 
 class JournalWriter {
  public:
-  // Creates (truncates) `path` and writes the header line with `options` and `network_hash`.
-  JournalWriter(const std::string& path, const std::map<std::string, std::string>& options, uint64_t network_hash);
+  // Creates (truncates) `path` and writes the header line with `options`, `network_hash`
+  // and, for a restored run, the checkpoint's payload checksum.
+  JournalWriter(const std::string& path, const std::map<std::string, std::string>& options, uint64_t network_hash,
+                std::optional<uint64_t> restored_checksum = std::nullopt);
   ~JournalWriter();
   JournalWriter(const JournalWriter&) = delete;
   JournalWriter& operator=(const JournalWriter&) = delete;

@@ -33,8 +33,11 @@ inline bool is_plain_name(std::string_view name) {
   return true;
 }
 
-// The experiment a reference-format spike file names: its name without the extension.
-inline std::string experiment_of_file(const std::string& path) { return std::filesystem::path(path).stem().string(); }
+// The experiment a reference-format spike file names: its name without the extension
+// ("stdout" for "-").
+inline std::string experiment_of_file(const std::string& path) {
+  return path == "-" ? "stdout" : std::filesystem::path(path).stem().string();
+}
 
 // One spike's row: t in s as Brian2 records it (spike_time_s), written exactly.
 inline void append_reference_spike(std::string& out, int32_t step, double dt_ms, int32_t trial, int64_t root_id,

@@ -1,19 +1,31 @@
 #include "io/stimulus_files.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <utility>
 
 #include "io/csv_reader.hpp"
 
 namespace flysim {
 
+namespace {
+bool is_column_name(std::string_view entry) {
+  return std::isalpha(static_cast<unsigned char>(entry.front())) != 0 && entry.find(',') == std::string_view::npos;
+}
+}  // namespace
+
 std::vector<ListedId> read_id_list(const std::string& path) {
   CsvReader reader(path);
   std::vector<ListedId> ids;
+  bool first_entry = true;
   while (reader.next_line()) {
     // '#' starts a comment, on a line of its own or after the ID.
     const std::string_view line = reader.line();
     std::string_view entry = CsvReader::trim(line.substr(0, line.find('#')));
     if (entry.empty()) continue;
+    // A first line that starts with a letter is a column's name (pandas writes
+    // "flywire_id" above a Series' IDs), not a mistyped ID.
+    if (std::exchange(first_entry, false) && is_column_name(entry)) continue;
     // An ID in double quotes, as R writes IDs kept as text, is that ID.
     if (entry.size() >= 2 && entry.front() == '"' && entry.back() == '"') entry = entry.substr(1, entry.size() - 2);
     if (const auto commas = std::count(entry.begin(), entry.end(), ','); commas != 0)

@@ -16,6 +16,41 @@ std::string without_exception_id(const std::string& what) {
   const auto end = what.find("] ");
   return printable(what.rfind("[json.exception.", 0) == 0 && end != std::string::npos ? what.substr(end + 2) : what);
 }
+
+// The one check nlohmann's parser does not make, a key given twice in an object, as a
+// pass of its own over the events (its parser's callback mode takes time quadratic in an
+// array of objects). It stops at the first error, which the parse then reports; `last_key`
+// is the field whose value was being read there.
+class RepeatedKeys : public nlohmann::json_sax<json> {
+ public:
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override {
+    keys_of_open_objects_.emplace_back();
+    return true;
+  }
+  bool key(string_t& key) override {
+    last_key = key;
+    if (!keys_of_open_objects_.back().insert(key).second) throw bad_request(fmt::format("field \"{}\" is given twice", key));
+    return true;
+  }
+  bool end_object() override {
+    keys_of_open_objects_.pop_back();
+    return true;
+  }
+  bool start_array(std::size_t) override { return true; }
+  bool end_array() override { return true; }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
+  std::string last_key;
+
+ private:
+  std::vector<std::set<std::string>> keys_of_open_objects_;
+};
 }  // namespace
 
 std::string dump(const ordered_json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
@@ -23,23 +58,15 @@ std::string dump(const ordered_json& j) { return j.dump(-1, ' ', false, json::er
 json parse_object(const std::string& text) {
   if (text.find_first_not_of(" \t\r\n") == std::string::npos) return json::object();
   if (const std::string problem = json_depth_problem(text); !problem.empty()) throw bad_request("the body is refused: " + problem);
-  std::vector<std::set<std::string>> keys_of_open_objects;
-  std::string last_key;  // the field whose value is being read (a number too large names it)
-  const json::parser_callback_t refuse_repeated_keys = [&](int, json::parse_event_t event, json& parsed) {
-    if (event == json::parse_event_t::object_start) keys_of_open_objects.emplace_back();
-    if (event == json::parse_event_t::object_end) keys_of_open_objects.pop_back();
-    if (event == json::parse_event_t::key) last_key = parsed.get<std::string>();
-    if (event == json::parse_event_t::key && !keys_of_open_objects.back().insert(last_key).second)
-      throw bad_request(fmt::format("field \"{}\" is given twice", last_key));
-    return true;
-  };
+  RepeatedKeys keys;
   json j;
   try {
-    j = json::parse(text, refuse_repeated_keys);
+    json::sax_parse(text, &keys);
+    j = json::parse(text);
   } catch (const json::parse_error& e) {
     throw bad_request("the body is not valid JSON: " + without_exception_id(e.what()));
   } catch (const json::out_of_range& e) {
-    throw bad_request(fmt::format("field \"{}\" is out of range: {}", last_key, without_exception_id(e.what())));
+    throw bad_request(fmt::format("field \"{}\" is out of range: {}", keys.last_key, without_exception_id(e.what())));
   }
   if (!j.is_object()) throw bad_request(fmt::format("the body must be a JSON object, got {}", j.type_name()));
   return j;

@@ -92,6 +92,7 @@ struct RunSummary {
   double peak_memory_MiB = 0.0;  // peak resident set of the process (getrusage)
   std::vector<std::string> checkpoints;  // the newest checkpoint.keep files written (on disk), oldest first
   uint64_t checkpoints_written = 0;      // all of them
+  uint64_t checkpoints_failed = 0;       // those that could not be written
   std::vector<std::string> swaps;        // "trial 0 step 5000: swapped to cuda ...", the first kSwapsListed
   uint64_t swaps_done = 0;               // all of them (fallbacks included)
   uint32_t plasticity_shards = 0;        // 0: plasticity off
@@ -183,7 +184,7 @@ typename Inspector::result_type inspect(Inspector& f, AppliedWeights& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, RunSummary& x) {
   return f(caf::meta::type_name("flysim.run_summary"), x.recorded, x.engine, x.trials, x.simulated_s, x.simulated_this_run_s, x.wall_s,
-           x.cpu_s, x.peak_memory_MiB, x.checkpoints, x.checkpoints_written, x.swaps, x.swaps_done, x.plasticity_shards, x.weight_changes, x.weight_updates,
+           x.cpu_s, x.peak_memory_MiB, x.checkpoints, x.checkpoints_written, x.checkpoints_failed, x.swaps, x.swaps_done, x.plasticity_shards, x.weight_changes, x.weight_updates,
            x.applied, x.final_weights,
            x.stopped_early, x.stopped_trial, x.stopped_step, x.lag, x.max_lag_ms, x.cost);
 }

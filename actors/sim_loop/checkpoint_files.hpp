@@ -18,9 +18,15 @@ class CheckpointFiles {
   void writing() { ++writing_; }
   // It is on disk as `path`.
   void written(std::string path);
+  // It could not be written (a full disk, a folder gone): the run goes on without it.
+  void failed() {
+    --writing_;
+    ++failed_;
+  }
   // Checkpoints sent but not yet on disk: the run does not finish before they are.
   int32_t being_written() const { return writing_; }
   uint64_t count() const { return written_; }
+  uint64_t failures() const { return failed_; }
   // The newest files, oldest first.
   const std::deque<std::string>& newest() const { return files_; }
   // The newest file; empty when none was written.
@@ -30,6 +36,7 @@ class CheckpointFiles {
   std::size_t listed_;
   int32_t writing_ = 0;
   uint64_t written_ = 0;
+  uint64_t failed_ = 0;
   std::deque<std::string> files_;
 };
 

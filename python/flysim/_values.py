@@ -1,18 +1,45 @@
 """Checks of the values Python hands to flysim: each wrong one raises an error naming the
-argument, before the compiled part narrows or rounds it."""
+argument, before the compiled part narrows or rounds it; and the ID list files that root
+IDs may be given as."""
 from __future__ import annotations
 
-from typing import Any, List, Optional, Tuple
+import os
+from typing import Any, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from . import _flysim
 
+# Root IDs as the functions take them: integers, or a file of them (read_id_list).
+RootIds = Union[Sequence[int], np.ndarray, str, "os.PathLike[str]"]
+
+
+def read_id_list(path: Union[str, "os.PathLike[str]"]) -> np.ndarray:
+    """Root IDs (numpy int64) of an ID list file: one per line, '#' comments (the files
+    of stimulus.ids and stimulus.silence; data/sugar_grn_783.txt is one)."""
+    return _flysim.read_id_list(os.fspath(path))
+
+
+def _id_file(path: Union[str, "os.PathLike[str]"], what: str) -> np.ndarray:
+    """The root IDs of the ID list file `path` given as argument `what`: a missing file
+    is a FileNotFoundError naming it, a line that is no ID an InputError naming `what`."""
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"{what}: the ID list file {os.fspath(path)} does not exist (a str or path names "
+                                "a file of root IDs, one per line; give the IDs themselves as integers)")
+    try:
+        return read_id_list(path)
+    except _flysim.InputError as e:
+        raise _flysim.InputError(f"{what}: {e}") from None
+
 
 def _root_ids(ids: Any, what: str) -> List[int]:
-    """Root IDs as a list of Python ints, from any sequence or array of integers."""
-    if isinstance(ids, (str, bytes)):
-        raise TypeError(f"{what}: root IDs must be a sequence or array of integers, not {type(ids).__name__}")
+    """Root IDs as a list of Python ints, from one integer, any sequence or array of
+    integers, or a str or os.PathLike naming an ID list file (read_id_list)."""
+    if isinstance(ids, (str, os.PathLike)):
+        ids = _id_file(ids, what)
+    elif isinstance(ids, bytes):
+        raise TypeError(f"{what}: root IDs must be integers or the path of an ID list file (str or os.PathLike), "
+                        "not bytes")
     try:
         arr = np.asarray(ids)
     except OverflowError:

@@ -2,11 +2,14 @@
 experiment names as text, numbers to the last bit."""
 from __future__ import annotations
 
+import logging
 import os
 from pathlib import Path
 from typing import Iterable, Union
 
 from ._tables import _pd
+
+log = logging.getLogger("flysim")
 
 # Columns of flysim's tables (docs/OUTPUTS.md) that pandas would otherwise guess wrong.
 _TEXT = ("exp_name",)  # "NA" or a root ID as a name stay text
@@ -42,17 +45,34 @@ def read_csv(path: PathLike):
     return table
 
 
+def _run_exp_file(f: Path) -> Path:
+    """The run_exp file to read for `f`: `f` itself, or for a .parquet that does not
+    exist the .csv of the same stem that run_exp writes in its place without a parquet
+    engine (with a warning); neither existing is a FileNotFoundError naming both."""
+    if f.suffix != ".parquet" or f.exists():
+        return f
+    csv = f.with_suffix(".csv")
+    if not csv.is_file():
+        raise FileNotFoundError(f"load_exps: {f} is not a file (it does not exist), nor is {csv}, "
+                                "the CSV run_exp writes in its place without a parquet engine")
+    log.warning("load_exps: %s does not exist; reading %s instead, the CSV run_exp writes in its place "
+                "when pandas has no parquet engine (neither pyarrow nor fastparquet importable)", f, csv)
+    return csv
+
+
 def load_exps(paths: Union[PathLike, Iterable[PathLike]]):
     """The reference's utils.load_exps: the spikes of run_exp's files (.parquet, or the
     .csv that run_exp writes without a parquet engine) as one DataFrame, t as float,
-    the files' rows one after another (their own index, as the reference's pd.concat)."""
+    the files' rows one after another (their own index, as the reference's pd.concat).
+    A .parquet that does not exist is read from its .csv when that exists (a warning
+    on the flysim logger says so): a notebook written for parquet reads run_exp's CSV."""
     pd = _pandas()
     files = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
     if not files:
         raise ValueError("load_exps: no files given")
     frames = []
     for f in files:
-        f = Path(f)
+        f = _run_exp_file(Path(f))
         if not f.is_file():
             raise FileNotFoundError(f"load_exps: {f} is not a file" + ("" if f.exists() else " (it does not exist)"))
         if f.suffix == ".parquet":

@@ -8,7 +8,7 @@ from typing import Any, Optional, Union
 import numpy as np
 
 from . import _flysim
-from ._values import _root_ids
+from ._values import _root_ids, read_id_list
 
 log = logging.getLogger("flysim")
 
@@ -37,8 +37,8 @@ class Network:
         return self._session.description
 
     def index_of(self, root_ids: Any) -> np.ndarray:
-        """Model indices (numpy int64) of root IDs, in their order; an unknown ID is a
-        ValueError naming it."""
+        """Model indices (numpy int64) of root IDs (integers, or an ID list file's path),
+        in their order; an unknown ID is a ValueError naming it."""
         return self._session.index_of(_root_ids(root_ids, "index_of"))
 
     @property
@@ -73,12 +73,6 @@ def load_network(neurons: Optional[Union[str, os.PathLike]] = None,
                                    "" if connectivity is None else os.fspath(connectivity),
                                    format, log.info)
     return Network(session)
-
-
-def read_id_list(path: Union[str, os.PathLike]) -> np.ndarray:
-    """Root IDs (numpy int64) of an ID list file: one per line, '#' comments (the files
-    of stimulus.ids and stimulus.silence; data/sugar_grn_783.txt is one)."""
-    return _flysim.read_id_list(os.fspath(path))
 
 
 # MN9's root ID: the proboscis motor neuron the sugar experiment reads (screen's default readout).

@@ -8,14 +8,14 @@ import logging
 import os
 import time
 from pathlib import Path
-from typing import Any, Dict, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Mapping, Optional, Tuple, Union
 
 import numpy as np
 
 from . import _flysim
 from ._tables import _pd, _trial_rates
 from .network import Network, _indices_of, load_network
-from ._values import _MAX_THREADS, _MAX_TRIALS, _quantity_in, _whole
+from ._values import _MAX_THREADS, _MAX_TRIALS, RootIds, _quantity_in, _root_ids, _whole
 from .runs import _run_args, run
 
 log = logging.getLogger("flysim")
@@ -171,15 +171,17 @@ def _network_of(path_comp, path_con) -> Network:
     return _networks[key]
 
 
-def run_exp(exp_name: str, neu_exc: Sequence[int], path_res: Union[str, os.PathLike],
+def run_exp(exp_name: str, neu_exc: RootIds, path_res: Union[str, os.PathLike],
             path_comp: Optional[Union[str, os.PathLike]] = None, path_con: Optional[Union[str, os.PathLike]] = None,
-            params: Optional[Mapping[str, Any]] = None, neu_slnc: Sequence[int] = [], neu_exc2: Sequence[int] = [],
+            params: Optional[Mapping[str, Any]] = None, neu_slnc: RootIds = [], neu_exc2: RootIds = [],
             n_proc: int = -1, force_overwrite: bool = False, *, seed: int = 1, engine: str = "cpu",
             batch: Optional[int] = None) -> Optional[Path]:
     """The reference's model.run_exp on flysim: n_run trials of t_run with the neurons of
     neu_exc driven at r_poi, those of neu_exc2 at r_poi2 and those of neu_slnc silenced
     (outgoing synapses).
 
+    neu_exc, neu_exc2, neu_slnc: root IDs, or the path of an ID list file (one per line,
+        '#' comments; flysim.read_id_list).
     path_comp, path_con: the Completeness and Connectivity CSVs; None: the synthetic network.
     params: the reference's default_params or a changed copy (Brian2 quantities or SI
         numbers); its equations (eqs, eq_th, eq_rst) are flysim's and not read.
@@ -198,6 +200,8 @@ def run_exp(exp_name: str, neu_exc: Sequence[int], path_res: Union[str, os.PathL
         raise ValueError(f"exp_name={exp_name!r} must name a file in path_res: not empty, without a path separator")
     threads = None if n_proc == -1 else _whole(n_proc, "n_proc", 1, _MAX_THREADS)
     model, run_settings = _reference_settings(params)
+    neu_exc, neu_exc2, neu_slnc = (_root_ids(neu_exc, "neu_exc"), _root_ids(neu_exc2, "neu_exc2"),
+                                   _root_ids(neu_slnc, "neu_slnc"))
     parquet = _parquet_engine()
     path_save = Path(path_res) / f"{exp_name}.{'parquet' if parquet else 'csv'}"
     if path_save.is_file() and not force_overwrite:

@@ -8,7 +8,7 @@ import numpy as np
 
 from . import _flysim
 from ._tables import _rate_stats, _table, _trial_rates
-from ._values import _MAX_SEED, _MAX_THREADS, _MAX_TRIALS, _kick_pairs, _real, _root_ids, _whole
+from ._values import _MAX_SEED, _MAX_THREADS, _MAX_TRIALS, RootIds, _kick_pairs, _real, _root_ids, _whole
 from .network import Network, _indices_of, sugar_ids
 
 
@@ -78,10 +78,11 @@ class RunResult:
 
     def rates_of(self, root_ids: Any):
         """flywire_id, trials, mean_rate_hz, sd_hz, sem_hz of the given neurons in their
-        order (a readout such as flysim.MN9), a neuron that never spiked at 0 Hz (rates
-        lists only those that spiked); sd and sem with ddof=1, NaN for one trial, as
-        flysim screen's readouts.csv. A root ID not in the network is an InputError."""
-        roots = _root_ids(root_ids if np.ndim(root_ids) else [root_ids], "rates_of")
+        order (one ID such as flysim.MN9, IDs, or an ID list file's path), a neuron that
+        never spiked at 0 Hz (rates lists only those that spiked); sd and sem with ddof=1,
+        NaN for one trial, as flysim screen's readouts.csv. A root ID not in the network
+        is an InputError."""
+        roots = _root_ids(root_ids, "rates_of")
         _indices_of(self._net, roots, "rates_of")
         per_trial = self._rates_per_trial(roots)
         mean, sd, sem = _rate_stats(per_trial)
@@ -92,7 +93,8 @@ class RunResult:
         return f"<flysim.RunResult {self.summary}>"
 
 
-def _stimulus_groups(stimulus: Optional[Mapping[str, Tuple[Any, float]]], kicks) -> List[Tuple[str, List[int], float]]:
+def _stimulus_groups(stimulus: Optional[Mapping[str, Tuple[RootIds, float]]],
+                     kicks) -> List[Tuple[str, List[int], float]]:
     if stimulus is None:
         if kicks is not None:  # as `flysim run`: stimulus.ids applies only without kicks
             return []
@@ -116,9 +118,9 @@ def _stimulus_groups(stimulus: Optional[Mapping[str, Tuple[Any, float]]], kicks)
 
 
 def run(net: Network,
-        stimulus: Optional[Mapping[str, Tuple[Sequence[int], float]]] = None,
+        stimulus: Optional[Mapping[str, Tuple[RootIds, float]]] = None,
         kicks: Optional[Union[str, os.PathLike, Iterable[Tuple[int, int]]]] = None,
-        silence: Optional[Sequence[int]] = None,
+        silence: Optional[RootIds] = None,
         silence_mode: str = "outgoing",
         duration_ms: float = 1000,
         trials: int = 30,
@@ -129,6 +131,10 @@ def run(net: Network,
         model: Optional[Mapping[str, float]] = None) -> RunResult:
     """Runs `trials` trials of `duration_ms` on `net`, each from rest (trial k draws its
     Poisson input from `seed` and k): the spikes of `flysim run` with the same options.
+
+    Root IDs (stimulus, silence) are integers or the path (str or os.PathLike) of an ID
+    list file, one per line with '#' comments (flysim.read_id_list); a missing file is a
+    FileNotFoundError naming it.
 
     stimulus: Poisson groups {"name": (root_ids, rate_hz), ...}; the first is the default
         group (stimulus.ids at stimulus.rate), the others stimulus.group.NAME. None: the

@@ -9,7 +9,7 @@ from typing import Any, Dict, Mapping, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from ._tables import _rate_stats, _table
-from ._values import _root_ids, _whole
+from ._values import RootIds, _root_ids, _whole
 from .network import MN9, Network, _indices_of
 from .runs import RunResult, _check_kicked, _run_args, _run_result, run
 
@@ -59,7 +59,7 @@ class ScreenResult:
 
 def screen(net: Network,
            experiments: Union[Mapping[str, Mapping[str, Any]], Sequence[Tuple[str, Mapping[str, Any]]]],
-           readouts: Optional[Sequence[int]] = None,
+           readouts: Optional[RootIds] = None,
            spikes: bool = False,
            engines: Optional[int] = None,
            **common: Any) -> ScreenResult:
@@ -70,8 +70,9 @@ def screen(net: Network,
         order they run; an experiment named "baseline" is what the others' change_hz is
         measured from. Each experiment is `run(net, **common, **kwargs)`: its trial k has
         the spikes of `flysim run` with those options.
-    readouts: root IDs reported per experiment, in ascending order as flysim screen's
-        file (None: MN9, skipped when the network lacks it).
+    readouts: root IDs reported per experiment (integers, or an ID list file's path, as
+        run's), in ascending order as flysim screen's file (None: MN9, skipped when the
+        network lacks it).
     spikes: also return every spike (t, trial, flywire_id, exp_name).
     engines: engines running experiments at once, each taking the next one not yet taken
         (flysim screen's engine.per-device): None is 4 with engine="cuda", 1 on the CPU

@@ -5,9 +5,9 @@ import json
 import urllib.error
 import urllib.parse
 import urllib.request
-from typing import Any, Dict, Iterable, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, Optional, Tuple
 
-from ._values import _root_ids
+from ._values import RootIds, _root_ids
 
 
 class ServiceError(RuntimeError):
@@ -88,9 +88,9 @@ class Service:
             body["threads"] = int(threads)
         return self._request("POST", "/swap", body)
 
-    def stimulus(self, rate_hz: Optional[float] = None, poisson_ids: Optional[Sequence[int]] = None,
+    def stimulus(self, rate_hz: Optional[float] = None, poisson_ids: Optional[RootIds] = None,
                  kicks: Optional[Iterable[Tuple[int, float]]] = None, group: Optional[str] = None,
-                 silence_ids: Optional[Sequence[int]] = None, silence_mode: Optional[str] = None) -> Dict[str, Any]:
+                 silence_ids: Optional[RootIds] = None, silence_mode: Optional[str] = None) -> Dict[str, Any]:
         """Changes the stimulus at the next boundary; what is None stays as it is.
 
         rate_hz, poisson_ids: the Poisson rate and neurons (root IDs) of the default group,
@@ -99,6 +99,7 @@ class Service:
             boundary where the command applies.
         silence_ids: the silenced root IDs, replacing the set ([] silences none);
             silence_mode: "outgoing" or "both".
+        Root IDs are integers or the path of an ID list file, read here (not by the service).
         """
         body: Dict[str, Any] = {}
         if rate_hz is not None:

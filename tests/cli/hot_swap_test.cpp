@@ -220,14 +220,20 @@ TEST_F(HotSwap, RestoreRefusesAnotherPlan) {
 // (no default duration recorded beside --restore), and the spikes are the same bytes.
 TEST_F(HotSwap, TheJournalOfARestoredRunReplays) {
   ASSERT_EQ(checkpointed_.code, 0) << checkpointed_.err;
-  const CliResult restored =
-      restore("journaled", checkpoint(1, 1512), "--output.journal=" + path("j.jsonl") + " --output.spikes=" + path("a.csv"));
+  const std::string start = path("start.ckpt");
+  fs::copy_file(checkpoint(1, 1512), start);
+  const CliResult restored = restore("journaled", start, "--output.journal=" + path("j.jsonl") + " --output.spikes=" + path("a.csv"));
   ASSERT_EQ(restored.code, 0) << restored.err;
-  const CliResult replayed =
-      flysim_in(dir_, "replayed", "run --replay=" + path("j.jsonl") + " --network.cache-dir=" + (shared_ / "cache").string() +
-                                      " --output.spikes=" + path("b.csv"));
+  const std::string replay = "run --replay=" + path("j.jsonl") + " --network.cache-dir=" + (shared_ / "cache").string();
+  const CliResult replayed = flysim_in(dir_, "replayed", replay + " --output.spikes=" + path("b.csv"));
   ASSERT_EQ(replayed.code, 0) << replayed.err;
   EXPECT_TRUE(same_text(slurp(path("a.csv")), slurp(path("b.csv"))));
+  // Another checkpoint under the name the journal gives is refused, not replayed from.
+  fs::copy_file(checkpoint(1, 2412), start, fs::copy_options::overwrite_existing);
+  const CliResult other = flysim_in(dir_, "other", replay + " --output.spikes=" + path("c.csv"));
+  expect_one_line_error(other, path("j.jsonl") + ":1: the live run started from the checkpoint of payload checksum ");
+  EXPECT_NE(other.err.find("; " + start + " holds the one of "), std::string::npos) << other.err;
+  EXPECT_FALSE(fs::exists(path("c.csv")));
 }
 
 // A restored run that writes checkpoints into the folder of the one it started from

@@ -3,13 +3,18 @@
 // nothing that looks complete and keeps what it recorded.
 #include <gtest/gtest.h>
 #include <fcntl.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <sstream>
 #include <thread>
 
 #include "apps/flysim/options/options.hpp"
@@ -317,6 +322,12 @@ TEST_F(Reliability, IdAndKickFilesRefuseRowsWithMoreThanTheirFields) {
   // A comment may follow the ID; what stands before it is still checked.
   EXPECT_EQ(load_id_list_as_indices(write("named.txt", "# two neurons\n" + a + "  # the first\n" + b + "#second\n"), *net),
             (std::vector<uint32_t>{1, 2}));
+  // A column's name above the IDs (pandas' Series.to_csv) is skipped; only on the first line.
+  EXPECT_EQ(load_id_list_as_indices(write("header.txt", "flywire_id\n" + a + "\n" + b + "\n"), *net),
+            (std::vector<uint32_t>{1, 2}));
+  EXPECT_NE(error_of([&] { load_id_list_as_indices(write("two_names.txt", "flywire_id\nroot_id\n" + a + "\n"), *net); })
+                .find("two_names.txt:2: column 'neuron ID': 'root_id' is not an integer"),
+            std::string::npos);
   EXPECT_NE(error_of([&] { load_id_list_as_indices(write("bad.txt", a + "x # typo\n"), *net); })
                 .find("bad.txt:1: column 'neuron ID': '" + a + "x' is not an integer"),
             std::string::npos);
@@ -346,11 +357,52 @@ TEST_F(Reliability, EdgeListBlamesAMisTypedIdOnItsOwnLine) {
   EXPECT_NE(e.find("edges.csv:3: neuron ID 'x4' is not an integer"), std::string::npos) << e;
 }
 
+// Standard output then holds the table alone: the summary goes to stderr.
 TEST_F(Reliability, OutputToDevStdoutWritesThroughTheRedirection) {
   const CliResult r = flysim(net2000("--run.duration-ms=20 --output.rates=/dev/stdout"));
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out.rfind("neuron_id,index,spikes,rate_hz\n", 0), 0u) << r.out.substr(0, 200);
-  EXPECT_NE(r.out.find("flysim run: done"), std::string::npos);
+  EXPECT_EQ(r.out.find("flysim run: done"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("flysim run: done"), std::string::npos) << r.err;
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);) EXPECT_EQ(std::count(line.begin(), line.end(), ','), 3) << line;
+}
+
+// A service whose port is taken says so before it loads anything, and leaves no journal
+// behind to refuse the next try.
+TEST_F(Reliability, AServiceOnATakenPortLeavesNoJournal) {
+  const int taken = ::socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(taken, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof address;
+  ASSERT_EQ(::bind(taken, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+  ASSERT_EQ(::listen(taken, 1), 0);
+  ASSERT_EQ(::getsockname(taken, reinterpret_cast<sockaddr*>(&address), &length), 0);
+  const std::string port = std::to_string(ntohs(address.sin_port));
+  const std::string serve = "serve --network.neurons=" + data_path("net2000/neurons.csv") + " --network.connectivity=" +
+                            data_path("net2000/connectivity.csv") + " --stimulus.kicks=" + data_path("net2000/kicks.csv") +
+                            " --control.port=" + port + " --output.journal=" + path("journal.jsonl") + " --checkpoint.dir=" +
+                            path("ck");
+  const CliResult r = flysim(serve);
+  ::close(taken);
+  expect_one_line_error(r, "command line: option control.port='" + port + "' cannot listen on 127.0.0.1:" + port + ": the port is in use");
+  EXPECT_FALSE(fs::exists(path("journal.jsonl")));
+  // The port free again: the service listens on it (the check let go of it).
+  BackgroundFlysim again(serve + " --network.cache-dir=" + path("cache"), path("again.out"), path("again.err"));
+  EXPECT_NE(again.wait_for_output("control API on http://127.0.0.1:" + port, 60), "") << slurp(path("again.err"));
+  EXPECT_EQ(run_flysim("ctl stop --control.port=" + port, path("ctl.out"), path("ctl.err")).code, 0) << slurp(path("ctl.err"));
+  EXPECT_EQ(again.wait(), 0) << slurp(path("again.err"));
+}
+
+TEST_F(Reliability, ADashIsStandardOutput) {
+  const CliResult r = flysim(net2000("--run.duration-ms=20 --output.spikes=- --output.spikes-format=reference"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("t,trial,flywire_id,exp_name\n", 0), 0u) << r.out.substr(0, 200);
+  EXPECT_NE(r.out.find(",stdout\n"), std::string::npos) << r.out.substr(0, 200);
+  EXPECT_EQ(r.out.find("flysim run: done"), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists("-"));
 }
 
 TEST_F(Reliability, AMixedSignNeuronIsAcceptedWithAWarningNamingIt) {

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <sstream>
 #include <vector>
 
@@ -136,6 +137,12 @@ TEST(ScreenCli, RunsReferenceSpikesAreTheScreensTable) {
   const std::string table = slurp(d.path("out/spikes.csv"));
   EXPECT_GT(count_of(table, "\n"), 10u);
   EXPECT_TRUE(same_text(table, slurp(d.path("baseline.csv"))));
+  // Another screen into the folder, without spikes: the earlier screen's spikes.csv goes.
+  fs::remove_all(d.path("out/.screen-parts"));
+  const CliResult again = screen(d, "again", " --screen.baseline=true --run.trials=2 --output.dir=" + d.path("out"));
+  ASSERT_EQ(again.code, 0) << again.err;
+  EXPECT_FALSE(fs::exists(d.path("out/spikes.csv")));
+  EXPECT_NE(again.err.find("removed " + d.path("out") + "/spikes.csv, an earlier screen's"), std::string::npos) << again.err;
   expect_one_line_error(run_flysim("run " + net2000() + " --output.spikes-format=parquet --output.spikes=" + d.path("x.csv"),
                                    d.path("bad.out"), d.path("bad.err")),
                         "command line: option output.spikes-format='parquet' is not a spike format (known: csv, reference)");
@@ -299,6 +306,26 @@ TEST(ScreenCli, OneTrialLeavesTheSpreadEmptyAsPandasNaN) {
   EXPECT_GT(rows, 10u);
 }
 
+// screen.activate-each: one experiment per listed neuron, named by its ID, that neuron
+// alone at stimulus.rate; a stimulus.ids that no experiment reads is refused.
+TEST(ScreenCli, ActivateEachDrivesEachNeuronAloneAndRefusesAnUnreadStimulus) {
+  ScratchDir d("screen-activate-each");
+  const std::vector<std::string> ids = stimulated_ids();
+  const std::string list = d.write("each.txt", ids[1] + "\n" + ids[2] + "\n");
+  const CliResult refused = screen(d, "refused", " --screen.activate-each=" + list + " --output.dir=" + d.path("refused"));
+  expect_one_line_error(refused, "command line: option stimulus.ids='" + data_path("net2000/stimulated.txt") + "' is read by no experiment");
+  EXPECT_FALSE(fs::exists(d.path("refused/rates.csv")));
+  const CliResult r = screen(d, "screen", " --stimulus.ids= --stimulus.rate=400 --run.trials=2 --screen.activate-each=" + list +
+                                              " --output.dir=" + d.path("out"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::istringstream rates(slurp(d.path("out/rates.csv")));
+  std::set<std::string> names;
+  std::string line;
+  std::getline(rates, line);
+  while (std::getline(rates, line)) names.insert(line.substr(0, line.find(',')));
+  EXPECT_EQ(names, (std::set<std::string>{ids[1], ids[2]}));
+}
+
 TEST(ScreenCli, BatchesOfOneAndOfThreeGiveTheSameFiles) {
   ScratchDir d("screen-batch");
   const Screen s = make_screen(d);
@@ -376,6 +403,8 @@ TEST(ScreenCli, BadTablesAreOneErrorLineNamingFileAndLine) {
     expect_one_line_error(screen(d, "bad", " --screen.experiments=" + path + " --output.dir=" + d.path("out")), path + ":" + where);
   };
   bad("name,excite,speed\na,,\n", "1: unknown column 'speed'");
+  bad("name\trate_hz\na\t100\n", "1: unknown column 'name\\x09rate_hz'; the columns are name, excite, rate_hz, excite2, "
+                                  "rate2_hz, silence (the header has no commas but tabs: flysim reads comma-separated files)");
   bad("name,excite\na,\nb,720575940600000001\n", "3: column 'excite': neuron ID 720575940600000001 is not in the network");
   bad("name,rate_hz\na,100\nb,120\na,140\n", "4: experiment name 'a' is already used at " + d.path("bad.csv") + ":2");
   bad("name,rate_hz\na,fast\n", "2: column 'rate_hz': 'fast' is not a rate");

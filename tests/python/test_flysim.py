@@ -3,7 +3,9 @@ model's conventions. Run by CTest as python.module (under pytest when it is inst
     PYTHONPATH=build/python FLYSIM_BINARY=build/flysim /usr/bin/python3 -m pytest tests/python/test_flysim.py
 or, without pytest, /usr/bin/python3 tests/python/test_flysim.py
 """
+import contextlib
 import csv
+import io
 import os
 import signal
 import subprocess
@@ -327,6 +329,80 @@ class RunTest(unittest.TestCase):
                 self.assertNotIn("engine.kind", str(e))
 
 
+def write_ids(path, ids, comment=True):
+    """An ID list file of `ids` at `path`, with '#' comments as flysim's files have them."""
+    path.write_text(("# root IDs\n" if comment else "") + "".join(f"{i}  # neuron {k}\n" for k, i in enumerate(ids)))
+    return path
+
+
+class IdListFileTest(unittest.TestCase):
+    """Root IDs given as the path (str or os.PathLike) of an ID list file are the IDs it holds."""
+
+    def test_run_screen_and_readouts_take_id_list_files(self):
+        net = load()
+        a, silenced = STIMULATED[:12], STIMULATED[:3]
+        with tempfile.TemporaryDirectory() as tmp:
+            a_file, silenced_file = write_ids(Path(tmp) / "a.txt", a), write_ids(Path(tmp) / "silenced.txt", silenced)
+            np.testing.assert_array_equal(net.index_of(str(a_file)), net.index_of(a))
+            from_lists = flysim.run(net, stimulus={"a": (a, 150.0)}, silence=silenced, duration_ms=60, trials=2)
+            for ids, silence in ((str(a_file), str(silenced_file)), (a_file, silenced_file)):
+                with self.subTest(type=type(ids).__name__):
+                    from_files = flysim.run(net, stimulus={"a": (ids, 150.0)}, silence=silence, duration_ms=60, trials=2)
+                    self.assertEqual(spike_rows(from_files), spike_rows(from_lists))
+            pd.testing.assert_frame_equal(from_lists.rates_of(a_file), from_lists.rates_of(a))
+            common = {"stimulus": {"a": (a, 150.0)}, "duration_ms": 60, "trials": 2}
+            listed = flysim.screen(net, {"baseline": {}, "s": {"silence": silenced}}, readouts=a, **common)
+            filed = flysim.screen(net, {"baseline": {}, "s": {"silence": silenced_file}}, readouts=str(a_file), **common)
+            pd.testing.assert_frame_equal(filed.readouts, listed.readouts)
+            pd.testing.assert_frame_equal(filed.rates, listed.rates)
+
+    def test_a_missing_or_bad_id_list_file_is_named(self):
+        net = load()
+        stim = {"a": (STIMULATED, 150.0)}
+        with tempfile.TemporaryDirectory() as tmp:
+            missing = Path(tmp) / "silenced.txt"
+            for silence in (str(missing), missing):
+                with self.subTest(type=type(silence).__name__), \
+                        self.assertRaisesRegex(FileNotFoundError, f"^silence: the ID list file {missing} does not exist"):
+                    flysim.run(net, stimulus=stim, silence=silence, trials=1, duration_ms=10)
+            with self.assertRaisesRegex(FileNotFoundError, r"^stimulus\['a'\]: .*nope.txt does not exist"):
+                flysim.run(net, stimulus={"a": ("nope.txt", 150.0)}, trials=1, duration_ms=10)
+            with self.assertRaisesRegex(FileNotFoundError, "^readouts: .*silenced.txt does not exist"):
+                flysim.screen(net, {"a": {}}, readouts=missing, stimulus=stim, trials=1, duration_ms=10)
+            with self.assertRaisesRegex(FileNotFoundError, "^index_of: .*720575940660219265 does not exist .*as integers"):
+                net.index_of("720575940660219265")  # one ID as a string names a file, and the error says so
+            bad = Path(tmp) / "bad.txt"
+            bad.write_text(f"{STIMULATED[0]}\n12x\n")
+            with self.assertRaisesRegex(flysim.InputError, f"^silence: {bad}:2: .*'12x' is not an integer"):
+                flysim.run(net, stimulus=stim, silence=bad, trials=1, duration_ms=10)
+            with self.assertRaisesRegex(flysim.InputError, "^silence, item 0: neuron ID 12345 is not in the network"):
+                flysim.run(net, stimulus=stim, silence=write_ids(Path(tmp) / "unknown.txt", [12345]), trials=1,
+                           duration_ms=10)
+            with self.assertRaisesRegex(TypeError, "^silence: root IDs must be integers or the path"):
+                flysim.run(net, stimulus=stim, silence=str(bad).encode(), trials=1, duration_ms=10)
+
+    def test_run_exp_takes_id_list_files(self):
+        params = {"t_run": 0.1, "n_run": 3, "r_poi": 150.0, "r_poi2": 40.0}
+        exc, exc2, slnc = STIMULATED[:12], STIMULATED[12:], STIMULATED[:2]
+        with tempfile.TemporaryDirectory() as tmp, mock.patch.object(flysim.reference, "_parquet_engine", return_value=None):
+            files = [write_ids(Path(tmp) / f"{name}.txt", ids) for name, ids in (("exc", exc), ("exc2", exc2), ("slnc", slnc))]
+            listed = flysim.run_exp("listed", exc, Path(tmp) / "out", NEURONS, CONNECTIVITY, params=params,
+                                    neu_exc2=exc2, neu_slnc=slnc)
+            printed = io.StringIO()
+            with contextlib.redirect_stdout(printed):
+                filed = flysim.run_exp("filed", str(files[0]), Path(tmp) / "out", NEURONS, CONNECTIVITY, params=params,
+                                       neu_exc2=files[1], neu_slnc=str(files[2]))
+            banner = printed.getvalue()
+            self.assertIn(f"Excited neurons: {len(STIMULATED)}\n", banner)
+            self.assertIn(f"Silenced neurons: {len(slnc)}\n", banner)
+            pd.testing.assert_frame_equal(flysim.read_csv(filed).drop(columns="exp_name"),
+                                          flysim.read_csv(listed).drop(columns="exp_name"))
+            with self.assertRaisesRegex(FileNotFoundError, "^neu_slnc: .*nope.txt does not exist"):
+                flysim.run_exp("missing", exc, Path(tmp) / "new", NEURONS, CONNECTIVITY, params=params,
+                               neu_slnc=Path(tmp) / "nope.txt")
+            self.assertFalse((Path(tmp) / "new").exists())
+
+
 class ReferenceApiTest(unittest.TestCase):
     PARAMS = {"t_run": 0.1, "n_run": 3, "r_poi": 150.0, "r_poi2": 40.0}
 
@@ -385,6 +461,22 @@ class ReferenceApiTest(unittest.TestCase):
                 flysim.load_exps([Path(tmp) / "spikes.txt"])
             with self.assertRaisesRegex(FileNotFoundError, "nope.parquet is not a file .it does not exist."):
                 flysim.load_exps([Path(tmp) / "nope.parquet"])
+
+    def test_load_exps_reads_the_csv_run_exp_wrote_for_a_missing_parquet(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            with mock.patch.object(flysim.reference, "_parquet_engine", return_value=None):
+                written = flysim.run_exp("sugar", STIMULATED[:12], tmp, NEURONS, CONNECTIVITY, params=self.PARAMS)
+            self.assertEqual(written, Path(tmp) / "sugar.csv")
+            asked = Path(tmp) / "sugar.parquet"  # what a notebook written for parquet loads
+            for path in (str(asked), asked, [asked]):
+                with self.subTest(path=repr(path)), self.assertLogs("flysim", level="WARNING") as logs:
+                    df = flysim.load_exps(path)
+                    pd.testing.assert_frame_equal(df, flysim.load_exps(written))
+                self.assertIn(f"load_exps: {asked} does not exist; reading {written} instead", logs.output[0])
+                self.assertIn("no parquet engine", logs.output[0])
+            with self.assertRaisesRegex(FileNotFoundError, rf"^load_exps: .*nope\.parquet is not a file "
+                                                           rf"\(it does not exist\), nor is .*nope\.csv"):
+                flysim.load_exps(Path(tmp) / "nope.parquet")
 
     def test_run_exp_hands_parquet_the_reference_dataframe_and_brotli(self):
         calls = []
@@ -558,6 +650,18 @@ class ServiceTest(unittest.TestCase):
         with self.assertRaisesRegex(flysim.ServiceError, "no flysim serve answers at") as gone:
             svc.status()
         self.assertIsNone(gone.exception.status)
+
+    def test_id_list_files_reach_the_service(self):
+        svc = flysim.Service(self.url)
+        silenced = write_ids(self.dir / "silenced.txt", STIMULATED[:4])
+        self.assertTrue(svc.stimulus(silence_ids=silenced)["ok"])
+        self.assertEqual(svc.status()["silenced_neurons"], 4)
+        self.assertTrue(svc.stimulus(poisson_ids=str(silenced))["ok"])
+        self.assertEqual(svc.status()["poisson_neurons"], 4)
+        with self.assertRaisesRegex(FileNotFoundError, "^silence_ids: .*nope.txt does not exist"):
+            svc.stimulus(silence_ids=self.dir / "nope.txt")
+        self.assertTrue(svc.stop()["ok"])
+        self.assertEqual(self.serve.wait(timeout=60), 0, self.serve_log())
 
     def test_a_wrong_url_and_an_unknown_endpoint_are_named(self):
         with self.assertRaisesRegex(ValueError, "must be http://HOST:PORT"):

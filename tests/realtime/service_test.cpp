@@ -136,6 +136,30 @@ TEST_F(Service, LiveGroupsAndSilencingAreJournaledAndReplayIdentically) {
   expect_replay_gives_live_spikes();
 }
 
+// A checkpoint that cannot be written (its folder gone) is refused in the reply and
+// counted; the service goes on, writes the next one and ends as asked.
+TEST_F(Service, AFailedCheckpointEndsNothing) {
+  BackgroundFlysim serve("serve " + network() + " --run.pace=5 --control.port=0 --run.duration-ms=30000 --checkpoint.dir=" +
+                             path("ck") + " --output.summary=" + path("summary.json") + " --output.journal=" + path("journal.jsonl"),
+                         path("serve.out"), path("serve.err"));
+  const std::string line = serve.wait_for_output("control API on http://", 60);
+  const std::string port = line.substr(line.rfind(':') + 1);
+  fs::remove_all(path("ck"));
+  const CliResult failed = ctl(port, "checkpoint");
+  EXPECT_NE(failed.code, 0);
+  EXPECT_NE((failed.out + failed.err).find("checkpoint not written"), std::string::npos) << failed.out << failed.err;
+  EXPECT_EQ(ctl(port, "status").code, 0);
+  fs::create_directories(path("ck"));
+  const CliResult written = ctl(port, "checkpoint");
+  EXPECT_EQ(written.code, 0) << written.out << written.err;
+  EXPECT_EQ(ctl(port, "stop").code, 0);
+  ASSERT_EQ(serve.wait(), 0) << slurp(path("serve.err"));
+  const nlohmann::json summary = nlohmann::json::parse(slurp(path("summary.json")));
+  EXPECT_EQ(summary["checkpoints_failed"], 1);
+  EXPECT_EQ(summary["checkpoints_written"], 1);
+  EXPECT_NE(slurp(path("serve.out")).find("checkpoints 1 could not be written"), std::string::npos);
+}
+
 TEST_F(Service, AFailingEngineFallsBackAndTheSpikesDoNotChange) {
   const std::string common = "run " + network() + " --run.duration-ms=400 --engine.threads=1 ";
   ASSERT_EQ(run_flysim(common + "--output.spikes=" + path("plain.csv"), path("a.out"), path("a.err")).code, 0);

@@ -44,12 +44,13 @@ TEST(CsvReader, LinesAcrossTheBlockBoundaryComeBackWhole) {
   EXPECT_EQ(reader.file_size(), text.size());
 }
 
-// FlyWire's tables also come as parquet and gzip: the error names the format.
-TEST(CsvReader, ParquetAndGzipFilesAreNamedAsSuch) {
+// FlyWire's tables also come as parquet and gzip, a spreadsheet as .xlsx: the error names the format.
+TEST(CsvReader, ParquetGzipAndZipFilesAreNamedAsSuch) {
   const ScratchDir dir("flysim-csv-binary");
   const std::vector<std::pair<std::string, std::string>> cases = {
       {std::string("PAR1\x15\x04\x15", 7), "is a parquet file, not CSV; convert it first"},
-      {std::string("\x1f\x8b\x08\x00", 4), "is gzip-compressed; decompress it first"}};
+      {std::string("\x1f\x8b\x08\x00", 4), "is gzip-compressed; decompress it first"},
+      {std::string("PK\x03\x04\x14\x00", 6), "is a zip archive (an Excel .xlsx is one), not CSV"}};
   for (const auto& [bytes, message] : cases) {
     spit(dir.path("table"), bytes);
     CsvReader reader(dir.path("table"));

@@ -171,7 +171,7 @@ TEST(ActorRunBuilder, RefusesBadRunOptionsByName) {
     return error_of([&] { build_run(extra, mode); });
   };
   EXPECT_EQ(error({"--run.pace=fast"}),
-            "command line: option run.pace='fast' must be off, realtime or simulated seconds per wall second (a number above 0)");
+            "command line: option run.pace='fast' must be off, realtime or simulated seconds per wall second (a number above 0, at most 1e6)");
   EXPECT_EQ(error({"--checkpoint.keep=0"}), "command line: option checkpoint.keep='0' must be at least 1");
   EXPECT_EQ(error({"--run.swap-at=5"}),
             "command line: option run.swap-at='5' has '5'; expected MS:cpu or MS:cuda items separated by commas, MS > 0");

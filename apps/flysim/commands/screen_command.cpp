@@ -237,6 +237,7 @@ void report_screen(const Options& o, const ScreenRequest& request, const ScreenP
   const ScreenFiles files = screen_files(dir, names, readouts, trial_s, request.keep_spikes);
   if (part.whole) write_screen_files(parts, files);
   const bool drawn = request.plot && draw_screen_plot(o, dir, screen_plot_title(shape.trials, shape.duration_ms), readouts);
+  if (part.whole && !drawn) remove_earlier_output(dir, "screen.png");
   const double simulated_s = static_cast<double>(work.to_run.size()) * shape.trials * files.trial_s;
   std::cout << fmt::format("flysim screen: {} experiments ({} run now) x {} trials x {} ms in {:.3f} s wall ({:.1f} simulated s per wall s) on {}\n",
                            work.mine, work.to_run.size(), shape.trials, shape.duration_ms, time.wall_s,

@@ -131,6 +131,11 @@ std::vector<ScreenExperiment> screen_experiments(const Options& o) {
   if (all.empty())
     throw input_error("no experiments: give screen.experiments, screen.activate-each, screen.silence-each, screen.rates or screen.baseline=true");
   refuse_duplicate_names(all);
+  // An option that no experiment reads is a mistake to say, not to drop.
+  if (o.given("stimulus.ids") && !o.text("stimulus.ids").empty() &&
+      std::none_of(all.begin(), all.end(), [](const ScreenExperiment& e) { return e.base_stimulus && !e.excite; }))
+    o.reject("stimulus.ids", "is read by no experiment of this screen (screen.activate-each drives each neuron alone, "
+                             "and a table's excite column replaces it); leave it out, or add screen.baseline=true");
   return all;
 }
 

@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 
@@ -33,6 +34,17 @@ bool draw_screen_plot(const Options& o, const std::string& dir, const std::strin
   return true;
 }
 
+void remove_earlier_output(const std::string& dir, const std::string& name) {
+  const std::string path = dir + "/" + name;
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return;
+  // Left beside the new tables it would describe other experiments.
+  if (std::filesystem::remove(path, ec))
+    spdlog::warn("removed {}, an earlier screen's: this screen writes none", path);
+  else
+    throw input_error(path + ": an earlier screen's file, which this screen does not write, cannot be removed: " + ec.message());
+}
+
 void write_screen_files(const ScreenParts& parts, const ScreenFiles& f) {
   std::optional<std::vector<double>> baseline;
   if (f.has_baseline) {
@@ -50,7 +62,7 @@ void write_screen_files(const ScreenParts& parts, const ScreenFiles& f) {
   }
   write_atomically(f.dir + "/rates.csv", rates);
   write_atomically(f.dir + "/readouts.csv", readouts);
-  if (!f.spikes) return;
+  if (!f.spikes) return remove_earlier_output(f.dir, "spikes.csv");
   AtomicFile out(f.dir + "/spikes.csv");
   out.write(kReferenceSpikesHeader, std::char_traits<char>::length(kReferenceSpikesHeader));
   std::vector<char> block(1 << 20);

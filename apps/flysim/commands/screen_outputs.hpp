@@ -22,8 +22,13 @@ struct ScreenFiles {
 ScreenFiles screen_files(const std::string& dir, const std::vector<std::string>& names, const std::vector<int64_t>& readouts,
                          double trial_s, bool spikes);
 
-// Writes the files from every experiment's part.
+// Writes the files from every experiment's part; without spikes, removes an earlier
+// screen's DIR/spikes.csv.
 void write_screen_files(const ScreenParts& parts, const ScreenFiles& files);
+
+// Removes DIR/NAME, one of the screen's files that an earlier screen wrote and this one
+// does not (a warning says so), so that the folder holds one screen's files.
+void remove_earlier_output(const std::string& dir, const std::string& name);
 
 // The title of screen.png.
 std::string screen_plot_title(int32_t trials, double duration_ms);

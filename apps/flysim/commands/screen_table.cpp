@@ -68,7 +68,8 @@ std::vector<ScreenExperiment> read_screen_table(const std::string& path) {
     const std::string column(CsvReader::trim(reader.fields()[k]));
     if (std::find(kColumns.begin(), kColumns.end(), column) == kColumns.end())
       throw reader.error("unknown column '" + printable(column) + "'; the columns are name, excite, rate_hz, excite2, rate2_hz, silence" +
-                         (column.empty() && k == 0 ? " (an unnamed first column is pandas' row numbers: write the table with index=False)" : ""));
+                         (column.empty() && k == 0 ? " (an unnamed first column is pandas' row numbers: write the table with index=False)"
+                                                   : separator_hint(reader)));
     if (!column_of.emplace(column, k).second) throw reader.error("column '" + printable(column) + "' appears twice");
   }
   if (!column_of.count("name")) throw reader.error("no column 'name': every experiment needs one");

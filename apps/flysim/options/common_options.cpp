@@ -14,7 +14,9 @@
 
 #include "apps/flysim/options/control_options.hpp"
 #include "apps/flysim/options/plasticity_options.hpp"
+#include "apps/flysim/process/standard_output.hpp"
 #include "apps/flysim/options/realtime_options.hpp"
+#include "io/atomic_file.hpp"
 #include "model/errors.hpp"
 
 namespace flysim::app {
@@ -22,6 +24,7 @@ namespace flysim::app {
 void require_writable(const Options& o, const std::string& key) {
   const std::string& path = o.text(key);
   if (path.empty()) return;
+  if (names_standard_output(path)) return leave_standard_output_to_data();
   std::filesystem::path dir = std::filesystem::path(path).parent_path();
   if (dir.empty()) dir = ".";
   std::error_code ec;

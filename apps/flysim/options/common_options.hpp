@@ -25,7 +25,9 @@ std::vector<OptionSpec> model_options();
 // model.* and stimulus.rate as model parameters.
 LifParams model_params(const Options& o);
 
-// Throws input_error unless a file can be created at path (its folder exists and is writable).
+// Throws input_error unless a file can be created at path (its folder exists and is
+// writable). An output written to standard output takes it over from the program's own
+// text (leave_standard_output_to_data).
 void require_writable(const Options& o, const std::string& key);
 
 }  // namespace flysim::app

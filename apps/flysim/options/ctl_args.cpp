@@ -51,6 +51,12 @@ std::vector<int64_t> read_poisson_ids(const std::string& path) {
   return ids;
 }
 
+bool is_request_flag(const std::string& flag) {
+  for (const char* known : {"threads", "rate", "ids", "group", "silence", "silence-mode", "kick"})
+    if (flag == known) return true;
+  return false;
+}
+
 bool is_action(const std::string& word) {
   return word == "status" || std::find(kLiveActions.begin(), kLiveActions.end(), word) != kLiveActions.end();
 }
@@ -62,13 +68,17 @@ CtlRequest parse_ctl_args(const std::vector<std::string>& args) {
   std::vector<std::string> stimulus_flags;  // for the message when they come with another action
   SwapCommand swap;
   StimulusCommand stimulus;
+  std::unordered_set<std::string> given;  // flags that take one value (--kick repeats)
   for (const std::string& arg : args) {
     const auto eq = arg.find('=');
     const std::string flag = arg.rfind("--", 0) == 0 ? arg.substr(2, eq == std::string::npos ? std::string::npos : eq - 2) : "";
     const std::string value = eq == std::string::npos ? "" : arg.substr(eq + 1);
+    if (eq != std::string::npos && is_request_flag(flag) && flag != "kick" && !given.insert(flag).second)
+      throw input_error("command line: --" + flag + " is given twice");
     if (flag.empty()) {
       words.push_back(arg);
-    } else if (arg == "--json") {
+    } else if (flag == "json") {
+      if (eq != std::string::npos) throw input_error("command line: --json takes no value (give --json alone)");
       r.json = true;
     } else if (flag == "threads" && eq != std::string::npos) {
       swap.threads = parse_number<int64_t>(arg, value, "an integer");  // its range is command_problem's

@@ -72,6 +72,9 @@ ActorRunBuilder::ActorRunBuilder(const Options& o, const std::vector<OptionSpec>
   if (serving()) {  // before the network loads: a missing page costs no waiting
     control_ = control_server_config(o);
     control_.page = page_files_from_options(o);
+    // Before the journal is created: a service that cannot listen leaves none behind.
+    if (const ListenProblem problem = listen_problem(control_.bind, control_.port); !problem.message.empty())
+      o.reject(problem.port_unavailable ? "control.port" : "control.bind", problem.message);
   }
   owned_ = claim_owned_files(o, serving());
   swaps_ = swap_requests(o, run_.engine().device);
@@ -177,7 +180,8 @@ RunPlan ActorRunBuilder::run_plan(const RunInputs& in, const Engine& first, cons
                  checks_.checkpoint_every_ms, plan.checkpoint_granularity);
   plan.commands = scripted_swaps(swaps_, geometry);
   if (replay_) {
-    check_replay(*replay_, *in.network, in.trial_plan, geometry);
+    check_replay(*replay_, *in.network, in.trial_plan, geometry,
+                 in.restored ? std::optional<uint64_t>(in.restored_checksum) : std::nullopt);
     plan.commands.insert(plan.commands.end(), replay_->commands.begin(), replay_->commands.end());
   }
   const EngineChoice& engine = run_.engine();
@@ -259,8 +263,9 @@ ActorRunParts ActorRunBuilder::build() const {
   parts.plan = run_plan(in, *parts.engine, engines, batch_size);
   parts.plan.plasticity = plasticity_plan(plasticity_, plastic, in);
   if (!o_.text("output.journal").empty())
-    parts.plan.journal = std::make_shared<JournalWriter>(o_.text("output.journal"), journaled_options(o_, specs_),
-                                                         in.network->content_hash());
+    parts.plan.journal =
+        std::make_shared<JournalWriter>(o_.text("output.journal"), journaled_options(o_, specs_), in.network->content_hash(),
+                                        in.restored ? std::optional<uint64_t>(in.restored_checksum) : std::nullopt);
   parts.recorder = recorder_config(in, parts.plan, readouts);
   parts.checkpointer = checkpointer_config(in);
   if (plasticity_.enabled)

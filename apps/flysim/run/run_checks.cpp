@@ -24,7 +24,7 @@ double pace_factor(const Options& o) {
   double factor = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), factor);
   if (ec != std::errc() || end != text.data() + text.size() || !(factor > 0) || factor > 1e6)
-    o.reject("run.pace", "must be off, realtime or simulated seconds per wall second (a number above 0)");
+    o.reject("run.pace", "must be off, realtime or simulated seconds per wall second (a number above 0, at most 1e6)");
   return factor;
 }
 }  // namespace

@@ -116,6 +116,7 @@ RunInputs restored_inputs(const RunBuilder& run) {
   spdlog::info("restoring {}: trial {} step {} of {} trial(s) x {} steps", path, snapshot.engine.trial,
                snapshot.engine.next_step, in.trial_plan.trials, in.trial_plan.steps_per_trial);
   in.restored = std::move(snapshot);
+  in.restored_checksum = header.payload_checksum;
   return in;
 }
 

@@ -18,6 +18,7 @@ struct RunInputs {
   std::shared_ptr<const Network> network;
   TrialPlan trial_plan;
   std::optional<Snapshot> restored;
+  uint64_t restored_checksum = 0;  // the restored checkpoint's payload checksum
   std::string compatibility;
 };
 

@@ -113,6 +113,8 @@ void print_summary(const RunSummary& s, const SummaryContext& c) {
                              s.weight_changes, s.weight_updates);
   if (!s.checkpoints.empty())
     std::cout << fmt::format("  checkpoints {} written, the last {}\n", s.checkpoints_written, s.checkpoints.back());
+  if (s.checkpoints_failed > 0)
+    std::cout << fmt::format("  checkpoints {} could not be written (the log says why)\n", s.checkpoints_failed);
   print_realtime_summary(s, c.paced);
   const Speed speed = speed_of(s);
   std::cout << fmt::format(
@@ -163,6 +165,7 @@ std::string summary_json(const RunSummary& s, const SummaryContext& c) {
                      {"plastic_connections", c.plastic_connections}};
   j["checkpoints"] = s.checkpoints;
   j["checkpoints_written"] = s.checkpoints_written;
+  j["checkpoints_failed"] = s.checkpoints_failed;
   j["paced"] = c.paced;
   j["lag"] = {{"now_ms", s.lag.now_ms}, {"p99_ms", s.lag.p99_ms}, {"max_ms", s.lag.max_ms}, {"max_lag_ms", s.max_lag_ms}};
   j["cost"] = field_json::object_json(s.cost);

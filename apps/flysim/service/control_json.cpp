@@ -4,6 +4,8 @@
 
 #include <limits>
 
+#include "io/input_file.hpp"
+
 namespace flysim::app {
 
 using namespace field_json;
@@ -44,7 +46,10 @@ LiveReply reply_from_json(const std::string& body) { return answer_from_json<Liv
 std::string error_from_json(const std::string& body) {
   const json j = parse_untrusted(body);
   if (j.is_object() && j.contains("error") && j.at("error").is_string()) return j.at("error").get<std::string>();
-  return body;
+  // Not flysim's answer (a web server's page, a proxy's): its first line, not the page.
+  const std::string first_line = body.substr(0, body.find('\n'));
+  if (first_line.size() == body.size() && body.size() <= 200) return body;
+  return printable(first_line.substr(0, 200)) + " ... (not a flysim service's answer: is the port right?)";
 }
 
 }  // namespace flysim::app

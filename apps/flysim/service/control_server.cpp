@@ -3,9 +3,11 @@
 #include <arpa/inet.h>
 #include <fmt/format.h>
 #include <httplib.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <spdlog/spdlog.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -141,6 +143,31 @@ std::string bind_failure(const std::string& address, int port, int error) {
 
 std::string host_and_port(const std::string& host, int port) {
   return host.find(':') != std::string::npos ? fmt::format("[{}]:{}", host, port) : fmt::format("{}:{}", host, port);
+}
+
+ListenProblem listen_problem(const std::string& address, int port) {
+  // As httplib binds: the address resolved (a name too), SO_REUSEADDR; the socket closed at once.
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE;
+  addrinfo* found = nullptr;
+  if (::getaddrinfo(address.c_str(), std::to_string(port).c_str(), &hints, &found) != 0)
+    return {bind_failure(address, port, EADDRNOTAVAIL), false};
+  int error = EADDRNOTAVAIL;
+  bool bound = false;
+  for (const addrinfo* a = found; a != nullptr && !bound; a = a->ai_next) {
+    const int sock = ::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+    if (sock < 0) continue;
+    int yes = 1;
+    ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    bound = ::bind(sock, a->ai_addr, a->ai_addrlen) == 0;
+    if (!bound) error = errno;
+    ::close(sock);
+  }
+  ::freeaddrinfo(found);
+  if (bound) return {};
+  return {bind_failure(address, port, error), error == EADDRINUSE || error == EACCES};
 }
 
 bool is_loopback_address(const std::string& address) {

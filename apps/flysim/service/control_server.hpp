@@ -43,6 +43,15 @@ std::string host_and_port(const std::string& host, int port);
 // True for 127.0.0.0/8, ::1 (also as ::ffff:127.x.y.z) and "localhost".
 bool is_loopback_address(const std::string& address);
 
+// Why the control API could not listen on address:port (port 0: any port); an empty
+// message when it can. The port is tried, and let go at once, before a service loads
+// anything.
+struct ListenProblem {
+  std::string message;
+  bool port_unavailable = false;  // in use, or privileged: the port is to blame, not the address
+};
+ListenProblem listen_problem(const std::string& address, int port);
+
 class ControlServer {
  public:
   // Binds, then serves on a thread of its own until stop(). Throws input_error when the

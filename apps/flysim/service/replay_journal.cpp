@@ -34,12 +34,24 @@ ReplayJournal read_replay_journal(const std::string& path) {
   return r;
 }
 
-void check_replay(const ReplayJournal& journal, const Network& net, const TrialPlan& plan, const ScheduleGeometry& g) {
+void check_replay(const ReplayJournal& journal, const Network& net, const TrialPlan& plan, const ScheduleGeometry& g,
+                  std::optional<uint64_t> restored_checksum) {
   if (journal.contents.network_hash != net.content_hash())
     throw input_error_at(journal.path, 1,
                          fmt::format("the journal was written for the network of content hash {:016x}; the network files "
                                      "given now hash to {:016x} (they changed since the live run)",
                                      journal.contents.network_hash, net.content_hash()));
+  // The checkpoint is read again under its name: it must be the same file's content.
+  if (const auto restore = journal.contents.options.find("restore"); restore != journal.contents.options.end()) {
+    if (!journal.contents.restored_checksum)
+      spdlog::warn("{}: written by an older flysim, without the checksum of the checkpoint it started from: {} is "
+                   "taken as that checkpoint unchecked", journal.path, restore->second);
+    else if (journal.contents.restored_checksum != restored_checksum)
+      throw input_error_at(journal.path, 1,
+                           fmt::format("the live run started from the checkpoint of payload checksum {:016x}; {} holds "
+                                       "the one of {:016x} now (another file under its name)",
+                                       *journal.contents.restored_checksum, restore->second, restored_checksum.value_or(0)));
+  }
   TrialPlan now = plan;
   for (std::size_t k = 0; k < journal.commands.size(); ++k) {
     const PlacedCommand& c = journal.commands[k];

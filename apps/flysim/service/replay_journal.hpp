@@ -26,7 +26,9 @@ ReplayJournal read_replay_journal(const std::string& path);
 // The journal's network is `net` (by content hash), and each command applies where the
 // live run could have applied it in a run of geometry `g` starting from `plan`: inside
 // the plan, on a delay-cell boundary (a checkpoint on its granularity), and a stimulus
-// change the sim loop takes (stimulus_change).
-void check_replay(const ReplayJournal& journal, const Network& net, const TrialPlan& plan, const ScheduleGeometry& g);
+// change the sim loop takes (stimulus_change); a restored run's checkpoint (its payload
+// checksum `restored_checksum`) is the one the live run started from.
+void check_replay(const ReplayJournal& journal, const Network& net, const TrialPlan& plan, const ScheduleGeometry& g,
+                  std::optional<uint64_t> restored_checksum);
 
 }  // namespace flysim::app
