@@ -22,7 +22,7 @@ void CsvSpikeWriter::append_rows(const SpikeBatch& batch, std::string& out) cons
 
 void CsvRateWriter::write(const std::vector<Responder>& ranked) {
   std::string text = "neuron_id,index,spikes,rate_hz\n";
-  for (const Responder& r : ranked) fmt::format_to(std::back_inserter(text), "{},{},{},{:.3f}\n", r.root_id, r.index, r.spikes, r.rate_Hz);
+  for (const Responder& r : ranked) fmt::format_to(std::back_inserter(text), "{},{},{},{}\n", r.root_id, r.index, r.spikes, r.rate_Hz);
   write_atomically(path_, text);
 }
 
