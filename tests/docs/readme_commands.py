@@ -32,6 +32,8 @@ import time
 README, BINARY = sys.argv[1], os.path.abspath(sys.argv[2])
 REPO = os.path.dirname(os.path.abspath(README))
 TRIALS_CAP = 2
+# A command still running after this long has hung (a replay without its end, say): a failure, not a wait.
+COMMAND_TIMEOUT_S = 300
 
 
 def blocks(text, language):
@@ -141,7 +143,13 @@ def main():
                     nodes[args[0]] = None
                 continue
             started = time.time()
-            result = subprocess.run([BINARY] + args, cwd=work, env=cmd_env, capture_output=True, text=True)
+            try:
+                result = subprocess.run([BINARY] + args, cwd=work, env=cmd_env, capture_output=True, text=True,
+                                        timeout=COMMAND_TIMEOUT_S)
+            except subprocess.TimeoutExpired:
+                print("FAIL  %5.1f s  timed out  %s" % (time.time() - started, command), flush=True)
+                failures.append((command, "still running after %d s (a README command must end)" % COMMAND_TIMEOUT_S))
+                continue
             wants_gpu = cmd_env.get("FLY_LIF_CUDA") == "1" or "cuda" in " ".join(args)
             ok = result.returncode == 0
             if wants_gpu and not gpu:
