@@ -6,7 +6,10 @@
 #include <cerrno>
 #include <cstring>
 
+#include <unistd.h>
+
 #include "model/errors.hpp"
+#include "io/atomic_file.hpp"
 #include "io/json_depth.hpp"
 #include "io/input_file.hpp"
 
@@ -14,7 +17,9 @@ namespace flysim {
 
 namespace {
 // 2: numbered entries of {"action", "body"} commands, and the network's content hash.
-constexpr int kJournalVersion = 2;
+// 3: a restored run's header holds its checkpoint's checksum; 2 (without it) is read too.
+constexpr int kJournalVersion = 3;
+constexpr int kOldestJournalVersion = 2;
 
 void put_line(std::FILE* file, const std::string& path, const std::string& line, const char* what) {
   const std::string text = line + "\n";
@@ -33,9 +38,11 @@ void read_header(const std::string& path, const std::string& line, JournalConten
     throw fail("not JSON: " + printable(e.what()));
   }
   if (!j.is_object() || !j.contains("flysim_journal")) throw fail("not a flysim journal (the first line lacks 'flysim_journal')");
-  if (j.at("flysim_journal") != kJournalVersion)
-    throw fail("journal version " + j.at("flysim_journal").dump() + "; this flysim reads " + std::to_string(kJournalVersion) +
-               " (rerun the live run to write one)");
+  if (!j.at("flysim_journal").is_number_integer() || j.at("flysim_journal").get<int>() < kOldestJournalVersion ||
+      j.at("flysim_journal").get<int>() > kJournalVersion)
+    throw fail("journal version " + j.at("flysim_journal").dump() + "; this flysim reads " +
+               std::to_string(kOldestJournalVersion) + " to " + std::to_string(kJournalVersion) +
+               " (a newer one needs a newer flysim; an older one, the live run again)");
   for (const auto& [key, value] : j.items())
     if (key != "flysim_journal" && key != "options" && key != "network_hash" && key != "restored_checksum")
       throw fail("unknown field '" + printable(key) + "' in the header");
@@ -65,8 +72,14 @@ void read_header(const std::string& path, const std::string& line, JournalConten
 JournalWriter::JournalWriter(const std::string& path, const std::map<std::string, std::string>& options, uint64_t network_hash,
                              std::optional<uint64_t> restored_checksum)
     : path_(path) {
-  file_ = std::fopen(path.c_str(), "w");
-  if (!file_) throw input_error(path + ": cannot write the journal: " + std::strerror(errno));
+  // "-" and /dev/stdout are the process's standard output, written in place (io/atomic_file.hpp).
+  const int fd = open_in_place(path, true);
+  file_ = ::fdopen(fd, "w");
+  if (!file_) {
+    const int error = errno;
+    ::close(fd);
+    throw input_error(path + ": cannot write the journal: " + std::strerror(error));
+  }
   nlohmann::json header = {
       {"flysim_journal", kJournalVersion}, {"options", options}, {"network_hash", fmt::format("{:016x}", network_hash)}};
   if (restored_checksum) header["restored_checksum"] = fmt::format("{:016x}", *restored_checksum);

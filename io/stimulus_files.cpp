@@ -9,8 +9,9 @@
 namespace flysim {
 
 namespace {
+// Letters and underscores only: a mistyped ID (l7205..., O7205...) holds digits and stays an error.
 bool is_column_name(std::string_view entry) {
-  return std::isalpha(static_cast<unsigned char>(entry.front())) != 0 && entry.find(',') == std::string_view::npos;
+  return std::all_of(entry.begin(), entry.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0 || c == '_'; });
 }
 }  // namespace
 

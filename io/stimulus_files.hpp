@@ -13,7 +13,7 @@ namespace flysim {
 // Reads an ID list: one root ID per line, '#' starts a comment (a line's or after the ID),
 // blank lines ignored.
 // Errors (a field that is not an integer) name file:line.
-// A first line that starts with a letter (a column's name, as pandas writes it) is skipped.
+// A first line of letters and underscores only (a column's name, as pandas writes it) is skipped.
 std::vector<ListedId> read_id_list(const std::string& path);
 
 // Reads an ID list (read_id_list) and maps its root IDs to model indices, ascending: the

@@ -328,6 +328,10 @@ TEST_F(Reliability, IdAndKickFilesRefuseRowsWithMoreThanTheirFields) {
   EXPECT_NE(error_of([&] { load_id_list_as_indices(write("two_names.txt", "flywire_id\nroot_id\n" + a + "\n"), *net); })
                 .find("two_names.txt:2: column 'neuron ID': 'root_id' is not an integer"),
             std::string::npos);
+  EXPECT_NE(error_of([&] { load_id_list_as_indices(write("typo.txt", "l" + a.substr(1) + "\n" + b + "\n"), *net); })
+                .find("typo.txt:1: column 'neuron ID': 'l" + a.substr(1) + "' is not an integer"),
+            std::string::npos)
+      << "a mistyped first ID is no column name";
   EXPECT_NE(error_of([&] { load_id_list_as_indices(write("bad.txt", a + "x # typo\n"), *net); })
                 .find("bad.txt:1: column 'neuron ID': '" + a + "x' is not an integer"),
             std::string::npos);

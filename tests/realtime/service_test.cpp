@@ -139,7 +139,7 @@ TEST_F(Service, LiveGroupsAndSilencingAreJournaledAndReplayIdentically) {
 // A checkpoint that cannot be written (its folder gone) is refused in the reply and
 // counted; the service goes on, writes the next one and ends as asked.
 TEST_F(Service, AFailedCheckpointEndsNothing) {
-  BackgroundFlysim serve("serve " + network() + " --run.pace=5 --control.port=0 --run.duration-ms=30000 --checkpoint.dir=" +
+  BackgroundFlysim serve("serve " + network() + " --run.pace=5 --control.port=0 --checkpoint.dir=" +
                              path("ck") + " --output.summary=" + path("summary.json") + " --output.journal=" + path("journal.jsonl"),
                          path("serve.out"), path("serve.err"));
   const std::string line = serve.wait_for_output("control API on http://", 60);

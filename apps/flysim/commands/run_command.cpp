@@ -103,7 +103,8 @@ std::unique_ptr<ControlServer> start_control_server(caf::actor_system& system, c
                                                     const ControlServerConfig& config) {
   auto control_handle = system.spawn(control_behavior, live_actor{actors.sim}, activity_actor{actors.recorder}, kStatusTimeout);
   auto control = std::make_unique<ControlServer>(system, control_handle, config);
-  // stdout carries the address (a script reads the chosen port from it); logs go to stderr.
+  // The program's text carries the address (a script reads the chosen port from it): stdout,
+  // or stderr when an output is written there (process/standard_output.hpp); logs go to stderr.
   std::cout << "flysim serve: control API on http://" << control->address() << std::endl;
   spdlog::info("live page: http://{}/ (files from {})", control->address(), config.page.dir);
   return control;

@@ -124,6 +124,12 @@ void check_experiments(const Options& o, ScreenRequest& request) {
   // Before the network loads: a missing plotter costs no waiting.
   request.plot = request.part.whole && plot_wanted(o, "screen");
   request.keep_spikes = o.boolean("screen.spikes");
+  // A spikes.csv this screen does not write would stand beside its tables as if it were
+  // theirs; it is not flysim's to delete.
+  if (std::error_code ec; request.part.whole && !request.keep_spikes &&
+                          std::filesystem::exists(std::filesystem::path(request.dir) / "spikes.csv", ec))
+    o.reject("output.dir", "holds a spikes.csv that this screen would not write (screen.spikes=false), beside tables of "
+                           "other experiments: move it away, or give screen.spikes=true");
 }
 
 // The readouts the network has, ascending; the others are warned about and skipped.
@@ -237,7 +243,7 @@ void report_screen(const Options& o, const ScreenRequest& request, const ScreenP
   const ScreenFiles files = screen_files(dir, names, readouts, trial_s, request.keep_spikes);
   if (part.whole) write_screen_files(parts, files);
   const bool drawn = request.plot && draw_screen_plot(o, dir, screen_plot_title(shape.trials, shape.duration_ms), readouts);
-  if (part.whole && !drawn) remove_earlier_output(dir, "screen.png");
+  if (part.whole && !drawn) warn_of_earlier_output(dir, "screen.png");
   const double simulated_s = static_cast<double>(work.to_run.size()) * shape.trials * files.trial_s;
   std::cout << fmt::format("flysim screen: {} experiments ({} run now) x {} trials x {} ms in {:.3f} s wall ({:.1f} simulated s per wall s) on {}\n",
                            work.mine, work.to_run.size(), shape.trials, shape.duration_ms, time.wall_s,

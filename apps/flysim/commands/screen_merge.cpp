@@ -114,7 +114,7 @@ int screen_merge_command(const std::vector<std::string>& args) {
   const std::vector<int64_t> readouts = manifest_readouts(first.whole);
   write_screen_files(whole, screen_files(out, names, readouts, first.facts.trial_s, first.facts.spikes));
   const bool drawn = plot && draw_screen_plot(o, out, first.facts.plot_title, readouts);
-  if (!drawn) remove_earlier_output(out, "screen.png");
+  if (!drawn) warn_of_earlier_output(out, "screen.png");
   std::cout << fmt::format("flysim screen merge: {} parts, {} experiments\n  written     {}/rates.csv, {}/readouts.csv{}{}\n", first.part.n,
                            names.size(), out, out, first.facts.spikes ? ", " + out + "/spikes.csv" : "", drawn ? ", " + out + "/screen.png" : "");
   return 0;

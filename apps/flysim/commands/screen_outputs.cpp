@@ -34,15 +34,11 @@ bool draw_screen_plot(const Options& o, const std::string& dir, const std::strin
   return true;
 }
 
-void remove_earlier_output(const std::string& dir, const std::string& name) {
+void warn_of_earlier_output(const std::string& dir, const std::string& name) {
   const std::string path = dir + "/" + name;
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) return;
-  // Left beside the new tables it would describe other experiments.
-  if (std::filesystem::remove(path, ec))
-    spdlog::warn("removed {}, an earlier screen's: this screen writes none", path);
-  else
-    throw input_error(path + ": an earlier screen's file, which this screen does not write, cannot be removed: " + ec.message());
+  if (std::filesystem::is_regular_file(path, ec))
+    spdlog::warn("{} is not this screen's (it writes none): delete it if an earlier screen left it", path);
 }
 
 void write_screen_files(const ScreenParts& parts, const ScreenFiles& f) {
@@ -62,7 +58,7 @@ void write_screen_files(const ScreenParts& parts, const ScreenFiles& f) {
   }
   write_atomically(f.dir + "/rates.csv", rates);
   write_atomically(f.dir + "/readouts.csv", readouts);
-  if (!f.spikes) return remove_earlier_output(f.dir, "spikes.csv");
+  if (!f.spikes) return warn_of_earlier_output(f.dir, "spikes.csv");
   AtomicFile out(f.dir + "/spikes.csv");
   out.write(kReferenceSpikesHeader, std::char_traits<char>::length(kReferenceSpikesHeader));
   std::vector<char> block(1 << 20);

@@ -22,13 +22,12 @@ struct ScreenFiles {
 ScreenFiles screen_files(const std::string& dir, const std::vector<std::string>& names, const std::vector<int64_t>& readouts,
                          double trial_s, bool spikes);
 
-// Writes the files from every experiment's part; without spikes, removes an earlier
-// screen's DIR/spikes.csv.
+// Writes the files from every experiment's part (without spikes, warns of a DIR/spikes.csv).
 void write_screen_files(const ScreenParts& parts, const ScreenFiles& files);
 
-// Removes DIR/NAME, one of the screen's files that an earlier screen wrote and this one
-// does not (a warning says so), so that the folder holds one screen's files.
-void remove_earlier_output(const std::string& dir, const std::string& name);
+// Warns when DIR/NAME, one of the screen's files that this screen does not write, is
+// there: it would pass for this screen's. It is left as it is.
+void warn_of_earlier_output(const std::string& dir, const std::string& name);
 
 // The title of screen.png.
 std::string screen_plot_title(int32_t trials, double duration_ms);

@@ -2,6 +2,8 @@
 
 #include <filesystem>
 
+#include "apps/flysim/run/run_checks.hpp"
+#include "io/atomic_file.hpp"
 #include "io/input_file.hpp"
 
 namespace flysim::app {
@@ -9,14 +11,15 @@ namespace flysim::app {
 OwnedFiles claim_owned_files(const Options& o, bool serving) {
   OwnedFiles owned;
   const std::string& journal = o.text("output.journal");
-  // A device or FIFO (/dev/null) holds no journal to keep: written in place, unlocked.
-  if (!journal.empty() && special_file_kind(journal).empty()) {
+  // A device or FIFO (/dev/null, standard output) holds no journal to keep: written in place, unlocked.
+  if (!journal.empty() && special_file_kind(journal).empty() && !names_standard_output(journal)) {
     owned.journal = std::make_unique<FileLock>(journal, "the journal (output.journal)", true);
     if (owned.journal->had_content() && !o.boolean("output.journal-overwrite"))
       o.reject("output.journal", "holds the journal of an earlier run, which its replay needs; move it away, name another "
                                  "file, or set output.journal-overwrite=true to replace it");
   }
-  if (serving) {
+  // One writer a checkpoint folder: a name free when looked at stays free until written.
+  if (serving || checkpoints_asked(o)) {
     create_checkpoint_dir(o);
     owned.checkpoints = std::make_unique<FileLock>((std::filesystem::path(o.text("checkpoint.dir")) / kCheckpointLockName).string(),
                                                    "the lock of checkpoint.dir", true);

@@ -161,6 +161,8 @@ ListenProblem listen_problem(const std::string& address, int port) {
     if (sock < 0) continue;
     int yes = 1;
     ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    int no = 0;
+    if (a->ai_family == AF_INET6) ::setsockopt(sock, IPPROTO_IPV6, IPV6_V6ONLY, &no, sizeof no);
     bound = ::bind(sock, a->ai_addr, a->ai_addrlen) == 0;
     if (!bound) error = errno;
     ::close(sock);

@@ -42,7 +42,8 @@ void check_replay(const ReplayJournal& journal, const Network& net, const TrialP
                                      "given now hash to {:016x} (they changed since the live run)",
                                      journal.contents.network_hash, net.content_hash()));
   // The checkpoint is read again under its name: it must be the same file's content.
-  if (const auto restore = journal.contents.options.find("restore"); restore != journal.contents.options.end()) {
+  if (const auto restore = journal.contents.options.find("restore");
+      restore != journal.contents.options.end() && !restore->second.empty()) {
     if (!journal.contents.restored_checksum)
       spdlog::warn("{}: written by an older flysim, without the checksum of the checkpoint it started from: {} is "
                    "taken as that checkpoint unchecked", journal.path, restore->second);
