@@ -4,6 +4,7 @@
 
 #include "io/atomic_file.hpp"
 #include "io/printed_times.hpp"
+#include "io/table_numbers.hpp"
 
 namespace flysim {
 
@@ -22,7 +23,7 @@ void CsvSpikeWriter::append_rows(const SpikeBatch& batch, std::string& out) cons
 
 void CsvRateWriter::write(const std::vector<Responder>& ranked) {
   std::string text = "neuron_id,index,spikes,rate_hz\n";
-  for (const Responder& r : ranked) fmt::format_to(std::back_inserter(text), "{},{},{},{}\n", r.root_id, r.index, r.spikes, r.rate_Hz);
+  for (const Responder& r : ranked) fmt::format_to(std::back_inserter(text), "{},{},{},{}\n", r.root_id, r.index, r.spikes, table_number(r.rate_Hz));
   write_atomically(path_, text);
 }
 

@@ -116,7 +116,8 @@ TEST_F(CtlCli, TokenComesFromTheTokenFileAnd401IsExplained) {
 TEST_F(CtlCli, AServeConfigFileServesCtlToo) {
   start();
   const std::string config = write("serve.ini",
-                                   "run.duration-ms = 1000\nengine.threads = 2\n[stimulus]\nrate = 150\n[control]\nbind = 127.0.0.1\n");
+                                   "run.duration-ms = 1000\nengine.threads = 2\n[stimulus]\nrate = 150\n[control]\nbind = 127.0.0.1\n"
+                                   "web-dir = " + path("web") + "\n");
   const CliResult r = ctl("status --config=" + config);
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find(": running"), std::string::npos) << r.out;

@@ -89,6 +89,8 @@ TEST_F(ReplayCheck, OnlyOutputLogEngineAndPaceOptionsMayBeGivenAnew) {
   expect_one_line_error(replay("j.jsonl", "--config=" + config), config + ":2: option stimulus.rate cannot change");
   expect_one_line_error(replay("j.jsonl", "--restore=" + dir_.path("any.ckpt")), "command line: option restore cannot change");
   EXPECT_EQ(replay("j.jsonl", "--engine.threads=1 --log.level=warn --run.pace=off").code, 0);
+  // Neither do the CPUs, the status window nor the lag limit change a spike.
+  EXPECT_EQ(replay("j.jsonl", "--cpus.other=0 --status.window-s=5 --run.max-lag-ms=50").code, 0);
 }
 
 TEST_F(ReplayCheck, AJournalOfAnotherNetworkIsRefused) {

@@ -24,7 +24,7 @@ constexpr const char* kCostDescription =
     "Prints the host cores each role of a running `flysim serve` holds (sim loop, engine pool, GPU driver thread, "
     "plasticity shards, recorder, checkpointer, control API, CAF, main), read from the kernel's per-thread CPU counters. "
     "--window=0: the service's own window (status.window-s); --window=N: two status readings N seconds apart, differenced "
-    "like pidstat -t. Exit code 0: printed; 1: no service answered; 2: bad usage.";
+    "like pidstat -t. Exit code 0: printed; 1: no service answered, or it refused (a token missing or wrong); 2: bad usage.";
 
 std::vector<OptionSpec> cost_options() {
   std::vector<OptionSpec> specs = {

@@ -40,12 +40,7 @@ constexpr const char* kCtlDescription =
     "(its other keys are ignored; on the command line they are refused).";
 
 // The keys of a serve config file are accepted, so one file serves both commands.
-std::vector<OptionSpec> ctl_options() {
-  std::vector<OptionSpec> specs = run_options();
-  const auto control = control_options(kDefaultControlPort);
-  specs.insert(specs.end(), control.begin(), control.end());
-  return specs;
-}
+std::vector<OptionSpec> ctl_options() { return serve_options(); }
 
 // What --help shows: only the keys flysim ctl reads.
 std::vector<OptionSpec> ctl_help_options() {
@@ -56,7 +51,9 @@ std::vector<OptionSpec> ctl_help_options() {
 }
 
 void refuse_serve_only_keys_on_the_command_line(const Options& o) {
-  for (const OptionSpec& spec : run_options())
+  std::vector<OptionSpec> serve_only = run_options();
+  serve_only.push_back(web_dir_option());
+  for (const OptionSpec& spec : serve_only)
     for (const std::string& key : o.keys_of(spec))
       if (key != "log.level" && o.given(key) && o.origin(key) == "command line")
         o.reject(key, "is an option of flysim serve; flysim ctl reads it only from a config file, and ignores it");

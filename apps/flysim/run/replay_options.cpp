@@ -8,10 +8,13 @@
 namespace flysim::app {
 
 namespace {
-// What may differ between a live run and its replay: outputs, logs, the engine, the
-// cache, checkpoints and the pace.
-const std::vector<std::string> kReplayOverridable = {"replay", "output.", "log.", "engine.", "network.cache", "checkpoint.",
-                                                     "run.pace", "plasticity.shards", "plasticity.nodes", "plasticity.weights-out"};
+// What may differ between a live run and its replay (none of it changes a spike): outputs,
+// logs, the engine, the cache, checkpoints, the pace, CPUs and the status window, and
+// where plasticity's shards run.
+const std::vector<std::string> kReplayOverridable = {
+    "replay",   "output.", "log.",           "engine.",         "network.cache",     "checkpoint.",          "run.pace",
+    "cpus.",    "status.window-s",           "run.max-lag-ms",  "plasticity.shards", "plasticity.nodes",
+    "plasticity.weights-out",                "plasticity.token-file"};
 }  // namespace
 
 Options parse_run_options(const std::vector<OptionSpec>& specs, const std::vector<std::string>& args,
