@@ -175,7 +175,7 @@ def run_exp(exp_name: str, neu_exc: RootIds, path_res: Union[str, os.PathLike],
             path_comp: Optional[Union[str, os.PathLike]] = None, path_con: Optional[Union[str, os.PathLike]] = None,
             params: Optional[Mapping[str, Any]] = None, neu_slnc: RootIds = [], neu_exc2: RootIds = [],
             n_proc: int = -1, force_overwrite: bool = False, *, seed: int = 1, engine: str = "cpu",
-            batch: Optional[int] = None) -> Optional[Path]:
+            batch: Optional[Union[int, str]] = None) -> Optional[Path]:
     """The reference's model.run_exp on flysim: n_run trials of t_run with the neurons of
     neu_exc driven at r_poi, those of neu_exc2 at r_poi2 and those of neu_slnc silenced
     (outgoing synapses).

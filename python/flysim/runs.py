@@ -127,7 +127,7 @@ def run(net: Network,
         seed: int = 1,
         engine: str = "cpu",
         threads: Optional[int] = None,
-        batch: Optional[int] = None,
+        batch: Optional[Union[int, str]] = None,
         model: Optional[Mapping[str, float]] = None) -> RunResult:
     """Runs `trials` trials of `duration_ms` on `net`, each from rest (trial k draws its
     Poisson input from `seed` and k): the spikes of `flysim run` with the same options.
@@ -149,7 +149,7 @@ def run(net: Network,
         number of steps is rounded up, as Brian2's run() does.
     trials: 1..1,000,000; seed: 0..2^63-1 (as flysim run's run.trials and run.seed).
     engine: "cpu" (the CPU pool of `threads`, 1..1024; None: all cores) or "cuda".
-    batch: trials advanced together (None: what fits); never changes the spikes.
+    batch: trials advanced together (None or "auto", as the CLI's run.batch: what fits); never changes the spikes.
     model: model parameters by LifParams name, e.g. {"w_syn_mV": 0.275, "tau_m_ms": 20}.
     The engine is kept on `net` for the next run with the same engine, threads, batch,
     seed and model. Returns a RunResult: spikes, step, rates and summary (its docstring).
@@ -182,7 +182,7 @@ def _run_args(stimulus, kicks, silence, silence_mode, duration_ms, trials, seed,
     trials = _whole(trials, "trials", 1, _MAX_TRIALS)
     seed = _whole(seed, "seed", 0, _MAX_SEED)
     threads = 0 if threads is None else _whole(threads, "threads", 1, _MAX_THREADS)
-    batch = 0 if batch is None else _whole(batch, "batch", 1, _MAX_TRIALS)
+    batch = 0 if batch is None or batch == "auto" else _whole(batch, "batch", 1, _MAX_TRIALS)
     for name, value in (("engine", engine), ("silence_mode", silence_mode)):
         if not isinstance(value, str):
             raise TypeError(f"{name}={value!r} must be a string")

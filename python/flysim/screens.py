@@ -83,6 +83,8 @@ def screen(net: Network,
     """
     if not isinstance(net, Network):
         raise TypeError(f"net must be a flysim.Network (from flysim.load_network()), not {type(net).__name__}")
+    if not isinstance(spikes, (bool, np.bool_)):
+        raise TypeError(f"spikes={spikes!r} must be True or False, not {type(spikes).__name__}")
     items = list(experiments.items()) if isinstance(experiments, Mapping) else list(experiments)
     if not all(isinstance(item, tuple) and len(item) == 2 and isinstance(item[1], Mapping) for item in items):
         raise TypeError("experiments must be {name: {run's keyword arguments}} or (name, kwargs) pairs")

@@ -168,6 +168,15 @@ TEST_F(BatchCli, SweepOnANetworkWithoutMn9RunsWithItsDefaults) {
                                      path("given.out"), path("given.err"));
   EXPECT_EQ(given.code, 2) << given.err;
   EXPECT_FALSE(fs::exists(path("given"))) << "a refused sweep leaves no empty output folder";
+  // Rates that drive nothing, and one beyond 1/dt, are refused naming the option.
+  const CliResult none = run_flysim("sweep --sweep.rates=60 --run.trials=2 --output.dir=" + path("none") + " " +
+                                        with_overrides(net2000_args(), "--stimulus.ids="),
+                                    path("none.out"), path("none.err"));
+  expect_one_line_error(none, "command line: option stimulus.ids='' leaves no neuron Poisson-driven");
+  const CliResult fast = run_flysim("sweep --sweep.rates=60,20000 --run.trials=2 --output.dir=" + path("fast") + " " +
+                                        net2000_args(),
+                                    path("fast.out"), path("fast.err"));
+  expect_one_line_error(fast, "command line: option sweep.rates='60,20000' stimulus rate must be between 0 and 1/dt");
 }
 
 TEST_F(BatchCli, SweepAgreesWithSeparateRunsAtEachRate) {

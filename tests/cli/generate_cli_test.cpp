@@ -80,6 +80,8 @@ TEST(GenerateCli, ASmallIdFileGeneratesAndTheStatedLimitBuilds) {
     const CliResult r = generate("--network.neurons=" + data_path("net2000/neurons.csv") + " --generate.connections=" + connections);
     EXPECT_EQ(r.code, 0) << connections << ": " << r.err;
   }
+  expect_one_line_error(generate("--generate.neurons=100 --network.seed=-1"),
+                        "command line: option network.seed='-1' must not be negative");
   const CliResult over = generate("--generate.neurons=100 --generate.connections=4951");
   expect_one_line_error(over, "a network of 100 neurons cannot hold 4951 connections");
   const std::string stated = "ask for at most ";

@@ -356,6 +356,13 @@ TEST_F(HotSwap, InspectShowsTheCheckpointAndRefusesDamage) {
   expect_one_line_error(damaged, path("flipped.ckpt") + ": checkpoint is damaged (checksum mismatch in the payload)");
   EXPECT_NE(damaged.out.find("verifies: no"), std::string::npos) << damaged.out;
   expect_one_line_error(inspect("missing", path("none.ckpt")), path("none.ckpt") + ": ");
+  // Intact, checked with other model options than the run's: the message says which it assumed.
+  const CliResult other_model = flysim_in(dir_, "other-model", "checkpoint inspect " + good + " --model.delay-ms=1");
+  expect_one_line_error(other_model, good + ": the checkpoint does not fit this network");
+  EXPECT_NE(other_model.err.find("(checked as a run at dt 0.1 ms with delay cells of 10 steps; a checkpoint of a run with "
+                                 "other model.dt-ms or model.delay-ms needs them given here too)"),
+            std::string::npos)
+      << other_model.err;
   std::string header = bytes;
   header[40] = static_cast<char>(header[40] ^ 0x20);
   spit(path("header.ckpt"), header);

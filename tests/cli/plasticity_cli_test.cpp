@@ -109,6 +109,10 @@ TEST_F(Plasticity, LearnsAndChangesTheSpikes) {
   EXPECT_EQ(summary["plasticity"].value("shards", 0), 1);
   EXPECT_GT(summary["plasticity"].value("weight_changes", 0u), 0u);
   EXPECT_EQ(summary["plasticity"].value("plastic_connections", 0u), 72188u);
+  // net2000's strongest excitatory connections (up to 268 synapses) weigh more than the default w-max (100 synapses).
+  EXPECT_NE(baseline_.err.find("plasticity: 18 of 72188 plastic connections weigh outside plasticity.w-min..w-max"),
+            std::string::npos)
+      << baseline_.err;
   const CliResult fixed = flysim_in(dir_, "fixed",
                                     "run " + network_args() + " --stimulus.ids=" + data_path("net2000/stimulated.txt") +
                                         " --stimulus.kicks=" + data_path("net2000/kicks.csv") +

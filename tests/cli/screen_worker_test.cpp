@@ -32,12 +32,13 @@ std::string net2000_files() {
          data_path("net2000/connectivity.csv");
 }
 
-// A screen of 22 silence-each experiments and the baseline on net2000, 3 trials of `duration_ms`.
+// A screen of 22 silence-each experiments and the baseline on net2000, 3 trials of
+// `duration_ms`, with a seed other than the default (a worker's engines must take it).
 std::string screen_args(const std::string& duration_ms = "300") {
   return "screen" + net2000_files() + " --stimulus.ids=" + data_path("net2000/stimulated.txt") +
          " --screen.silence-each=" + data_path("net2000/stimulated.txt") +
-         " --screen.baseline=true --screen.spikes=true --screen.plot=false --run.trials=3 --run.batch=1 --run.duration-ms=" +
-         duration_ms + " --engine.threads=1";
+         " --screen.baseline=true --screen.spikes=true --screen.plot=false --run.trials=3 --run.batch=1 --run.seed=7 "
+         "--run.duration-ms=" + duration_ms + " --engine.threads=1";
 }
 
 // A started worker: its port, or 0 when it did not come up.

@@ -124,6 +124,8 @@ class RunTest(unittest.TestCase):
         self.assertNotEqual(res.results["slow"].summary["spikes"], res.results["baseline"].summary["spikes"])
         with self.assertRaises(ValueError):
             flysim.screen(net, [("a", {}), ("a", {})], trials=1, duration_ms=10)
+        with self.assertRaisesRegex(TypeError, "^spikes='yes' must be True or False"):
+            flysim.screen(net, {"baseline": {}}, spikes="yes", trials=1, duration_ms=10)
         # This network has no MN9: the default readout is skipped, and the log says so.
         with self.assertLogs("flysim", level="WARNING") as logs:
             quiet = flysim.screen(net, {"baseline": {}}, stimulus={"a": (STIMULATED, 150.0)}, trials=1, duration_ms=10)
@@ -166,6 +168,8 @@ class RunTest(unittest.TestCase):
         self.assertGreater(len(cli), 0)
         self.assertEqual(result.summary["batch"], 2)
         self.assertEqual(spike_rows(result), cli)
+        auto = flysim.run(net, kicks=NET / "kicks.csv", duration_ms=50, trials=3, batch="auto", seed=5)
+        self.assertEqual(spike_rows(auto), cli)  # "auto", as the CLI's run.batch takes it
 
     def test_a_kicks_dataframe_is_the_kicks_file(self):
         net = load()

@@ -91,10 +91,18 @@ int inspect(const std::string& path, double dt_ms, int32_t delay_steps) {
   Snapshot snapshot;
   try {
     snapshot = decode_checkpoint(path, bytes);
-    validate_snapshot(snapshot, snapshot.engine.v.size(), delay_steps, path);
   } catch (const input_error&) {
     std::cout << "verifies: no" << std::endl;
     throw;
+  }
+  try {
+    validate_snapshot(snapshot, snapshot.engine.v.size(), delay_steps, path);
+  } catch (const input_error& e) {
+    // Intact, but not a checkpoint of these model options: say which were assumed.
+    std::cout << "verifies: no" << std::endl;
+    throw input_error(fmt::format("{} (checked as a run at dt {} ms with delay cells of {} steps; a checkpoint of a run with "
+                                  "other model.dt-ms or model.delay-ms needs them given here too)",
+                                  e.what(), dt_ms, delay_steps));
   }
   std::cout << "verifies: yes\n";
   print_snapshot(snapshot, dt_ms);
@@ -112,7 +120,8 @@ int checkpoint_command(const std::vector<std::string>& args) {
                                "version strings, network hash, payload size and checksum, and whether the checksum "
                                "verifies, with the checks a restore makes) and what it holds: trial and step, neurons, undelivered spikes, the run plan, "
                                "spikes recorded so far and active neurons, plastic weights. Exits 2 when the file is "
-                               "missing, not a checkpoint, or damaged.",
+                               "missing, not a checkpoint, damaged, or not of a run with the model.dt-ms and model.delay-ms "
+                               "given (default: the model's).",
                                specs);
       return 0;
     }

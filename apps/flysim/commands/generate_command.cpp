@@ -50,7 +50,7 @@ int generate_command(const std::vector<std::string>& args) {
   source.neurons = o.text("network.neurons");
   source.sugar_ids = sugar_ids_file();
   source.readout_id = kMn9RootId;
-  source.generator_seed = static_cast<uint64_t>(o.integer("network.seed"));
+  source.generator_seed = network_seed(o);
   GeneratorParams params = generator_params(source);
   const int64_t neurons = o.integer("generate.neurons");
   if (neurons < 0 || neurons > static_cast<int64_t>(params.root_ids.size()))

@@ -108,6 +108,14 @@ int sweep_command(const std::vector<std::string>& args) {
   const std::string& dir = request.dir;
   const RunBuilder run(o);
   const TrialShape shape = run.trial_shape(Forever::refused);
+  // Each rate as the engines will draw with it, before the network loads.
+  for (double rate : request.rates) {
+    try {
+      poisson_threshold(rate, run.params().dt_ms);
+    } catch (const input_error& e) {
+      o.reject("sweep.rates", e.what());
+    }
+  }
   // Before the network loads: a missing plotter costs no waiting.
   bool plot = plot_wanted(o, "sweep");
   const OutputFolder folder(o, "output.dir");
@@ -125,10 +133,14 @@ int sweep_command(const std::vector<std::string>& args) {
   }
   const std::vector<uint32_t> readouts = readout_indices(o, "sweep.readouts", *net, table.readout_ids);
   const auto stimulus = std::make_shared<const StimulusPlan>(run.stimulus(*net));
+  if (stimulus->poisson_neurons.empty())
+    o.reject("stimulus.ids", "leaves no neuron Poisson-driven (empty, or the default set aside by stimulus.kicks), so the "
+                             "rates of sweep.rates drive nothing and every rate would give the same trials; give "
+                             "--stimulus.ids=FILE, the neurons to drive");
   const TrialBatches plan = run.trial_batches(shape, net->neuron_count());
   const auto engine = run.engines(net, plan.batch).make(run.engine().kind, 0, stimulus, request.rates.front());
   spdlog::info("sweep: {} rates x {} trials of {} ms on {}; readouts {}", request.rates.size(), shape.trials, shape.duration_ms,
-               engine->describe(), o.text("sweep.readouts"));
+               engine->describe(), table.readout_ids.empty() ? std::string("none") : fmt::format("{}", fmt::join(table.readout_ids, ",")));
   const double wall_s = run_rates(*engine, plan, readouts, stimulus, run.params().dt_ms, table);
 
   const std::string sweep_path = dir + "/sweep.csv";

@@ -56,7 +56,11 @@ std::shared_ptr<WorkerSession> open_session(const std::vector<OptionSpec>& specs
   TrialBatches plan = run.trial_batches(shape, net->neuron_count());
   const std::vector<int> devices = cuda_devices(o);
   plan.batch = batch_beside_engines(o, run.engine().kind, devices, plan.batch, plan.neurons, plan.delay_steps);
-  ScreenEngines engines = screen_engines(o, devices, run.engine().kind, run.engines(net, plan.batch), plan, ScreenRun{});
+  // No experiment yet: the engines start with no input, but with the run's seed, which
+  // every experiment keeps.
+  ScreenRun none;
+  none.plan.seed = stimulus_seed(o);
+  ScreenEngines engines = screen_engines(o, devices, run.engine().kind, run.engines(net, plan.batch), plan, none);
   std::string description = engines.size() > 1 ? fmt::format("{} engines ({} first)", engines.size(), engines.front().describe())
                                                 : engines.front().describe();
   const double dt_ms = run.params().dt_ms;

@@ -42,8 +42,6 @@ void require_writable(const Options& o, const std::string& key) {
 }
 
 std::vector<OptionSpec> run_options() {
-  const LifParams d;
-  const auto num = [](double x) { return fmt::format("{}", x); };
   std::vector<OptionSpec> specs = network_options();
   const auto stimulus = stimulus_options();
   specs.insert(specs.end(), stimulus.begin(), stimulus.end());

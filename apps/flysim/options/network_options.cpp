@@ -33,6 +33,12 @@ std::vector<OptionSpec> network_options() {
   };
 }
 
+uint64_t network_seed(const Options& o) {
+  const int64_t seed = o.integer("network.seed");
+  if (seed < 0) o.reject("network.seed", "must not be negative");
+  return static_cast<uint64_t>(seed);
+}
+
 NetworkSource network_source(const Options& o) {
   NetworkSource s;
   s.format = o.text("network.format");
@@ -47,7 +53,7 @@ NetworkSource network_source(const Options& o) {
                                 "flysim generate --network.neurons=FILE makes a synthetic one over these neurons)");
   s.sugar_ids = sugar_ids_file();
   s.readout_id = kMn9RootId;
-  s.generator_seed = static_cast<uint64_t>(o.integer("network.seed"));
+  s.generator_seed = network_seed(o);
   s.sign_seed = s.generator_seed;
   s.inhibitory_fraction = o.number("network.inhibitory-fraction");
   if (s.inhibitory_fraction < 0.0 || s.inhibitory_fraction > 1.0) o.reject("network.inhibitory-fraction", "must lie in 0..1");

@@ -25,5 +25,7 @@ inline constexpr int64_t kMn9RootId = 720575940660219265;
 // network.* options.
 std::vector<OptionSpec> network_options();
 NetworkSource network_source(const Options& o);
+// network.seed, checked (0..2^63-1): the synthetic network's seed and the edge-list sign rule's.
+uint64_t network_seed(const Options& o);
 
 }  // namespace flysim::app

@@ -74,10 +74,12 @@ StimulusPlan stimulus_plan(const Options& o, const Network& net) {
     }
   }
   if (!o.text("stimulus.kicks").empty()) plan.kicks = load_kicks(o.text("stimulus.kicks"), net);
-  plan.seed = static_cast<uint64_t>(o.integer("run.seed"));
+  plan.seed = stimulus_seed(o);
   refuse_shared_neurons(o, net, plan);
   return plan;
 }
+
+uint64_t stimulus_seed(const Options& o) { return static_cast<uint64_t>(o.integer("run.seed")); }
 
 std::vector<std::string> poisson_group_names(const Options& o) { return o.names_of(kGroupIds); }
 

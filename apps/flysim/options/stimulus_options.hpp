@@ -19,6 +19,9 @@ StimulusPlan stimulus_plan(const Options& o, const Network& net);
 StimulusPlan stimulus_condition(const Options& o, const Network& net);
 // The NAMEs of the stimulus.group.NAME.ids options given, sorted.
 std::vector<std::string> poisson_group_names(const Options& o);
+
+// run.seed: the seed of every Poisson draw of the run (StimulusPlan::seed).
+uint64_t stimulus_seed(const Options& o);
 // The keys of every stimulus input file the options may name (groups included): for the
 // output-over-input check.
 std::vector<std::string> stimulus_file_keys(const Options& o);

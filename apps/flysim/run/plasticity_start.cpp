@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <string>
 
 #include "model/errors.hpp"
@@ -34,6 +36,23 @@ PlasticityState starting_state(const RunInputs& in, const std::vector<uint64_t>&
   return s.plasticity;
 }
 
+// Plastic connections whose magnitude lies outside [w_min, w_max] keep it until their
+// first update, which clamps it at once: said before the run, with the way out.
+void warn_of_weights_beyond_bounds(const Network& net, const std::vector<uint64_t>& edges, const StdpParams& p) {
+  std::size_t beyond = 0;
+  int64_t largest = 0;
+  for (uint64_t e : edges) {
+    const int64_t magnitude = std::abs(static_cast<int64_t>(net.out_weights[e]));
+    largest = std::max(largest, magnitude);
+    if (magnitude > p.w_max || magnitude < p.w_min) ++beyond;
+  }
+  if (beyond > 0)
+    spdlog::warn("plasticity: {} of {} plastic connections weigh outside plasticity.w-min..w-max ({}..{} units; the largest "
+                 "weighs {}): each is clamped into it at its first update, a step of its own; give plasticity.w-max={} "
+                 "(and a w-min at most the smallest) to keep them",
+                 beyond, edges.size(), p.w_min, p.w_max, largest, largest);
+}
+
 // The weights learned before a checkpoint that the engine had not applied yet.
 std::vector<WeightChange> unapplied_weights(const PlasticityState& learned, const std::vector<int32_t>& applied) {
   std::vector<WeightChange> changes;
@@ -53,6 +72,7 @@ PlasticStart plasticity_start(const Options& o, const PlasticityRequest& request
   start.edges = std::make_shared<const std::vector<uint64_t>>(plastic_edges_from_options(o, *in.network));
   start.learned = starting_state(in, *start.edges, describe_plasticity(request.params, *start.edges), request.params.period_steps,
                                  o.text("restore"));
+  if (!in.restored) warn_of_weights_beyond_bounds(*in.network, *start.edges, request.params);
   spdlog::info("plasticity: {} plastic connections, {} shard(s), weights applied {} steps after each period", start.edges->size(),
                request.shards, request.params.period_steps);
   return start;

@@ -85,7 +85,7 @@ void refuse_other_plan(const RunBuilder& run, const Network& net, const TrialPla
                : fmt::format("{} ms a trial", reported_ms(steps_to_seconds(saved.steps_per_trial, run.params().dt_ms))));
   if (o.given("stimulus.rate") && o.number("stimulus.rate") != saved.stimulus_rate_Hz)
     refuse("stimulus.rate", fmt::format("{} Hz", saved.stimulus_rate_Hz));
-  if (o.given("run.seed") && static_cast<uint64_t>(o.integer("run.seed")) != saved.stimulus.seed)
+  if (o.given("run.seed") && stimulus_seed(o) != saved.stimulus.seed)
     refuse("run.seed", fmt::format("seed {}", saved.stimulus.seed));
   if (o.given("stimulus.ids") || o.given("stimulus.kicks")) {
     const StimulusPlan asked = run.stimulus(net);
