@@ -35,7 +35,7 @@ std::string lock_holder(const std::string& path) {
   return "";
 }
 
-FileLock::FileLock(const std::string& path, const std::string& what, bool remove_if_unused)
+FileLock::FileLock(const std::string& path, const std::string& what, bool remove_if_unused, LockNeed need)
     : path_(path), remove_if_unused_(remove_if_unused) {
   while (true) {
     fd_ = ::open(path.c_str(), O_RDWR | O_CLOEXEC | O_NONBLOCK);
@@ -54,6 +54,12 @@ FileLock::FileLock(const std::string& path, const std::string& what, bool remove
     if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
       const int error = errno;
       ::close(fd_);
+      const bool unsupported = error == ENOSYS || error == ENOLCK || error == EOPNOTSUPP || error == EINVAL;
+      if (unsupported && need == LockNeed::where_supported) {
+        if (created_) ::unlink(path.c_str());
+        fd_ = -1;
+        return;
+      }
       if (error == EWOULDBLOCK)
         throw input_error(path + ": " + what + " is in use by another flysim process" + lock_holder(path) +
                           "; give this one its own file, or stop the other first");
@@ -70,6 +76,7 @@ FileLock::FileLock(const std::string& path, const std::string& what, bool remove
 }
 
 FileLock::~FileLock() {
+  if (fd_ < 0) return;
   struct stat st {};
   if (created_ && remove_if_unused_ && ::fstat(fd_, &st) == 0 && st.st_size == 0) ::unlink(path_.c_str());
   ::close(fd_);

@@ -6,18 +6,25 @@
 
 namespace flysim {
 
+// Whether a file system that cannot lock files (flock(2) unsupported: some NFS, Lustre or
+// FUSE mounts) refuses the lock, or leaves it unheld (held() false) for the caller to say so.
+enum class LockNeed { required, where_supported };
+
 class FileLock {
  public:
   // Opens `path` (creating it when missing, never truncating it) and locks it. Throws
   // input_error naming the file, `what` it is and the process holding it when another
   // process has it locked. `remove_if_unused`: a file this lock created and that is
   // still empty when the lock ends is removed again.
-  FileLock(const std::string& path, const std::string& what, bool remove_if_unused = false);
+  FileLock(const std::string& path, const std::string& what, bool remove_if_unused = false,
+           LockNeed need = LockNeed::required);
   ~FileLock();
   FileLock(const FileLock&) = delete;
   FileLock& operator=(const FileLock&) = delete;
   // Whether the file had bytes before this lock was taken.
   bool had_content() const { return had_content_; }
+  // False only where the file system cannot lock and the lock was LockNeed::where_supported.
+  bool held() const { return fd_ >= 0; }
 
  private:
   std::string path_;

@@ -24,11 +24,11 @@ std::vector<ListedId> read_id_list(const std::string& path) {
     const std::string_view line = reader.line();
     std::string_view entry = CsvReader::trim(line.substr(0, line.find('#')));
     if (entry.empty()) continue;
-    // A first line that starts with a letter is a column's name (pandas writes
-    // "flywire_id" above a Series' IDs), not a mistyped ID.
-    if (std::exchange(first_entry, false) && is_column_name(entry)) continue;
     // An ID in double quotes, as R writes IDs kept as text, is that ID.
     if (entry.size() >= 2 && entry.front() == '"' && entry.back() == '"') entry = entry.substr(1, entry.size() - 2);
+    // A first line of letters and underscores is a column's name (pandas writes
+    // flywire_id above a Series' IDs, R "x"), not a mistyped ID.
+    if (std::exchange(first_entry, false) && is_column_name(entry)) continue;
     if (const auto commas = std::count(entry.begin(), entry.end(), ','); commas != 0)
       throw reader.error("expected 1 field (one root ID per line), got " + std::to_string(commas + 1));
     ids.push_back({reader.integer_in<int64_t>(entry, "neuron ID"), reader.line_number()});

@@ -182,7 +182,7 @@ def _run_args(stimulus, kicks, silence, silence_mode, duration_ms, trials, seed,
     trials = _whole(trials, "trials", 1, _MAX_TRIALS)
     seed = _whole(seed, "seed", 0, _MAX_SEED)
     threads = 0 if threads is None else _whole(threads, "threads", 1, _MAX_THREADS)
-    batch = 0 if batch is None or batch == "auto" else _whole(batch, "batch", 1, _MAX_TRIALS)
+    batch = 0 if batch is None or (isinstance(batch, str) and batch == "auto") else _whole(batch, "batch", 1, _MAX_TRIALS)
     for name, value in (("engine", engine), ("silence_mode", silence_mode)):
         if not isinstance(value, str):
             raise TypeError(f"{name}={value!r} must be a string")

@@ -172,7 +172,7 @@ TEST_F(BatchCli, SweepOnANetworkWithoutMn9RunsWithItsDefaults) {
   const CliResult none = run_flysim("sweep --sweep.rates=60 --run.trials=2 --output.dir=" + path("none") + " " +
                                         with_overrides(net2000_args(), "--stimulus.ids="),
                                     path("none.out"), path("none.err"));
-  expect_one_line_error(none, "command line: option stimulus.ids='' leaves no neuron Poisson-driven");
+  expect_one_line_error(none, "command line: option stimulus.ids='' puts no neuron in the default Poisson group");
   const CliResult fast = run_flysim("sweep --sweep.rates=60,20000 --run.trials=2 --output.dir=" + path("fast") + " " +
                                         net2000_args(),
                                     path("fast.out"), path("fast.err"));

@@ -325,6 +325,7 @@ TEST_F(Reliability, IdAndKickFilesRefuseRowsWithMoreThanTheirFields) {
   // A column's name above the IDs (pandas' Series.to_csv) is skipped; only on the first line.
   EXPECT_EQ(load_id_list_as_indices(write("header.txt", "flywire_id\n" + a + "\n" + b + "\n"), *net),
             (std::vector<uint32_t>{1, 2}));
+  EXPECT_EQ(load_id_list_as_indices(write("quoted_header.txt", "\"x\"\n\"" + a + "\"\n"), *net), (std::vector<uint32_t>{1}));
   EXPECT_NE(error_of([&] { load_id_list_as_indices(write("two_names.txt", "flywire_id\nroot_id\n" + a + "\n"), *net); })
                 .find("two_names.txt:2: column 'neuron ID': 'root_id' is not an integer"),
             std::string::npos);
@@ -395,9 +396,9 @@ TEST_F(Reliability, AServiceOnATakenPortLeavesNoJournal) {
   EXPECT_FALSE(fs::exists(path("journal.jsonl")));
   // The port free again: the service listens on it (the check let go of it).
   BackgroundFlysim again(serve + " --network.cache-dir=" + path("cache"), path("again.out"), path("again.err"));
-  EXPECT_NE(again.wait_for_output("control API on http://127.0.0.1:" + port, 60), "") << slurp(path("again.err"));
-  EXPECT_EQ(run_flysim("ctl stop --control.port=" + port, path("ctl.out"), path("ctl.err")).code, 0) << slurp(path("ctl.err"));
-  EXPECT_EQ(again.wait(), 0) << slurp(path("again.err"));
+  ASSERT_NE(again.wait_for_output("control API on http://127.0.0.1:" + port, 60), "") << slurp(path("again.err"));
+  ASSERT_EQ(run_flysim("ctl stop --control.port=" + port, path("ctl.out"), path("ctl.err")).code, 0) << slurp(path("ctl.err"));
+  EXPECT_EQ(again.wait_for(60), 0) << slurp(path("again.err"));
 }
 
 TEST_F(Reliability, ADashIsStandardOutput) {

@@ -143,6 +143,7 @@ TEST_F(Service, AFailedCheckpointEndsNothing) {
                              path("ck") + " --output.summary=" + path("summary.json") + " --output.journal=" + path("journal.jsonl"),
                          path("serve.out"), path("serve.err"));
   const std::string line = serve.wait_for_output("control API on http://", 60);
+  ASSERT_NE(line, "") << slurp(path("serve.err"));
   const std::string port = line.substr(line.rfind(':') + 1);
   fs::remove_all(path("ck"));
   const CliResult failed = ctl(port, "checkpoint");
@@ -152,8 +153,8 @@ TEST_F(Service, AFailedCheckpointEndsNothing) {
   fs::create_directories(path("ck"));
   const CliResult written = ctl(port, "checkpoint");
   EXPECT_EQ(written.code, 0) << written.out << written.err;
-  EXPECT_EQ(ctl(port, "stop").code, 0);
-  ASSERT_EQ(serve.wait(), 0) << slurp(path("serve.err"));
+  ASSERT_EQ(ctl(port, "stop").code, 0);
+  ASSERT_EQ(serve.wait_for(60), 0) << slurp(path("serve.err"));
   const nlohmann::json summary = nlohmann::json::parse(slurp(path("summary.json")));
   EXPECT_EQ(summary["checkpoints_failed"], 1);
   EXPECT_EQ(summary["checkpoints_written"], 1);

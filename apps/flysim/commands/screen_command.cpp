@@ -124,12 +124,8 @@ void check_experiments(const Options& o, ScreenRequest& request) {
   // Before the network loads: a missing plotter costs no waiting.
   request.plot = request.part.whole && plot_wanted(o, "screen");
   request.keep_spikes = o.boolean("screen.spikes");
-  // A spikes.csv this screen does not write would stand beside its tables as if it were
-  // theirs; it is not flysim's to delete.
-  if (std::error_code ec; request.part.whole && !request.keep_spikes &&
-                          std::filesystem::exists(std::filesystem::path(request.dir) / "spikes.csv", ec))
-    o.reject("output.dir", "holds a spikes.csv that this screen would not write (screen.spikes=false), beside tables of "
-                           "other experiments: move it away, or give screen.spikes=true");
+  // A spikes.csv this screen does not write is not flysim's to delete.
+  if (request.part.whole && !request.keep_spikes) refuse_spikes_not_written(o, "output.dir", request.dir);
 }
 
 // The readouts the network has, ascending; the others are warned about and skipped.

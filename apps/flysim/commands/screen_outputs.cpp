@@ -34,6 +34,13 @@ bool draw_screen_plot(const Options& o, const std::string& dir, const std::strin
   return true;
 }
 
+void refuse_spikes_not_written(const Options& o, const std::string& key, const std::string& dir) {
+  std::error_code ec;
+  if (std::filesystem::exists(std::filesystem::path(dir) / "spikes.csv", ec))
+    o.reject(key, "holds a spikes.csv that this screen would not write (screen.spikes=false), beside tables of other "
+                  "experiments: move it away, or give screen.spikes=true");
+}
+
 void warn_of_earlier_output(const std::string& dir, const std::string& name) {
   const std::string path = dir + "/" + name;
   std::error_code ec;
@@ -58,7 +65,7 @@ void write_screen_files(const ScreenParts& parts, const ScreenFiles& f) {
   }
   write_atomically(f.dir + "/rates.csv", rates);
   write_atomically(f.dir + "/readouts.csv", readouts);
-  if (!f.spikes) return warn_of_earlier_output(f.dir, "spikes.csv");
+  if (!f.spikes) return;
   AtomicFile out(f.dir + "/spikes.csv");
   out.write(kReferenceSpikesHeader, std::char_traits<char>::length(kReferenceSpikesHeader));
   std::vector<char> block(1 << 20);

@@ -22,8 +22,12 @@ struct ScreenFiles {
 ScreenFiles screen_files(const std::string& dir, const std::vector<std::string>& names, const std::vector<int64_t>& readouts,
                          double trial_s, bool spikes);
 
-// Writes the files from every experiment's part (without spikes, warns of a DIR/spikes.csv).
+// Writes the files from every experiment's part.
 void write_screen_files(const ScreenParts& parts, const ScreenFiles& files);
+
+// Throws input_error (blaming option `key`) when DIR holds a spikes.csv that a screen
+// without spikes would leave beside its new tables as if it were theirs.
+void refuse_spikes_not_written(const Options& o, const std::string& key, const std::string& dir);
 
 // Warns when DIR/NAME, one of the screen's files that this screen does not write, is
 // there: it would pass for this screen's. It is left as it is.

@@ -134,9 +134,9 @@ int sweep_command(const std::vector<std::string>& args) {
   const std::vector<uint32_t> readouts = readout_indices(o, "sweep.readouts", *net, table.readout_ids);
   const auto stimulus = std::make_shared<const StimulusPlan>(run.stimulus(*net));
   if (stimulus->poisson_neurons.empty())
-    o.reject("stimulus.ids", "leaves no neuron Poisson-driven (empty, or the default set aside by stimulus.kicks), so the "
-                             "rates of sweep.rates drive nothing and every rate would give the same trials; give "
-                             "--stimulus.ids=FILE, the neurons to drive");
+    o.reject("stimulus.ids", "puts no neuron in the default Poisson group (empty, or the default set aside by "
+                             "stimulus.kicks), the only group whose rate sweep.rates sets: every rate would give the same "
+                             "trials; give --stimulus.ids=FILE, the neurons to drive");
   const TrialBatches plan = run.trial_batches(shape, net->neuron_count());
   const auto engine = run.engines(net, plan.batch).make(run.engine().kind, 0, stimulus, request.rates.front());
   spdlog::info("sweep: {} rates x {} trials of {} ms on {}; readouts {}", request.rates.size(), shape.trials, shape.duration_ms,

@@ -1,14 +1,15 @@
 #include "apps/flysim/process/owned_files.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <filesystem>
 
-#include "apps/flysim/run/run_checks.hpp"
 #include "io/atomic_file.hpp"
 #include "io/input_file.hpp"
 
 namespace flysim::app {
 
-OwnedFiles claim_owned_files(const Options& o, bool serving) {
+OwnedFiles claim_owned_files(const Options& o, bool serving, bool takes_checkpoints) {
   OwnedFiles owned;
   const std::string& journal = o.text("output.journal");
   // A device or FIFO (/dev/null, standard output) holds no journal to keep: written in place, unlocked.
@@ -19,10 +20,15 @@ OwnedFiles claim_owned_files(const Options& o, bool serving) {
                                  "file, or set output.journal-overwrite=true to replace it");
   }
   // One writer a checkpoint folder: a name free when looked at stays free until written.
-  if (serving || checkpoints_asked(o)) {
-    create_checkpoint_dir(o);
-    owned.checkpoints = std::make_unique<FileLock>((std::filesystem::path(o.text("checkpoint.dir")) / kCheckpointLockName).string(),
-                                                   "the lock of checkpoint.dir", true);
+  if (serving || takes_checkpoints) {
+    owned.checkpoint_dir = std::make_unique<OutputFolder>(o, "checkpoint.dir");
+    const std::string lock = (std::filesystem::path(o.text("checkpoint.dir")) / kCheckpointLockName).string();
+    owned.checkpoints = std::make_unique<FileLock>(lock, "the lock of checkpoint.dir", true,
+                                                   serving ? LockNeed::required : LockNeed::where_supported);
+    if (!owned.checkpoints->held())
+      spdlog::warn("{}: this file system cannot lock files, so checkpoint.dir is not locked: a second flysim writing "
+                   "checkpoints there at the same time could take the same names",
+                   lock);
   }
   return owned;
 }

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "apps/flysim/options/options.hpp"
+#include "apps/flysim/process/output_folder.hpp"
 #include "io/file_lock.hpp"
 
 namespace flysim::app {
@@ -15,13 +16,17 @@ namespace flysim::app {
 inline constexpr const char* kCheckpointLockName = "flysim.lock";
 
 struct OwnedFiles {
+  // Declared first, so ended last (after the lock file in it is gone): removed again
+  // when this run created it and wrote nothing there.
+  std::unique_ptr<OutputFolder> checkpoint_dir;
   std::unique_ptr<FileLock> journal, checkpoints;
 };
 
-// Locks output.journal (when set) and, when `serving` or checkpoints are asked,
-// checkpoint.dir (created if missing); throws input_error naming the option, or the file
-// and its holder.
-OwnedFiles claim_owned_files(const Options& o, bool serving);
+// Locks output.journal (when set) and, for a run that `takes_checkpoints` (a service
+// always does), checkpoint.dir (created if missing; on a file system that cannot lock
+// files a run goes on unlocked, with a warning, and a service is refused); throws
+// input_error naming the option, or the file and its holder.
+OwnedFiles claim_owned_files(const Options& o, bool serving, bool takes_checkpoints);
 
 // Creates checkpoint.dir with its parents, or throws input_error naming the option and why.
 void create_checkpoint_dir(const Options& o);

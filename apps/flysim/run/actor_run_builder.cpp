@@ -76,7 +76,7 @@ ActorRunBuilder::ActorRunBuilder(const Options& o, const std::vector<OptionSpec>
     if (const ListenProblem problem = listen_problem(control_.bind, control_.port); !problem.message.empty())
       o.reject(problem.port_unavailable ? "control.port" : "control.bind", problem.message);
   }
-  owned_ = claim_owned_files(o, serving());
+  owned_ = claim_owned_files(o, serving(), takes_checkpoints());
   swaps_ = swap_requests(o, run_.engine().device);
   // The delay cell rounds the plasticity period.
   plasticity_ = plasticity_request(o, run_.params().dt_ms, run_.constants().delay_steps);

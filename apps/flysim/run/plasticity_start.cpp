@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <limits>
 #include <string>
 
 #include "model/errors.hpp"
@@ -39,18 +40,23 @@ PlasticityState starting_state(const RunInputs& in, const std::vector<uint64_t>&
 // Plastic connections whose magnitude lies outside [w_min, w_max] keep it until their
 // first update, which clamps it at once: said before the run, with the way out.
 void warn_of_weights_beyond_bounds(const Network& net, const std::vector<uint64_t>& edges, const StdpParams& p) {
-  std::size_t beyond = 0;
-  int64_t largest = 0;
+  std::size_t above = 0, below = 0;
+  int64_t largest = 0, smallest = std::numeric_limits<int64_t>::max();
   for (uint64_t e : edges) {
     const int64_t magnitude = std::abs(static_cast<int64_t>(net.out_weights[e]));
     largest = std::max(largest, magnitude);
-    if (magnitude > p.w_max || magnitude < p.w_min) ++beyond;
+    smallest = std::min(smallest, magnitude);
+    above += magnitude > p.w_max;
+    below += magnitude < p.w_min;
   }
-  if (beyond > 0)
-    spdlog::warn("plasticity: {} of {} plastic connections weigh outside plasticity.w-min..w-max ({}..{} units; the largest "
-                 "weighs {}): each is clamped into it at its first update, a step of its own; give plasticity.w-max={} "
-                 "(and a w-min at most the smallest) to keep them",
-                 beyond, edges.size(), p.w_min, p.w_max, largest, largest);
+  if (above > 0)
+    spdlog::warn("plasticity: {} of {} plastic connections weigh more than plasticity.w-max ({} units; the largest weighs "
+                 "{}): each is clamped to it at its first update, a step of its own; give plasticity.w-max={} to keep them",
+                 above, edges.size(), p.w_max, largest, largest);
+  if (below > 0)
+    spdlog::warn("plasticity: {} of {} plastic connections weigh less than plasticity.w-min ({} units; the smallest weighs "
+                 "{}): each is raised to it at its first update, a step of its own; give plasticity.w-min={} to keep them",
+                 below, edges.size(), p.w_min, smallest, smallest);
 }
 
 // The weights learned before a checkpoint that the engine had not applied yet.
