@@ -33,10 +33,4 @@ OwnedFiles claim_owned_files(const Options& o, bool serving, bool takes_checkpoi
   return owned;
 }
 
-void create_checkpoint_dir(const Options& o) {
-  std::error_code ec;
-  std::filesystem::create_directories(o.text("checkpoint.dir"), ec);
-  if (ec) o.reject("checkpoint.dir", "cannot be created: " + ec.message());
-}
-
 }  // namespace flysim::app

@@ -28,7 +28,4 @@ struct OwnedFiles {
 // input_error naming the option, or the file and its holder.
 OwnedFiles claim_owned_files(const Options& o, bool serving, bool takes_checkpoints);
 
-// Creates checkpoint.dir with its parents, or throws input_error naming the option and why.
-void create_checkpoint_dir(const Options& o);
-
 }  // namespace flysim::app

@@ -245,7 +245,6 @@ ActorRunParts ActorRunBuilder::build() const {
   const RunInputs& in = parts.inputs;
   const std::vector<int64_t> readouts = readouts_in(o_, checks_.readouts, *in.network);
   const PlasticStart plastic = plasticity_start(o_, plasticity_, in);
-  if (takes_checkpoints()) create_checkpoint_dir(o_);
   clean_up_leftovers(o_, files_);
   throw_if_stopped("preparing the run");
   const int32_t engine_batch = batch(in);
