@@ -82,7 +82,7 @@ TEST_F(ReplayCheck, EveryLineIsCheckedAsTheControlApiChecksARequest) {
   }
 }
 
-TEST_F(ReplayCheck, OnlyOutputLogEngineAndPaceOptionsMayBeGivenAnew) {
+TEST_F(ReplayCheck, OnlyWhatChangesNoSpikeMayBeGivenAnew) {
   journal("j.jsonl", entry(1, 0, 18, kRate));
   expect_one_line_error(replay("j.jsonl", "--stimulus.rate=10"), "command line: option stimulus.rate cannot change");
   const std::string config = dir_.write("run.ini", "[stimulus]\nrate = 10\n");
@@ -91,6 +91,13 @@ TEST_F(ReplayCheck, OnlyOutputLogEngineAndPaceOptionsMayBeGivenAnew) {
   EXPECT_EQ(replay("j.jsonl", "--engine.threads=1 --log.level=warn --run.pace=off").code, 0);
   // Neither do the CPUs, the status window nor the lag limit change a spike.
   EXPECT_EQ(replay("j.jsonl", "--cpus.other=0 --status.window-s=5 --run.max-lag-ms=50").code, 0);
+  // Nor batches or scripted swaps: the spikes are the same bytes.
+  const std::string plain = slurp(dir_.path("j.jsonl.csv"));
+  EXPECT_EQ(replay("j.jsonl", "--run.batch=1 --run.swap-at=5:cpu").code, 0);
+  EXPECT_EQ(slurp(dir_.path("j.jsonl.csv")), plain);
+  const CliResult refused = replay("j.jsonl", "--run.trials=2");
+  expect_one_line_error(refused, "command line: option run.trials cannot change");
+  EXPECT_NE(refused.err.find("come from the journal alone: network.*"), std::string::npos) << refused.err;
 }
 
 TEST_F(ReplayCheck, AJournalOfAnotherNetworkIsRefused) {

@@ -29,7 +29,7 @@ constexpr std::chrono::seconds kShutdownLimit{5};
 // The only options a worker takes itself: where it listens, where its engines run, its
 // network files or cache, its batches and its logs. What a trial computes comes from
 // the coordinator.
-const std::vector<std::string> kWorkerOwn = {"port", "bind", "token-file", "engine.", "network.", "run.batch", "log."};
+const OverrideRule kWorkerOwn = override_prefixes({"port", "bind", "token-file", "engine.", "network.", "run.batch", "log."});
 const char* kFromCoordinator = "the screen's coordinator";
 
 std::vector<OptionSpec> worker_options() {
@@ -71,8 +71,7 @@ std::shared_ptr<WorkerSession> open_session(const std::vector<OptionSpec>& specs
 std::vector<OptionSpec> own_options(const std::vector<OptionSpec>& specs) {
   std::vector<OptionSpec> own;
   for (const OptionSpec& spec : specs)
-    if (std::any_of(kWorkerOwn.begin(), kWorkerOwn.end(), [&](const std::string& p) { return spec.key.rfind(p, 0) == 0; }))
-      own.push_back(spec);
+    if (kWorkerOwn.allows(spec.key)) own.push_back(spec);
   return own;
 }
 

@@ -101,13 +101,20 @@ void Options::set(const std::vector<OptionSpec>& specs, const std::string& key, 
   values_[key] = Value{text, origin, true, from_command_line};
 }
 
+OverrideRule override_prefixes(const std::vector<std::string>& prefixes) {
+  return {[prefixes](const std::string& key) {
+            return std::any_of(prefixes.begin(), prefixes.end(), [&](const std::string& p) { return key.rfind(p, 0) == 0; });
+          },
+          fmt::format("only options starting {} may be given", fmt::join(prefixes, ", "))};
+}
+
 Options Options::parse(const std::vector<OptionSpec>& specs, const std::vector<std::string>& args) {
   return parse(specs, args, {}, "", {});
 }
 
 Options Options::parse(const std::vector<OptionSpec>& specs, const std::vector<std::string>& args,
                        const std::map<std::string, std::string>& adopted, const std::string& adopted_origin,
-                       const std::vector<std::string>& overridable_prefixes) {
+                       const OverrideRule& overridable) {
   Options o;
   for (const auto& spec : specs)
     if (spec.key.find(kOptionName) == std::string::npos) o.values_[spec.key] = Value{spec.default_value, "default", false};
@@ -120,16 +127,12 @@ Options Options::parse(const std::vector<OptionSpec>& specs, const std::vector<s
   }
   for (const auto& [key, value] : command_line)
     if (key == "config") o.read_config(specs, value);
-  const auto may_override = [&](const std::string& key) {
-    return std::any_of(overridable_prefixes.begin(), overridable_prefixes.end(),
-                       [&](const std::string& prefix) { return key.rfind(prefix, 0) == 0; });
-  };
+  const auto may_override = [&](const std::string& key) { return overridable.allows && overridable.allows(key); };
   // Only what does not change the result may be given besides the adopted values.
   const auto refuse_unless_overridable = [&](const std::string& key, const std::string& origin) {
     if (adopted_origin.empty() || may_override(key)) return;
     throw input_error(origin + ": option " + key + (adopted.count(key) ? " comes from " + adopted_origin + " and" : "") +
-                      " cannot change (it would change the result); with " + adopted_origin + " only options starting " +
-                      fmt::format("{}", fmt::join(overridable_prefixes, ", ")) + " may be given");
+                      " cannot change (it would change the result); with " + adopted_origin + " " + overridable.allowed);
   };
   for (const auto& [key, v] : o.values_)
     if (v.given) refuse_unless_overridable(key, v.origin);

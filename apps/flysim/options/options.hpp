@@ -6,6 +6,7 @@
 // ignores unknown keys in a config file (docs/CAF-0.17.md), and a typo
 // in `run.duration-ms` must be an error naming the file and line, not a default.
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -26,6 +27,14 @@ struct OptionSpec {
   std::vector<std::string> choices = {};  // for OptionType::choice
 };
 
+// Which options may be set besides adopted ones, and how a refusal names them.
+struct OverrideRule {
+  std::function<bool(const std::string& key)> allows;
+  std::string allowed;  // ends "with ORIGIN ...": "only options starting port, bind may be given"
+};
+// The rule allowing the keys that start with one of `prefixes`.
+OverrideRule override_prefixes(const std::vector<std::string>& prefixes);
+
 class Options {
  public:
   // Parses `--key=value` arguments and `--config=FILE` (read first; the command line
@@ -33,11 +42,11 @@ class Options {
   static Options parse(const std::vector<OptionSpec>& specs, const std::vector<std::string>& args);
   // The same, with `adopted` values from another source (a journal being replayed) read
   // after the config files; the command line and config files may set only keys that
-  // start with one of `overridable_prefixes` (outputs, logging: what does not change
-  // the result), whether adopted or not.
+  // `overridable` allows (outputs, logging: what does not change the result), whether
+  // adopted or not.
   static Options parse(const std::vector<OptionSpec>& specs, const std::vector<std::string>& args,
                        const std::map<std::string, std::string>& adopted, const std::string& adopted_origin,
-                       const std::vector<std::string>& overridable_prefixes);
+                       const OverrideRule& overridable);
 
   const std::string& text(const std::string& key) const;
   int64_t integer(const std::string& key) const;
