@@ -5,6 +5,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include "apps/flysim/options/cuda_devices_option.hpp"
 #include "apps/flysim/options/network_options.hpp"
 #include "io/stimulus_files.hpp"
 #include "kernels/engine_factory.hpp"
@@ -87,6 +88,8 @@ PYBIND11_MODULE(_flysim, m) {
   // The bounds the program takes, for the Python layer to check before the binding narrows.
   m.attr("MAX_TRIALS") = kMaxTrials;
   m.attr("MAX_THREADS") = kMaxPoolThreads;
+  m.attr("MAX_ENGINES") = app::kMaxEnginesPerDevice;
+  m.attr("SCREEN_ENGINES") = app::kScreenEnginesPerDevice;
 
   py::class_<LifParams>(m, "LifParams", "The model's parameters (model/lif_params.hpp), with their defaults")
       .def(py::init<>())
@@ -197,10 +200,9 @@ PYBIND11_MODULE(_flysim, m) {
 
   m.def(
       "load_network",
-      [](const std::string& neurons, const std::string& connectivity, const std::string& format,
-         const std::function<void(const std::string&)>& log) {
-        return std::make_shared<python::NetworkSession>(python::load_network(neurons, connectivity, format, log));
+      [](const std::map<std::string, std::string>& options, const std::function<void(const std::string&)>& log) {
+        return std::make_shared<python::NetworkSession>(python::load_network(options, log));
       },
-      py::arg("neurons"), py::arg("connectivity"), py::arg("format"), py::arg("log"),
-      "The network as `flysim run` loads it (network.* options; empty strings keep their defaults)");
+      py::arg("options"), py::arg("log"),
+      "The network as `flysim run` loads it, from {network.* option: value} (those not given keep their defaults)");
 }

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "apps/flysim/options/cuda_devices_option.hpp"
 #include "apps/flysim/options/network_options.hpp"
 #include "apps/flysim/options/options.hpp"
 #include "io/stimulus_files.hpp"
@@ -19,13 +20,9 @@
 
 namespace flysim::python {
 
-std::shared_ptr<const Network> load_network(const std::string& neurons, const std::string& connectivity,
-                                            const std::string& format, const std::function<void(const std::string&)>& log) {
-  std::map<std::string, std::string> given;
-  if (!neurons.empty()) given["network.neurons"] = neurons;
-  if (!connectivity.empty()) given["network.connectivity"] = connectivity;
-  if (!format.empty()) given["network.format"] = format;
-  const app::Options o = app::Options::parse(app::network_options(), {}, given, "flysim.load_network()", {});
+std::shared_ptr<const Network> load_network(const std::map<std::string, std::string>& options,
+                                            const std::function<void(const std::string&)>& log) {
+  const app::Options o = app::Options::parse(app::network_options(), {}, options, "flysim.load_network()", {});
   return obtain_network(app::network_source(o), log);
 }
 
@@ -258,7 +255,8 @@ std::vector<RunSpikes> NetworkSession::run_many(const std::vector<RunRequest>& r
                                                 const std::function<void()>& poll,
                                                 const std::function<void(std::size_t)>& done) {
   if (names.size() != requests.size()) throw std::invalid_argument("run_many: one name per request");
-  if (engines < 1 || engines > 64) throw input_error("engines=" + std::to_string(engines) + " must be 1..64");
+  if (engines < 1 || engines > app::kMaxEnginesPerDevice)
+    throw input_error("engines=" + std::to_string(engines) + " must be 1.." + std::to_string(app::kMaxEnginesPerDevice));
   const std::lock_guard<std::mutex> one_at_a_time(running_);
   std::vector<Prepared> prepared;
   for (std::size_t k = 0; k < requests.size(); ++k) {

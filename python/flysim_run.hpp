@@ -21,11 +21,11 @@
 
 namespace flysim::python {
 
-// The network of `neurons` and `connectivity` in `format` (network.* options of `flysim
-// run`; an empty string keeps the option's default: empty connectivity is the synthetic
-// FlyWire-scale network), through the network cache. `log` gets one line per stage.
-std::shared_ptr<const Network> load_network(const std::string& neurons, const std::string& connectivity,
-                                            const std::string& format, const std::function<void(const std::string&)>& log);
+// The network of `options`, the network.* options of `flysim run` (one not given keeps
+// its default: no network.connectivity is the synthetic FlyWire-scale network), through
+// the network cache. `log` gets one line per stage.
+std::shared_ptr<const Network> load_network(const std::map<std::string, std::string>& options,
+                                            const std::function<void(const std::string&)>& log);
 
 // A Poisson group: root IDs driven at a rate.
 struct GroupRequest {

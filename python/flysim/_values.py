@@ -4,6 +4,7 @@ IDs may be given as."""
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator, KeysView
 from typing import Any, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -40,12 +41,21 @@ def _root_ids(ids: Any, what: str) -> List[int]:
     elif isinstance(ids, bytes):
         raise TypeError(f"{what}: root IDs must be integers or the path of an ID list file (str or os.PathLike), "
                         "not bytes")
+    if isinstance(ids, (set, frozenset, KeysView)):
+        ids = sorted(ids)  # an order of their own, so an error names the same item every time
+    elif isinstance(ids, Iterator):
+        ids = list(ids)
     try:
         arr = np.asarray(ids)
     except OverflowError:
         raise ValueError(f"{what}: root IDs must fit in 64 bits") from None
+    if arr.ndim > 1 and arr.size > 0 and sum(n > 1 for n in arr.shape) > 1:
+        raise ValueError(f"{what}: root IDs must be one list (or one column), not an array of shape {arr.shape}")
     if arr.size == 0:
         return []
+    if arr.dtype.kind == "b":
+        raise TypeError(f"{what}: root IDs must be integers, not booleans (for a mask over the network's neurons, "
+                        "give net.ids[mask])")
     if arr.dtype.kind == "f":
         # A float holds 15-16 digits: a FlyWire ID (18 digits) would change without a word.
         raise TypeError(f"{what}: root IDs must be integers, not floats (a float rounds an 18-digit ID)")

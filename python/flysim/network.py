@@ -8,7 +8,7 @@ from typing import Any, Optional, Union
 import numpy as np
 
 from . import _flysim
-from ._values import _root_ids, read_id_list
+from ._values import _MAX_SEED, _real, _root_ids, _whole, read_id_list
 
 log = logging.getLogger("flysim")
 
@@ -60,7 +60,9 @@ class Network:
 
 def load_network(neurons: Optional[Union[str, os.PathLike]] = None,
                  connectivity: Optional[Union[str, os.PathLike]] = None,
-                 format: str = "flywire") -> Network:
+                 format: str = "flywire", *, seed: Optional[int] = None,
+                 inhibitory_fraction: Optional[float] = None, cache: Optional[bool] = None,
+                 cache_dir: Optional[Union[str, os.PathLike]] = None) -> Network:
     """The network as `flysim run` loads it (its network.* options), through flysim's cache.
 
     neurons: the neurons file (FlyWire Completeness CSV; for format="edgelist", an
@@ -68,11 +70,27 @@ def load_network(neurons: Optional[Union[str, os.PathLike]] = None,
     connectivity: the FlyWire connectivity CSV (seven columns) or an edge list; None: the
         synthetic FlyWire-scale network (generated once, then read from the cache).
     format: "flywire" or "edgelist".
+    seed: network.seed, the synthetic network's seed and the seed of an edge list's
+        inhibitory neurons; None: 1.
+    inhibitory_fraction: network.inhibitory-fraction, for edge lists; None: 0.4.
+    cache, cache_dir: network.cache and network.cache-dir; None: on, in flysim's cache folder.
     """
-    session = _flysim.load_network("" if neurons is None else os.fspath(neurons),
-                                   "" if connectivity is None else os.fspath(connectivity),
-                                   format, log.info)
-    return Network(session)
+    options = {"network.format": format}
+    if neurons is not None:
+        options["network.neurons"] = os.fspath(neurons)
+    if connectivity is not None:
+        options["network.connectivity"] = os.fspath(connectivity)
+    if seed is not None:
+        options["network.seed"] = str(_whole(seed, "seed", 0, _MAX_SEED))
+    if inhibitory_fraction is not None:
+        options["network.inhibitory-fraction"] = repr(_real(inhibitory_fraction, "inhibitory_fraction"))
+    if cache is not None:
+        if not isinstance(cache, (bool, np.bool_)):
+            raise TypeError(f"cache={cache!r} must be True or False, not {type(cache).__name__}")
+        options["network.cache"] = "true" if cache else "false"
+    if cache_dir is not None:
+        options["network.cache-dir"] = os.fspath(cache_dir)
+    return Network(_flysim.load_network(options, log.info))
 
 
 # MN9's root ID: the proboscis motor neuron the sugar experiment reads (screen's default readout).

@@ -157,18 +157,32 @@ def _parquet_engine() -> Optional[str]:
     return None
 
 
-# Networks run_exp loaded, by (path_comp, path_con): later experiments reuse them and their engines.
-_networks: Dict[Tuple[Optional[str], Optional[str]], Network] = {}
+# Networks run_exp loaded, by their files' absolute paths, each with the files' stamps
+# (size, time of change, inode) when loaded: later experiments on the same files reuse it
+# and its engines; a file edited or replaced since loads anew, and the old one is dropped.
+_networks: Dict[Tuple[Optional[str], Optional[str]], Tuple[Tuple[Any, ...], Network]] = {}
+
+
+def _file_stamp(path: Optional[str]) -> Tuple[Any, ...]:
+    if path is None:
+        return ()
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return ()  # load_network names the file it cannot read
+    return (stat.st_size, stat.st_mtime_ns, stat.st_ino)
 
 
 def _network_of(path_comp, path_con) -> Network:
     if (path_comp is None) != (path_con is None):
         raise ValueError("path_comp and path_con go together: give both (the Completeness and Connectivity CSVs) "
                          "or neither (the synthetic network)")
-    key = (None if path_comp is None else os.fspath(path_comp), None if path_con is None else os.fspath(path_con))
-    if key not in _networks:
-        _networks[key] = load_network(key[0], key[1])
-    return _networks[key]
+    key = tuple(None if p is None else os.path.abspath(os.fspath(p)) for p in (path_comp, path_con))
+    stamp = (_file_stamp(key[0]), _file_stamp(key[1]))
+    if key not in _networks or _networks[key][0] != stamp:
+        _networks.pop(key, None)
+        _networks[key] = (stamp, load_network(key[0], key[1]))
+    return _networks[key][1]
 
 
 def run_exp(exp_name: str, neu_exc: RootIds, path_res: Union[str, os.PathLike],
@@ -195,13 +209,18 @@ def run_exp(exp_name: str, neu_exc: RootIds, path_res: Union[str, os.PathLike],
     """
     if _pd is None:
         raise ImportError("flysim.run_exp needs pandas (Debian: apt-get install python3-pandas)")
-    if not isinstance(exp_name, str) or exp_name in ("", ".", "..") or any(
+    if not isinstance(exp_name, str):
+        raise TypeError(f"exp_name={exp_name!r} must be a str (the name of the file in path_res), "
+                        f"not {type(exp_name).__name__}")
+    if exp_name in ("", ".", "..") or any(
             sep and sep in exp_name for sep in ("/", os.sep, os.altsep)):
         raise ValueError(f"exp_name={exp_name!r} must name a file in path_res: not empty, without a path separator")
     threads = None if n_proc == -1 else _whole(n_proc, "n_proc", 1, _MAX_THREADS)
     model, run_settings = _reference_settings(params)
     neu_exc, neu_exc2, neu_slnc = (_root_ids(neu_exc, "neu_exc"), _root_ids(neu_exc2, "neu_exc2"),
                                    _root_ids(neu_slnc, "neu_slnc"))
+    if os.path.exists(path_res) and not os.path.isdir(path_res):
+        raise ValueError(f"path_res={os.fspath(path_res)!r} is a file, not a folder")
     parquet = _parquet_engine()
     path_save = Path(path_res) / f"{exp_name}.{'parquet' if parquet else 'csv'}"
     if path_save.is_file() and not force_overwrite:
@@ -213,9 +232,16 @@ def run_exp(exp_name: str, neu_exc: RootIds, path_res: Union[str, os.PathLike],
         _indices_of(net, ids, what)  # an unknown ID named by argument, before the banner
     if len(neu_exc) == 0:
         raise ValueError("neu_exc: no root IDs (the experiment would drive nothing)")
+    both = sorted(set(neu_exc) & set(neu_exc2))
+    if both:
+        raise ValueError(f"neu_exc and neu_exc2 both list root ID {both[0]}: flysim drives a neuron from one Poisson "
+                         "group (the reference's two PoissonInputs would drive it from both)")
     stimulus = {"exc": (neu_exc, run_settings["r_poi"])}
     if len(neu_exc2):
         stimulus["exc2"] = (neu_exc2, run_settings["r_poi2"])
+        if run_settings["r_poi2"] == 0:
+            log.warning("run_exp: neu_exc2 is driven at r_poi2 = 0 Hz (params has no r_poi2, or it is 0): "
+                        "its %d neurons get no Poisson input", len(neu_exc2))
     run_args = dict(stimulus=stimulus, kicks=None, silence=neu_slnc, silence_mode="outgoing",
                     duration_ms=run_settings["t_run"] * 1e3, trials=run_settings["n_run"], seed=seed, engine=engine,
                     threads=threads, batch=batch, model=model)

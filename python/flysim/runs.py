@@ -176,6 +176,9 @@ def _run_args(stimulus, kicks, silence, silence_mode, duration_ms, trials, seed,
     kicks_file, kick_pairs = "", []
     if isinstance(kicks, (str, os.PathLike)):
         kicks_file = os.fspath(kicks)
+        if not os.path.exists(kicks_file):
+            raise FileNotFoundError(f"kicks: the kicks file {kicks_file} does not exist (a CSV 'step,neuron_id'; "
+                                    "or give (step, root_id) pairs)")
     elif kicks is not None:
         kick_pairs = _kick_pairs(kicks)
     params = _lif_params(model)

@@ -8,6 +8,7 @@ from typing import Any, Dict, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
+from . import _flysim
 from ._tables import _rate_stats, _table
 from ._values import RootIds, _root_ids, _whole
 from .network import MN9, Network, _indices_of
@@ -104,6 +105,10 @@ def screen(net: Network,
     _indices_of(net, readouts, "readouts")  # an unknown ID named by its place in the caller's list
     readouts = sorted(readouts)  # flysim screen's order: by root ID
     signature = inspect.signature(run)
+    unknown = sorted(set(common) - set(signature.parameters) | ({"net"} & set(common)))
+    if unknown:
+        raise TypeError(f"screen() got an unexpected keyword argument {unknown[0]!r} (the arguments shared by every "
+                        f"experiment are run's: {', '.join(p for p in signature.parameters if p != 'net')})")
     run_args = []
     for name, kwargs in zip(names, (kw for _, kw in items)):
         try:
@@ -116,8 +121,8 @@ def screen(net: Network,
                                   a["seed"], a["engine"], a["threads"], a["batch"], a["model"]))
         _check_kicked(net, run_args[-1], f"experiment {name!r}: kicks")
     if engines is None:
-        engines = 4 if run_args and all(args[8] == "cuda" for args in run_args) else 1
-    engines = _whole(engines, "engines", 1, 64)
+        engines = _flysim.SCREEN_ENGINES if run_args and all(args[8] == "cuda" for args in run_args) else 1
+    engines = _whole(engines, "engines", 1, _flysim.MAX_ENGINES)
     log.info("screen: %d experiments on %d engine(s)", len(run_args), engines)
     outs = net._session.run_many(run_args, names, int(engines), _progress_logger(len(run_args))) if run_args else []
     results: Dict[str, RunResult] = {}

@@ -7,7 +7,7 @@ import urllib.parse
 import urllib.request
 from typing import Any, Dict, Iterable, Optional, Tuple
 
-from ._values import RootIds, _root_ids
+from ._values import RootIds, _real, _root_ids, _whole
 
 
 class ServiceError(RuntimeError):
@@ -31,9 +31,9 @@ class Service:
         svc.status()["engine"]; svc.stimulus(rate_hz=200); svc.stop()
 
     url: the service's address (control.bind and control.port).
-    token: the token of the service's control.token-file (sent as 'Authorization: Bearer'),
-        None when it has none.
-    timeout: seconds to wait for an answer (a swap builds an engine; a command is answered
+    token: the token of the service's control.token-file (sent as 'Authorization: Bearer';
+        the file's trailing newline may stay), None when it has none.
+    timeout: seconds (> 0) to wait for an answer (a swap builds an engine; a command is answered
         once it took effect at an epoch boundary).
     Commands return the service's reply: ok, message, and the boundary (trial, step) at which
     the command applied; a refusal is a ServiceError.
@@ -44,7 +44,15 @@ class Service:
         if parts.scheme != "http" or not parts.netloc:
             raise ValueError(f"url={url!r} must be http://HOST:PORT (the control API speaks plain HTTP)")
         self.url = url.rstrip("/")
-        self.timeout = timeout
+        self.timeout = _real(timeout, "timeout")
+        if not self.timeout > 0:
+            raise ValueError(f"timeout={timeout!r} must be a positive number of seconds")
+        if token is not None:
+            if not isinstance(token, str):
+                raise TypeError(f"token must be a str (the token file's text), not {type(token).__name__}")
+            token = token.strip()
+            if not token or any(c.isspace() or not c.isprintable() for c in token):
+                raise ValueError("token must be one word of printable characters (a control.token-file's text)")
         self._token = token
 
     def __repr__(self) -> str:
@@ -85,7 +93,7 @@ class Service:
         """Moves the run to engine "cpu" (a pool of `threads`; None: engine.threads) or "cuda"."""
         body: Dict[str, Any] = {"engine": engine}
         if threads is not None:
-            body["threads"] = int(threads)
+            body["threads"] = _whole(threads, "threads", -2**31, 2**31 - 1)  # its range is the service's to check
         return self._request("POST", "/swap", body)
 
     def stimulus(self, rate_hz: Optional[float] = None, poisson_ids: Optional[RootIds] = None,
@@ -103,7 +111,7 @@ class Service:
         """
         body: Dict[str, Any] = {}
         if rate_hz is not None:
-            body["rate_hz"] = float(rate_hz)
+            body["rate_hz"] = _real(rate_hz, "rate_hz", "Hz")
         if poisson_ids is not None:
             body["poisson_ids"] = _root_ids(poisson_ids, "poisson_ids")
         if kicks is not None:

@@ -76,6 +76,45 @@ class NetworkTest(unittest.TestCase):
             flysim.run(net, stimulus={"s": (STIMULATED, 100.0)}, silence=[STIMULATED[0], 7], trials=1, duration_ms=10)
 
 
+    def test_an_edge_lists_options_give_the_programs_network(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            edges = Path(tmp) / "edges.csv"
+            with open(CONNECTIVITY) as f:
+                rows = list(csv.DictReader(f))
+            edges.write_text("".join(f"{r['Presynaptic_ID']},{r['Postsynaptic_ID']},{r['Connectivity']}\n" for r in rows))
+            net = flysim.load_network(None, edges, format="edgelist", seed=3, inhibitory_fraction=0.2, cache=False)
+            stim = {"s": (STIMULATED[:30], 150.0)}
+            ours = spike_rows(flysim.run(net, stimulus=stim, trials=1, duration_ms=100))
+            out, ids = Path(tmp) / "spikes.csv", Path(tmp) / "ids.txt"
+            ids.write_text("".join(f"{i}\n" for i in STIMULATED[:30]))
+            subprocess.run([BINARY, "run", "--network.format=edgelist", f"--network.connectivity={edges}",
+                            "--network.seed=3", "--network.inhibitory-fraction=0.2", "--network.cache=false",
+                            f"--stimulus.ids={ids}", "--stimulus.rate=150", "--run.duration-ms=100",
+                            f"--output.spikes={out}", "--log.level=warn"], check=True, stdout=subprocess.DEVNULL)
+            with open(out) as f:
+                theirs = [(int(r["trial"]), int(r["step"]), int(r["neuron_id"])) for r in csv.DictReader(f)]
+            self.assertGreater(len(ours), 0)
+            self.assertEqual(ours, theirs)
+            other = flysim.load_network(None, edges, format="edgelist", seed=3, inhibitory_fraction=0.5, cache=False)
+            self.assertNotEqual(spike_rows(flysim.run(other, stimulus=stim, trials=1, duration_ms=100)), ours)
+            with self.assertRaisesRegex(ValueError, "seed=-1 must lie in 0"):
+                flysim.load_network(None, edges, format="edgelist", seed=-1)
+            with self.assertRaisesRegex(TypeError, "cache='no' must be True or False"):
+                flysim.load_network(None, edges, format="edgelist", cache="no")
+
+    def test_root_ids_come_as_sets_and_columns_not_as_masks_or_tables(self):
+        net = load()
+        picked = [STIMULATED[4], STIMULATED[1]]
+        np.testing.assert_array_equal(net.index_of(set(picked)), net.index_of(sorted(picked)))
+        np.testing.assert_array_equal(net.index_of(dict.fromkeys(picked).keys()), net.index_of(sorted(picked)))
+        np.testing.assert_array_equal(net.index_of(iter(picked)), net.index_of(picked))
+        np.testing.assert_array_equal(net.index_of(pd.DataFrame({"id": picked})), net.index_of(picked))
+        with self.assertRaisesRegex(TypeError, "not booleans"):
+            net.index_of(np.ones(len(net), dtype=bool))
+        with self.assertRaisesRegex(ValueError, r"one list \(or one column\), not an array of shape \(2, 2\)"):
+            net.index_of([picked, picked])
+
+
 class RunTest(unittest.TestCase):
     def test_two_groups_and_silencing_give_the_programs_spikes(self):
         net = load()
@@ -286,6 +325,8 @@ class RunTest(unittest.TestCase):
                     flysim.run(net, **{"stimulus": stim, "trials": 1, "duration_ms": 10, **kwargs})
         with self.assertRaisesRegex(ValueError, "readouts: root ID .* is listed twice"):
             flysim.screen(net, {"a": {}}, readouts=[STIMULATED[0], STIMULATED[0]], stimulus=stim, trials=1, duration_ms=10)
+        with self.assertRaisesRegex(TypeError, r"^screen\(\) got an unexpected keyword argument 'trial' "):
+            flysim.screen(net, {"a": {}}, readouts=[], stimulus=stim, trial=2, duration_ms=10)
         # Unknown root IDs and bad rates are named by the argument that holds them.
         unknown = 12345
         with self.assertRaisesRegex(flysim.InputError, "^kicks: root ID 12345 .*not in the network"):
@@ -309,7 +350,8 @@ class RunTest(unittest.TestCase):
                                        ({"params": {"r_poi": -1}}, ValueError, r"params\['r_poi'\]=-1.0 Hz must be 0 or more"),
                                        ({"params": {"r_poi": "150"}}, TypeError, r"params\['r_poi'\]='150' must be a number"),
                                        ({"exp_name": "a/b"}, ValueError, "exp_name='a/b' must name a file"),
-                                       ({"neu_exc2": STIMULATED[:2]}, ValueError, "is in stimulus groups 'exc' and 'exc2'")):
+                                       ({"neu_exc2": STIMULATED[:2]}, ValueError, "neu_exc and neu_exc2 both list root ID"),
+                                       ({"exp_name": 5}, TypeError, "exp_name=5 must be a str")):
             with self.subTest(**{k: repr(v) for k, v in kwargs.items()}), tempfile.TemporaryDirectory() as tmp:
                 args = {"exp_name": "bad", **kwargs}
                 with self.assertRaisesRegex(error, message), mock.patch("builtins.print") as printed:
@@ -465,6 +507,21 @@ class ReferenceApiTest(unittest.TestCase):
                 flysim.load_exps([Path(tmp) / "spikes.txt"])
             with self.assertRaisesRegex(FileNotFoundError, "nope.parquet is not a file .it does not exist."):
                 flysim.load_exps([Path(tmp) / "nope.parquet"])
+
+    def test_run_exp_loads_an_edited_network_file_anew(self):
+        with tempfile.TemporaryDirectory() as tmp, mock.patch.object(flysim.reference, "_parquet_engine", return_value=None), \
+                mock.patch("builtins.print"):
+            neurons, connectivity = Path(tmp) / "neurons.csv", Path(tmp) / "connectivity.csv"
+            neurons.write_bytes(NEURONS.read_bytes())
+            connectivity.write_bytes(CONNECTIVITY.read_bytes())
+            first = flysim.run_exp("first", STIMULATED, tmp, neurons, connectivity, params=self.PARAMS)
+            rows = CONNECTIVITY.read_text().splitlines(keepends=True)
+            connectivity.write_text("".join(rows[:len(rows) // 5]))
+            second = flysim.run_exp("second", STIMULATED, tmp, neurons, connectivity, params=self.PARAMS)
+            fresh = flysim.run(flysim.load_network(neurons, connectivity), stimulus={"s": (STIMULATED, 150.0)},
+                               trials=self.PARAMS["n_run"], duration_ms=self.PARAMS["t_run"] * 1e3)
+            self.assertNotEqual(len(pd.read_csv(first)), len(pd.read_csv(second)))
+            self.assertEqual(len(pd.read_csv(second)), len(fresh.spikes))
 
     def test_load_exps_reads_the_csv_run_exp_wrote_for_a_missing_parquet(self):
         with tempfile.TemporaryDirectory() as tmp:
@@ -670,6 +727,13 @@ class ServiceTest(unittest.TestCase):
     def test_a_wrong_url_and_an_unknown_endpoint_are_named(self):
         with self.assertRaisesRegex(ValueError, "must be http://HOST:PORT"):
             flysim.Service("127.0.0.1:7460")
+        with self.assertRaisesRegex(ValueError, "timeout=0 must be a positive number"):
+            flysim.Service(self.url, timeout=0)
+        with self.assertRaisesRegex(ValueError, "token must be one word"):
+            flysim.Service(self.url, token="two words")
+        self.assertEqual(flysim.Service(self.url, token="secret\n")._token, "secret")  # as read from a token file
+        with self.assertRaisesRegex(TypeError, "rate_hz='abc' must be a number in Hz"):
+            flysim.Service(self.url).stimulus(rate_hz="abc")
         with self.assertRaises(flysim.ServiceError) as unknown:
             flysim.Service(self.url)._request("GET", "/nowhere")
         self.assertEqual(unknown.exception.status, 404)

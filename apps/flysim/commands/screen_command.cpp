@@ -54,7 +54,7 @@ std::vector<OptionSpec> screen_options() {
       {"output.dir", OptionType::path, "", "folder for rates.csv, readouts.csv, spikes.csv, screen.png and .screen-parts/"},
   };
   own.insert(own.end(), more.begin(), more.end());
-  for (const OptionSpec& spec : cuda_devices_specs("4")) own.push_back(spec);
+  for (const OptionSpec& spec : cuda_devices_specs(std::to_string(kScreenEnginesPerDevice))) own.push_back(spec);
   for (const OptionSpec& spec : screen_node_options()) own.push_back(spec);
   for (const OptionSpec& spec : plot_options("screen", "plot_screen.py", "screen.png")) own.push_back(spec);
   return trial_run_options(own);

@@ -34,7 +34,7 @@ const char* kFromCoordinator = "the screen's coordinator";
 
 std::vector<OptionSpec> worker_options() {
   std::vector<OptionSpec> own = listen_specs("screen.token-file");
-  for (const OptionSpec& spec : cuda_devices_specs("4")) own.push_back(spec);
+  for (const OptionSpec& spec : cuda_devices_specs(std::to_string(kScreenEnginesPerDevice))) own.push_back(spec);
   return trial_run_options(own);
 }
 

@@ -1,5 +1,7 @@
 #include "apps/flysim/options/cuda_devices_option.hpp"
 
+#include <fmt/format.h>
+
 #include <charconv>
 #include <string>
 
@@ -52,8 +54,8 @@ std::vector<OptionSpec> cuda_devices_specs(const std::string& per_device) {
            "with engine.kind=cuda: the devices to spread the work over (a screen's experiments, a run's batches, each "
            "engine holding run.batch trials): 'all', or device numbers '0,1,...'; empty: engine.cuda-device"},
           {kPerDeviceKey, OptionType::integer, per_device,
-           "with engine.kind=cuda: engines on each device, each running its own experiments or trials (1..64; several "
-           "overlap one engine's host work with another's kernels)"}};
+           fmt::format("with engine.kind=cuda: engines on each device, each running its own experiments or trials (1..{}; "
+                       "several overlap one engine's host work with another's kernels)", kMaxEnginesPerDevice)}};
 }
 
 std::vector<int> cuda_devices(const Options& o) {
@@ -65,7 +67,8 @@ std::vector<int> cuda_devices(const Options& o) {
     return {cuda_device(o)};
   }
   const int64_t per_device = o.integer(kPerDeviceKey);
-  if (per_device < 1 || per_device > 64) o.reject(kPerDeviceKey, "must be 1..64");
+  if (per_device < 1 || per_device > kMaxEnginesPerDevice)
+    o.reject(kPerDeviceKey, "must be 1.." + std::to_string(kMaxEnginesPerDevice));
   std::vector<int> engines;
   for (int d : listed_devices(o, written))
     for (int64_t k = 0; k < per_device; ++k) engines.push_back(d);

@@ -13,6 +13,10 @@ namespace flysim::app {
 
 inline constexpr const char* kCudaDevicesKey = "engine.cuda-devices";
 inline constexpr const char* kPerDeviceKey = "engine.per-device";
+// engine.per-device's bounds, and a screen's default: enough engines to overlap one's
+// host work with another's kernels.
+inline constexpr int kMaxEnginesPerDevice = 64;
+inline constexpr int kScreenEnginesPerDevice = 4;
 
 // The options' specs: engine.cuda-devices ("" (engine.cuda-device), "all", or "0,1,...")
 // and engine.per-device, `per_device` by default (a screen's "4", a run's "1").
