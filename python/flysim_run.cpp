@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstddef>
 #include <future>
 #include <cstring>
 #include <thread>
@@ -134,9 +135,11 @@ NetworkSession::Prepared NetworkSession::prepare(const RunRequest& r, unsigned s
   p.batches.neurons = network_->neuron_count();
   p.batches.batch = chosen_batch(r, {r.kind, 0, p.threads}, p.batches.neurons, p.batches.delay_steps, sharing);
 
-  LifConstants keyed = p.constants;
-  keyed.poisson_threshold = 0;
-  p.key = {r.kind, p.threads, p.batches.batch, r.seed, std::string(reinterpret_cast<const char*>(&keyed), sizeof keyed)};
+  // Keyed by the constants' bytes before the stimulus' threshold: no padding among them
+  // (the struct's tail padding has no defined value).
+  static_assert(offsetof(LifConstants, poisson_threshold) == offsetof(LifConstants, delay_steps) + sizeof(int32_t));
+  p.key = {r.kind, p.threads, p.batches.batch, r.seed,
+           std::string(reinterpret_cast<const char*>(&p.constants), offsetof(LifConstants, poisson_threshold))};
   return p;
 }
 

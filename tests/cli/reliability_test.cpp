@@ -475,6 +475,17 @@ TEST_F(Reliability, AFifoInputIsRefusedAtOnce) {
   EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(20));
 }
 
+TEST_F(Reliability, AScreenRefusedAfterItsFolderWasMadeLeavesNeitherItNorItsParents) {
+  const std::string bad = write("bad_ids.txt", "12345\n");
+  const std::string out = path("new_parent");
+  const CliResult r = flysim("screen --network.neurons=" + data_path("net2000/neurons.csv") + " --network.connectivity=" +
+                             data_path("net2000/connectivity.csv") + " --stimulus.ids=" + data_path("net2000/stimulated.txt") +
+                             " --screen.baseline=true --run.trials=1 --run.duration-ms=10 --output.dir=" + out +
+                             "/a/b/ --stimulus.silence=" + bad);
+  expect_one_line_error(r, bad + ":1: neuron ID 12345 is not in the network");
+  EXPECT_FALSE(fs::exists(out)) << "the parents made for output.dir are removed with it";
+}
+
 TEST_F(Reliability, AMissingInputFileIsNamedByItsOptionBeforeTheNetworkLoads) {
   // A typo in an ID file costs no network load: the synthetic network would take seconds.
   const std::string missing = path("no_such_ids.txt");

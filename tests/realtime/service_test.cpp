@@ -206,7 +206,7 @@ TEST_F(Service, SwappedOutEnginesGiveTheirMemoryBack) {
   const long first = least_after_3_swaps();
   for (int swap = 0; swap < 10; ++swap) ASSERT_EQ(ctl(port, "swap cpu --threads=1").code, 0);
   const long last = least_after_3_swaps();
-  // Far above a fixed service's growth, far below a leaking one's (docs/BENCHMARKS.md, "Memory").
+  // Far above a sound service's growth, far below a leaking one's (docs/BENCHMARKS.md, "Memory").
   EXPECT_LT(last - first, 20 * 1024) << first << " KiB after swaps 1-3, " << last << " KiB after swaps 14-16";
   EXPECT_EQ(ctl(port, "stop").code, 0);
   EXPECT_EQ(serve.wait(), 0) << slurp(path("serve.err"));
@@ -242,7 +242,7 @@ TEST_F(Service, MemoryStaysFlatOverSwapsCheckpointsAndRequests) {
   const long last = least_of_3();
   const std::size_t checkpoints = checkpoints_written() - checkpoints_before;
   EXPECT_GE(checkpoints, 14u * 3);
-  // Above a fixed service's growth, below what per-thread arenas add (docs/WATCH.md).
+  // Above a sound service's growth, below what per-thread arenas add (docs/WATCH.md).
   EXPECT_LT(last - first, 1024) << first << " KiB after swaps 5-7, " << last << " KiB after swaps 22-24, " << checkpoints
                                << " checkpoints between";
   EXPECT_EQ(ctl(port, "stop").code, 0);

@@ -49,7 +49,7 @@ void reseal_all(std::string& bytes);
 namespace flysim::test {
 
 // Opens the writing end of a FIFO after `timeout_s` unless destroyed first, so that a
-// reader that blocks on the FIFO (the bug) gets EOF and the test fails instead of
+// reader that blocks on the FIFO (what the test guards against) gets EOF and the test fails instead of
 // hanging forever.
 class FifoUnblocker {
  public:

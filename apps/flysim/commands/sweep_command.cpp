@@ -131,7 +131,7 @@ int sweep_command(const std::vector<std::string>& args) {
                  kMn9RootId, net->description);
     plot = false;
   }
-  const std::vector<uint32_t> readouts = readout_indices(o, "sweep.readouts", *net, table.readout_ids);
+  const std::vector<uint32_t> readouts = readout_indices(table.readout_ids, *net);
   const auto stimulus = std::make_shared<const StimulusPlan>(run.stimulus(*net));
   if (stimulus->poisson_neurons.empty())
     o.reject("stimulus.ids", "puts no neuron in the default Poisson group (empty, or the default set aside by "

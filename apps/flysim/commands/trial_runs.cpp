@@ -25,15 +25,4 @@ std::vector<OptionSpec> trial_run_options(const std::vector<OptionSpec>& own) {
   return specs;
 }
 
-std::vector<uint32_t> readout_indices(const Options& o, const std::string& key, const Network& net,
-                                      const std::vector<int64_t>& ids) {
-  std::vector<uint32_t> indices;
-  for (const int64_t id : ids) {
-    const auto found = std::find(net.root_ids.begin(), net.root_ids.end(), id);
-    if (found == net.root_ids.end()) o.reject(key, "names " + std::to_string(id) + ", which is not a neuron of the network");
-    indices.push_back(static_cast<uint32_t>(found - net.root_ids.begin()));
-  }
-  return indices;
-}
-
 }  // namespace flysim::app

@@ -15,8 +15,4 @@ namespace flysim::app {
 // run.batch, run.seed, engine.kind/cuda-device/threads; then `own`; log.* last.
 std::vector<OptionSpec> trial_run_options(const std::vector<OptionSpec>& own);
 
-// The network index of each root ID of option `key`; an ID the network lacks is refused by name.
-std::vector<uint32_t> readout_indices(const Options& o, const std::string& key, const Network& net,
-                                      const std::vector<int64_t>& ids);
-
 }  // namespace flysim::app

@@ -30,13 +30,21 @@ std::vector<int64_t> readout_ids(const Options& o, const std::string& key) {
 
 std::vector<int64_t> readouts_in(const Options& o, const std::vector<int64_t>& ids, const Network& net, const std::string& key) {
   std::vector<int64_t> present;
+  const RootIdIndex index(net);
   for (int64_t id : ids) {
-    if (std::find(net.root_ids.begin(), net.root_ids.end(), id) != net.root_ids.end())
+    if (index.find(id))
       present.push_back(id);
     else if (o.given(key))
       o.reject(key, "lists root ID " + std::to_string(id) + ", which is not in the network (" + net.short_description() + ")");
   }
   return present;
+}
+
+std::vector<uint32_t> readout_indices(const std::vector<int64_t>& present, const Network& net) {
+  const RootIdIndex index(net);
+  std::vector<uint32_t> indices;
+  for (const int64_t id : present) indices.push_back(*index.find(id));
+  return indices;
 }
 
 }  // namespace flysim::app

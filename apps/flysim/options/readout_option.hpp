@@ -21,4 +21,7 @@ std::vector<int64_t> readout_ids(const Options& o, const std::string& key = "out
 std::vector<int64_t> readouts_in(const Options& o, const std::vector<int64_t>& ids, const Network& net,
                                  const std::string& key = "output.readouts");
 
+// The model index of each of readouts_in's IDs, in their order.
+std::vector<uint32_t> readout_indices(const std::vector<int64_t>& present, const Network& net);
+
 }  // namespace flysim::app

@@ -5,15 +5,26 @@
 
 namespace flysim::app {
 
-OutputFolder::OutputFolder(const Options& o, const std::string& key) : path_(o.text(key)) {
+namespace fs = std::filesystem;
+
+OutputFolder::OutputFolder(const Options& o, const std::string& key) {
+  fs::path path = fs::path(o.text(key)).lexically_normal();
+  if (!path.has_filename()) path = path.parent_path();  // "out/"
+  std::vector<std::string> missing;
   std::error_code ec;
-  created_ = std::filesystem::create_directories(path_, ec);
-  if (ec) o.reject(key, "cannot be created: " + ec.message());
+  for (fs::path p = path; !p.empty() && p != p.root_path() && !fs::exists(p, ec); p = p.parent_path()) {
+    if (p.filename().empty() || p.filename() == "..") break;
+    missing.push_back(p.string());
+  }
+  if (fs::create_directories(path, ec); ec) o.reject(key, "cannot be created: " + ec.message());
+  created_ = std::move(missing);
 }
 
 OutputFolder::~OutputFolder() {
-  std::error_code ec;
-  if (created_ && std::filesystem::is_empty(path_, ec) && !ec) std::filesystem::remove(path_, ec);
+  for (const std::string& folder : created_) {
+    std::error_code ec;
+    if (!fs::is_empty(folder, ec) || ec || !fs::remove(folder, ec)) return;
+  }
 }
 
 }  // namespace flysim::app
