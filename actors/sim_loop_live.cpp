@@ -99,9 +99,13 @@ void apply_command(self_ptr self, const LiveCommand& command, uint64_t live_id) 
     try {
       st.plan.journal->append({at.trial, at.step, to_json(command)});
     } catch (const std::exception& e) {
-      // A command that cannot be journaled would make the run impossible to replay.
-      answer_live(self, live_id, {false, std::string("not applied: ") + e.what(), at.trial, at.step, ""});
-      return;
+      // A command that cannot be journaled would make the run impossible to replay; a stop
+      // still ends the run, whose journal then replays to the end of the plan.
+      if (!std::holds_alternative<StopCommand>(command)) {
+        answer_live(self, live_id, {false, std::string("not applied: ") + e.what(), at.trial, at.step, ""});
+        return;
+      }
+      spdlog::error("{}: the stop is not in the journal ({}): a replay of it runs to the end of the plan", where(at), e.what());
     }
   }
   const auto* swap = std::get_if<SwapCommand>(&command);

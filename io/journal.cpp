@@ -21,12 +21,6 @@ namespace {
 constexpr int kJournalVersion = 3;
 constexpr int kOldestJournalVersion = 2;
 
-void put_line(std::FILE* file, const std::string& path, const std::string& line, const char* what) {
-  const std::string text = line + "\n";
-  if (std::fputs(text.c_str(), file) < 0 || std::fflush(file) != 0)
-    throw input_error(path + ": cannot " + what + " the journal: " + std::strerror(errno));
-}
-
 // The header line: exactly its three fields.
 void read_header(const std::string& path, const std::string& line, JournalContents& contents) {
   const auto fail = [&](const std::string& what) { return input_error_at(path, 1, what); };
@@ -73,27 +67,47 @@ JournalWriter::JournalWriter(const std::string& path, const std::map<std::string
                              std::optional<uint64_t> restored_checksum)
     : path_(path) {
   // "-" and /dev/stdout are the process's standard output, written in place (io/atomic_file.hpp).
-  const int fd = open_in_place(path, true);
-  file_ = ::fdopen(fd, "w");
-  if (!file_) {
-    const int error = errno;
-    ::close(fd);
-    throw input_error(path + ": cannot write the journal: " + std::strerror(error));
-  }
+  fd_ = open_in_place(path, true);
   nlohmann::json header = {
       {"flysim_journal", kJournalVersion}, {"options", options}, {"network_hash", fmt::format("{:016x}", network_hash)}};
   if (restored_checksum) header["restored_checksum"] = fmt::format("{:016x}", *restored_checksum);
-  put_line(file_, path_, header.dump(), "write");
+  try {
+    put_line(header.dump(), "write");
+  } catch (...) {
+    ::close(fd_);
+    throw;
+  }
 }
 
 JournalWriter::~JournalWriter() {
-  if (file_) std::fclose(file_);
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void JournalWriter::put_line(const std::string& line, const char* what) {
+  const auto fail = [&](const std::string& why) { return input_error(path_ + ": cannot " + what + " the journal: " + why); };
+  if (!broken_.empty()) throw fail(broken_);
+  const std::string text = line + "\n";
+  const off_t before = ::lseek(fd_, 0, SEEK_CUR);  // -1 where the journal cannot be cut (a pipe)
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd_, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n > 0) {
+      done += static_cast<std::size_t>(n);
+      continue;
+    }
+    const std::string why = n < 0 ? std::strerror(errno) : "nothing written";
+    // A piece of a line would join the next one: cut it off, or append nothing more.
+    if (done > 0 && (before < 0 || ::ftruncate(fd_, before) != 0 || ::lseek(fd_, before, SEEK_SET) != before))
+      broken_ = "its last line is cut short (" + why + "); it replays up to the line before";
+    throw fail(why);
+  }
 }
 
 void JournalWriter::append(const JournalEntry& entry) {
   const nlohmann::json line = {{"seq", appended_ + 1}, {"trial", entry.trial}, {"step", entry.step},
                                {"command", nlohmann::json::parse(entry.command_json)}};
-  put_line(file_, path_, line.dump(), "append to");
+  put_line(line.dump(), "append to");
   ++appended_;
 }
 

@@ -7,7 +7,6 @@
 // takes effect. A replay applies the same commands at the same boundaries and gives the
 // same spikes (docs/SERVICE.md).
 #include <cstdint>
-#include <cstdio>
 #include <map>
 #include <optional>
 #include <string>
@@ -45,14 +44,20 @@ class JournalWriter {
   ~JournalWriter();
   JournalWriter(const JournalWriter&) = delete;
   JournalWriter& operator=(const JournalWriter&) = delete;
-  // Appends one entry, numbered from 1, and flushes it to the kernel (a killed service keeps it).
+  // Appends one entry, numbered from 1, written straight to the kernel (a killed service
+  // keeps it). An entry that cannot be written whole (a full disk) is cut off again, so
+  // the journal ends with its last whole line and replays; where that cannot be done (a
+  // pipe), every later append is refused. Throws input_error.
   void append(const JournalEntry& entry);
   const std::string& path() const { return path_; }
 
  private:
+  void put_line(const std::string& line, const char* what);
+
   std::string path_;
-  std::FILE* file_ = nullptr;
+  int fd_ = -1;
   uint64_t appended_ = 0;
+  std::string broken_;  // why no line can be appended any more; empty: none
 };
 
 // Reads a journal's header (throws input_error naming FILE:1 for anything malformed,

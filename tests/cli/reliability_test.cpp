@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -399,6 +400,50 @@ TEST_F(Reliability, AServiceOnATakenPortLeavesNoJournal) {
   ASSERT_NE(again.wait_for_output("control API on http://127.0.0.1:" + port, 60), "") << slurp(path("again.err"));
   ASSERT_EQ(run_flysim("ctl stop --control.port=" + port, path("ctl.out"), path("ctl.err")).code, 0) << slurp(path("ctl.err"));
   EXPECT_EQ(again.wait_for(60), 0) << slurp(path("again.err"));
+}
+
+TEST_F(Reliability, AStopEndsAServiceWhoseJournalCannotGrow) {
+  const std::string serve = "serve --network.neurons=" + data_path("net2000/neurons.csv") + " --network.connectivity=" +
+                            data_path("net2000/connectivity.csv") + " --stimulus.kicks=" + data_path("net2000/kicks.csv") +
+                            " --control.port=0 --output.spikes=/dev/null --output.journal=" + path("journal.jsonl") +
+                            " --network.cache-dir=" + path("cache");
+  const auto served_port = [&](BackgroundFlysim& service) {
+    const std::string line = service.wait_for_output("control API on http://127.0.0.1:", 60);
+    return line.empty() ? std::string() : line.substr(line.rfind(':') + 1);
+  };
+  const auto stop = [&](const std::string& port) { return run_flysim("ctl stop --control.port=" + port, path("ctl.out"), path("ctl.err")); };
+  std::size_t header = 0;
+  {
+    BackgroundFlysim first(serve, path("first.out"), path("first.err"));
+    const std::string port = served_port(first);
+    ASSERT_NE(port, "") << slurp(path("first.err"));
+    ASSERT_EQ(stop(port).code, 0);
+    ASSERT_EQ(first.wait_for(60), 0) << slurp(path("first.err"));
+    const std::string journal = slurp(path("journal.jsonl"));
+    header = journal.find('\n') + 1;
+    ASSERT_GT(journal.size(), header) << "the first service journaled its stop";
+    fs::remove(path("journal.jsonl"));
+  }
+  // The same service (the same header) in files of at most the header and 30 bytes: no
+  // command fits. SIGXFSZ ignored: a write past the limit fails as on a full disk.
+  rlimit saved{};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &saved), 0);
+  rlimit limited = saved;
+  limited.rlim_cur = header + 30;
+  const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &limited), 0);
+  BackgroundFlysim second(serve, path("second.out"), path("second.err"));
+  ::setrlimit(RLIMIT_FSIZE, &saved);
+  std::signal(SIGXFSZ, old_handler);
+  const std::string port = served_port(second);
+  ASSERT_NE(port, "") << slurp(path("second.err"));
+  const CliResult paused = run_flysim("ctl pause --control.port=" + port, path("ctl.out"), path("ctl.err"));
+  EXPECT_NE(paused.code, 0);
+  EXPECT_NE(paused.err.find("cannot append to the journal"), std::string::npos) << paused.err;
+  const CliResult stopped = stop(port);
+  EXPECT_EQ(stopped.code, 0) << stopped.err;
+  EXPECT_EQ(second.wait_for(60), 0) << slurp(path("second.err"));
+  EXPECT_EQ(slurp(path("journal.jsonl")).size(), header) << "the journal holds its header, whole";
 }
 
 TEST_F(Reliability, ADashIsStandardOutput) {
