@@ -446,6 +446,24 @@ TEST_F(Reliability, AStopEndsAServiceWhoseJournalCannotGrow) {
   EXPECT_EQ(slurp(path("journal.jsonl")).size(), header) << "the journal holds its header, whole";
 }
 
+TEST_F(Reliability, ASecondServiceIsRefusedTheSpikeFileOfARunningOne) {
+  const auto serve = [&](const std::string& name) {
+    return "serve --network.neurons=" + data_path("net2000/neurons.csv") + " --network.connectivity=" +
+           data_path("net2000/connectivity.csv") + " --stimulus.kicks=" + data_path("net2000/kicks.csv") +
+           " --control.port=0 --output.spikes=" + path("spikes.csv") + " --output.journal=" + path(name + ".jsonl") +
+           " --checkpoint.dir=" + path(name);
+  };
+  BackgroundFlysim first(serve("first") + " --network.cache-dir=" + path("cache"), path("first.out"), path("first.err"));
+  const std::string line = first.wait_for_output("control API on http://127.0.0.1:", 60);
+  ASSERT_NE(line, "") << slurp(path("first.err"));
+  const CliResult second = flysim(serve("second"));
+  expect_one_line_error(second, path("spikes.csv") + ": the spike file (output.spikes) is in use by another flysim process");
+  EXPECT_FALSE(fs::exists(path("second.jsonl"))) << "the refused service leaves no journal";
+  const std::string port = line.substr(line.rfind(':') + 1);
+  ASSERT_EQ(run_flysim("ctl stop --control.port=" + port, path("ctl.out"), path("ctl.err")).code, 0) << slurp(path("ctl.err"));
+  EXPECT_EQ(first.wait_for(60), 0) << slurp(path("first.err"));
+}
+
 TEST_F(Reliability, ADashIsStandardOutput) {
   const CliResult r = flysim(net2000("--run.duration-ms=20 --output.spikes=- --output.spikes-format=reference"));
   ASSERT_EQ(r.code, 0) << r.err;

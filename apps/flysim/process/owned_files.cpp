@@ -9,16 +9,23 @@
 
 namespace flysim::app {
 
-OwnedFiles claim_owned_files(const Options& o, bool serving, bool takes_checkpoints) {
+namespace {
+// A device or FIFO (/dev/null, standard output) holds nothing to keep: written in place, unlocked.
+bool lockable(const std::string& path) { return !path.empty() && special_file_kind(path).empty() && !names_standard_output(path); }
+}  // namespace
+
+OwnedFiles claim_owned_files(const Options& o, bool serving, bool takes_checkpoints, bool streams_spikes) {
   OwnedFiles owned;
   const std::string& journal = o.text("output.journal");
-  // A device or FIFO (/dev/null, standard output) holds no journal to keep: written in place, unlocked.
-  if (!journal.empty() && special_file_kind(journal).empty() && !names_standard_output(journal)) {
+  if (lockable(journal)) {
     owned.journal = std::make_unique<FileLock>(journal, "the journal (output.journal)", true);
     if (owned.journal->had_content() && !o.boolean("output.journal-overwrite"))
       o.reject("output.journal", "holds the journal of an earlier run, which its replay needs; move it away, name another "
                                  "file, or set output.journal-overwrite=true to replace it");
   }
+  // Spikes written in place as the run goes: a second run would write into them.
+  if (streams_spikes && lockable(o.text("output.spikes")))
+    owned.spikes = std::make_unique<FileLock>(o.text("output.spikes"), "the spike file (output.spikes)", true);
   // One writer a checkpoint folder: a name free when looked at stays free until written.
   if (serving || takes_checkpoints) {
     owned.checkpoint_dir = std::make_unique<OutputFolder>(o, "checkpoint.dir");

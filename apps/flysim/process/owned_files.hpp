@@ -1,8 +1,9 @@
 #pragma once
 // What a run owns while it runs, claimed before the network loads: the journal it
 // writes (refused when it holds an earlier run's journal, which its replay needs, unless
-// output.journal-overwrite says so) and, for a service or a run with checkpoint.every-ms,
-// its checkpoint folder. Locked,
+// output.journal-overwrite says so), a spike file written as the run goes (a service's,
+// a paced run's)
+// and, for a service or a run with checkpoint.every-ms, its checkpoint folder. Locked,
 // so a second flysim in the same folder is refused with the file and the pid holding it.
 #include <memory>
 
@@ -19,13 +20,13 @@ struct OwnedFiles {
   // Declared first, so ended last (after the lock file in it is gone): removed again
   // when this run created it and wrote nothing there.
   std::unique_ptr<OutputFolder> checkpoint_dir;
-  std::unique_ptr<FileLock> journal, checkpoints;
+  std::unique_ptr<FileLock> journal, spikes, checkpoints;
 };
 
-// Locks output.journal (when set) and, for a run that `takes_checkpoints` (a service
+// Locks output.journal (when set), output.spikes when `streams_spikes` and, for a run that `takes_checkpoints` (a service
 // always does), checkpoint.dir (created if missing; on a file system that cannot lock
 // files a run goes on unlocked, with a warning, and a service is refused); throws
 // input_error naming the option, or the file and its holder.
-OwnedFiles claim_owned_files(const Options& o, bool serving, bool takes_checkpoints);
+OwnedFiles claim_owned_files(const Options& o, bool serving, bool takes_checkpoints, bool streams_spikes);
 
 }  // namespace flysim::app

@@ -76,7 +76,7 @@ ActorRunBuilder::ActorRunBuilder(const Options& o, const std::vector<OptionSpec>
     if (const ListenProblem problem = listen_problem(control_.bind, control_.port); !problem.message.empty())
       o.reject(problem.port_unavailable ? "control.port" : "control.bind", problem.message);
   }
-  owned_ = claim_owned_files(o, serving(), takes_checkpoints());
+  owned_ = claim_owned_files(o, serving(), takes_checkpoints(), streams_spikes());
   swaps_ = swap_requests(o, run_.engine().device);
   // The delay cell rounds the plasticity period.
   plasticity_ = plasticity_request(o, run_.params().dt_ms, run_.constants().delay_steps);
@@ -91,6 +91,8 @@ ActorRunBuilder::ActorRunBuilder(const Options& o, const std::vector<OptionSpec>
                               "batches");
   }
 }
+
+bool ActorRunBuilder::streams_spikes() const { return checks_.pace > 0 || runs_forever(o_); }
 
 bool ActorRunBuilder::remote_shards() const {
   return std::any_of(plasticity_.places.begin(), plasticity_.places.end(), [](const ShardPlace& p) { return !p.host.empty(); });
@@ -217,7 +219,7 @@ RecorderConfig ActorRunBuilder::recorder_config(const RunInputs& in, const RunPl
   rc.steps_per_trial = plan.steps_per_trial;
   rc.dt_ms = plan.dt_ms;
   rc.readout_root_ids = readouts;
-  rc.spikes.stream = plan.pace > 0 || runs_forever(o_);
+  rc.spikes.stream = streams_spikes();
   if (in.restored) rc.start = in.restored->recorder;
   if (serving()) {  // the live page's window: only a service has a page to feed
     rc.activity = ActivitySettings{std::max(1, duration_to_steps(kActivityBinMs, plan.dt_ms)), kActivityBins, plan.dt_ms,

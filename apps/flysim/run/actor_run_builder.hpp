@@ -65,6 +65,8 @@ class ActorRunBuilder {
 
  private:
   bool takes_checkpoints() const { return checks_.checkpointing || serving(); }
+  // Spikes written to output.spikes as the run goes (paced or endless), not at its end.
+  bool streams_spikes() const;
   RunInputs load_inputs() const;
   // Why this run must go one trial at a time (empty: it need not).
   std::string one_trial_reason() const;
