@@ -73,7 +73,8 @@ json parse_object(const std::string& text) {
 }
 
 void wrong_type(const std::string& name, const std::string& expected, const json& value) {
-  throw bad_request(fmt::format("field \"{}\" must be {}, got {} {}", name, expected, value.type_name(), printable(value.dump())));
+  const std::string got = value.is_null() ? "null" : fmt::format("{} {}", value.type_name(), printable(value.dump()));
+  throw bad_request(fmt::format("field \"{}\" must be {}, got {}", name, expected, got));
 }
 
 void refuse_unknown_fields(const json& j, const std::string& where, const std::vector<std::string>& names,

@@ -108,6 +108,19 @@ TEST(ControlJson, AJournalLineNestedTooDeeplyIsRefused) {
   }
 }
 
+TEST(ControlJson, AFieldOfTheWrongTypeIsNamedWithWhatCame) {
+  const auto problem = [](const std::string& action, const std::string& body) {
+    try {
+      command_from_json(action, body);
+    } catch (const bad_request& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(problem("stimulus", R"({"rate_hz":null})"), "field \"rate_hz\" must be a number, got null");
+  EXPECT_EQ(problem("stimulus", R"({"rate_hz":"x"})"), "field \"rate_hz\" must be a number, got string \"x\"");
+}
+
 TEST(ControlJson, BytesThatAreNotUtf8StillGiveValidJson) {
   const std::string body = app::reply_to_json({false, "no such file: /tmp/\xff\xfe", 0, 0, ""});
   EXPECT_NE(app::reply_from_json(body).message.find("no such file: /tmp/"), std::string::npos) << body;
