@@ -91,6 +91,8 @@ void deliver_summary(self_ptr self, RecorderSummary recorded, std::string engine
   summary.checkpoints_failed = st.checkpoints.failures();
   summary.swaps = st.swap_log.items();
   summary.swaps_done = st.swap_log.count();
+  summary.stimulus_changes = st.stimulus_changes;
+  summary.last_stimulus = st.last_stimulus;
   summary.plasticity_shards = static_cast<uint32_t>(st.plan.plasticity.shards.size());
   summary.weight_changes = st.weights.changes_applied();
   summary.final_weights = std::move(final_weights);

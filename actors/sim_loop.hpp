@@ -138,6 +138,8 @@ struct sim_loop_state {
   std::optional<RealtimeMonitor> realtime;
   CheckpointFiles checkpoints;
   FirstListed<std::string> swap_log{kSwapsListed};  // RunSummary::swaps, swaps_done
+  uint64_t stimulus_changes = 0;  // live stimulus commands applied
+  std::string last_stimulus;      // the last one's description
   bool tick_armed = false;  // a wake-up for the pace is on its way
   bool finishing = false;
   uint64_t spikes = 0;

@@ -165,6 +165,8 @@ void apply_stimulus(self_ptr self, const StimulusCommand& command, StimulusChang
                   next.stimulus.poisson_neurons.size(), next.stimulus_rate_Hz, next.stimulus.groups.size(), kicks_ahead,
                   next.stimulus.silenced.size(), silence_mode_name(next.stimulus.silence_mode));
   st.plan.trial_plan = next;
+  ++st.stimulus_changes;
+  st.last_stimulus = summary;
   // Queued behind the epochs before `at`, ahead of every later one.
   const uint64_t generation = st.window.request();
   self->request(st.engine.actor, caf::infinite, stimulus_atom::value, next.stimulus, threshold).then([=](stimulus_atom) {

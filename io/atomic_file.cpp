@@ -40,12 +40,6 @@ std::string follow_links(const std::string& path) {
   throw input_error(path + ": " + what + ": " + std::strerror(err));
 }
 
-// /dev/stdout and /proc/self/fd/N are views of a descriptor: followed to a regular file
-// they would replace the file the shell redirected to, so they are always written in place.
-bool is_descriptor_view(const std::string& path) {
-  return path == "-" || path.rfind("/dev/", 0) == 0 || path.rfind("/proc/", 0) == 0;
-}
-
 // The descriptor a path names ("-" or /dev/stdout, /dev/fd/3, /proc/self/fd/3), or -1. It is
 // written through a duplicate: opening the path anew would start at offset 0 of a
 // redirected file and overwrite what the process has written there.
@@ -66,6 +60,10 @@ int descriptor_named(const std::string& path) {
 }  // namespace
 
 bool names_standard_output(const std::string& path) { return descriptor_named(path) == 1; }
+
+bool is_descriptor_view(const std::string& path) {
+  return path == "-" || path.rfind("/dev/", 0) == 0 || path.rfind("/proc/", 0) == 0;
+}
 
 namespace {
 

@@ -46,6 +46,11 @@ class AtomicFile {
 // Whether `path` names standard output: "-", /dev/stdout, /dev/fd/1 or /proc/self/fd/1.
 bool names_standard_output(const std::string& path);
 
+// Whether `path` is "-" or under /dev/ or /proc/ (/dev/stdout, /proc/self/fd/N): a view of
+// a descriptor, which followed to a regular file would replace the file the shell
+// redirected to; such paths are always written in place.
+bool is_descriptor_view(const std::string& path);
+
 // Writes `text` as the whole of `path` through an AtomicFile, committed.
 void write_atomically(const std::string& path, const std::string& text);
 

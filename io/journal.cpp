@@ -6,6 +6,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "model/errors.hpp"
@@ -68,6 +70,9 @@ JournalWriter::JournalWriter(const std::string& path, const std::map<std::string
     : path_(path) {
   // "-" and /dev/stdout are the process's standard output, written in place (io/atomic_file.hpp).
   fd_ = open_in_place(path, true);
+  struct stat st {};
+  cuttable_ = !is_descriptor_view(path) && ::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode) &&
+              (::fcntl(fd_, F_GETFL) & O_APPEND) == 0;
   nlohmann::json header = {
       {"flysim_journal", kJournalVersion}, {"options", options}, {"network_hash", fmt::format("{:016x}", network_hash)}};
   if (restored_checksum) header["restored_checksum"] = fmt::format("{:016x}", *restored_checksum);
@@ -87,7 +92,7 @@ void JournalWriter::put_line(const std::string& line, const char* what) {
   const auto fail = [&](const std::string& why) { return input_error(path_ + ": cannot " + what + " the journal: " + why); };
   if (!broken_.empty()) throw fail(broken_);
   const std::string text = line + "\n";
-  const off_t before = ::lseek(fd_, 0, SEEK_CUR);  // -1 where the journal cannot be cut (a pipe)
+  const off_t before = cuttable_ ? ::lseek(fd_, 0, SEEK_CUR) : -1;
   std::size_t done = 0;
   while (done < text.size()) {
     const ssize_t n = ::write(fd_, text.data() + done, text.size() - done);

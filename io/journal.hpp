@@ -47,7 +47,8 @@ class JournalWriter {
   // Appends one entry, numbered from 1, written straight to the kernel (a killed service
   // keeps it). An entry that cannot be written whole (a full disk) is cut off again, so
   // the journal ends with its last whole line and replays; where that cannot be done (a
-  // pipe), every later append is refused. Throws input_error.
+  // pipe, or a descriptor the journal shares, as standard output), every later append is
+  // refused. Throws input_error.
   void append(const JournalEntry& entry);
   const std::string& path() const { return path_; }
 
@@ -56,6 +57,7 @@ class JournalWriter {
 
   std::string path_;
   int fd_ = -1;
+  bool cuttable_ = false;  // a regular file this writer opened and emptied, not appended to
   uint64_t appended_ = 0;
   std::string broken_;  // why no line can be appended any more; empty: none
 };

@@ -95,6 +95,8 @@ struct RunSummary {
   uint64_t checkpoints_failed = 0;       // those that could not be written
   std::vector<std::string> swaps;        // "trial 0 step 5000: swapped to cuda ...", the first kSwapsListed
   uint64_t swaps_done = 0;               // all of them (fallbacks included)
+  uint64_t stimulus_changes = 0;         // live stimulus commands applied
+  std::string last_stimulus;             // the last one's description: the stimulus at the end
   uint32_t plasticity_shards = 0;        // 0: plasticity off
   uint64_t weight_changes = 0;           // weight changes the engine applied
   uint64_t weight_updates = 0;           // periods' updates the engine applied
@@ -184,7 +186,7 @@ typename Inspector::result_type inspect(Inspector& f, AppliedWeights& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, RunSummary& x) {
   return f(caf::meta::type_name("flysim.run_summary"), x.recorded, x.engine, x.trials, x.simulated_s, x.simulated_this_run_s, x.wall_s,
-           x.cpu_s, x.peak_memory_MiB, x.checkpoints, x.checkpoints_written, x.checkpoints_failed, x.swaps, x.swaps_done, x.plasticity_shards, x.weight_changes, x.weight_updates,
+           x.cpu_s, x.peak_memory_MiB, x.checkpoints, x.checkpoints_written, x.checkpoints_failed, x.swaps, x.swaps_done, x.stimulus_changes, x.last_stimulus, x.plasticity_shards, x.weight_changes, x.weight_updates,
            x.applied, x.final_weights,
            x.stopped_early, x.stopped_trial, x.stopped_step, x.lag, x.max_lag_ms, x.cost);
 }

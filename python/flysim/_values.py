@@ -42,7 +42,10 @@ def _root_ids(ids: Any, what: str) -> List[int]:
         raise TypeError(f"{what}: root IDs must be integers or the path of an ID list file (str or os.PathLike), "
                         "not bytes")
     if isinstance(ids, (set, frozenset, KeysView)):
-        ids = sorted(ids)  # an order of their own, so an error names the same item every time
+        try:
+            ids = sorted(ids)  # an order of their own, so an error names the same item every time
+        except TypeError:
+            raise TypeError(f"{what}: root IDs must be integers (the set mixes types)") from None
     elif isinstance(ids, Iterator):
         ids = list(ids)
     try:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import inspect
 import logging
 import time
+from collections.abc import Iterator
 from typing import Any, Dict, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -58,6 +59,18 @@ class ScreenResult:
         return f"<flysim.ScreenResult {len(self.results)} experiments>"
 
 
+def _reusable(value: Any) -> Any:
+    """`value` with every iterator in it (a stimulus group's IDs, silence=iter(...)) read
+    into a list: an argument shared by the experiments is read by each of them."""
+    if isinstance(value, Iterator):
+        return list(value)
+    if isinstance(value, dict):
+        return {k: _reusable(v) for k, v in value.items()}
+    if isinstance(value, tuple):
+        return tuple(_reusable(v) for v in value)
+    return value
+
+
 def screen(net: Network,
            experiments: Union[Mapping[str, Mapping[str, Any]], Sequence[Tuple[str, Mapping[str, Any]]]],
            readouts: Optional[RootIds] = None,
@@ -104,6 +117,7 @@ def screen(net: Network,
         raise ValueError(f"readouts: root ID {twice[0]} is listed twice")
     _indices_of(net, readouts, "readouts")  # an unknown ID named by its place in the caller's list
     readouts = sorted(readouts)  # flysim screen's order: by root ID
+    common = {key: _reusable(value) for key, value in common.items()}
     signature = inspect.signature(run)
     unknown = sorted(set(common) - set(signature.parameters) | ({"net"} & set(common)))
     if unknown:

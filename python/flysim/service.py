@@ -31,26 +31,29 @@ class Service:
         svc.status()["engine"]; svc.stimulus(rate_hz=200); svc.stop()
 
     url: the service's address (control.bind and control.port).
-    token: the token of the service's control.token-file (sent as 'Authorization: Bearer';
-        the file's trailing newline may stay), None when it has none.
-    timeout: seconds (> 0) to wait for an answer (a swap builds an engine; a command is answered
+    token: the token of the service's control.token-file (sent as 'Authorization: Bearer'):
+        the file's text will do, its first line being the token as the service reads it;
+        None when it has none.
+    timeout: seconds (> 0) to wait for an answer, None: without limit (a swap builds an engine; a command is answered
         once it took effect at an epoch boundary).
     Commands return the service's reply: ok, message, and the boundary (trial, step) at which
     the command applied; a refusal is a ServiceError.
     """
 
-    def __init__(self, url: str = "http://127.0.0.1:7460", token: Optional[str] = None, timeout: float = 120.0) -> None:
+    def __init__(self, url: str = "http://127.0.0.1:7460", token: Optional[str] = None,
+                 timeout: Optional[float] = 120.0) -> None:
         parts = urllib.parse.urlsplit(url)
         if parts.scheme != "http" or not parts.netloc:
             raise ValueError(f"url={url!r} must be http://HOST:PORT (the control API speaks plain HTTP)")
         self.url = url.rstrip("/")
-        self.timeout = _real(timeout, "timeout")
-        if not self.timeout > 0:
-            raise ValueError(f"timeout={timeout!r} must be a positive number of seconds")
+        self.timeout = None if timeout is None else _real(timeout, "timeout")
+        if self.timeout is not None and not self.timeout > 0:
+            raise ValueError(f"timeout={timeout!r} must be a positive number of seconds (or None: without limit)")
         if token is not None:
             if not isinstance(token, str):
                 raise TypeError(f"token must be a str (the token file's text), not {type(token).__name__}")
-            token = token.strip()
+            lines = token.strip().splitlines()
+            token = lines[0].strip() if lines else ""
             if not token or any(c.isspace() or not c.isprintable() for c in token):
                 raise ValueError("token must be one word of printable characters (a control.token-file's text)")
         self._token = token

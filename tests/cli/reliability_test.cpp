@@ -446,7 +446,7 @@ TEST_F(Reliability, AStopEndsAServiceWhoseJournalCannotGrow) {
   EXPECT_EQ(slurp(path("journal.jsonl")).size(), header) << "the journal holds its header, whole";
 }
 
-TEST_F(Reliability, ASecondServiceIsRefusedTheSpikeFileOfARunningOne) {
+TEST_F(Reliability, ASecondRunIsRefusedTheSpikeFileOfARunningService) {
   const auto serve = [&](const std::string& name) {
     return "serve --network.neurons=" + data_path("net2000/neurons.csv") + " --network.connectivity=" +
            data_path("net2000/connectivity.csv") + " --stimulus.kicks=" + data_path("net2000/kicks.csv") +
@@ -459,6 +459,11 @@ TEST_F(Reliability, ASecondServiceIsRefusedTheSpikeFileOfARunningOne) {
   const CliResult second = flysim(serve("second"));
   expect_one_line_error(second, path("spikes.csv") + ": the spike file (output.spikes) is in use by another flysim process");
   EXPECT_FALSE(fs::exists(path("second.jsonl"))) << "the refused service leaves no journal";
+  // Nor may a run replace it at its end.
+  const CliResult run = flysim("run --network.neurons=" + data_path("net2000/neurons.csv") + " --network.connectivity=" +
+                               data_path("net2000/connectivity.csv") + " --stimulus.kicks=" + data_path("net2000/kicks.csv") +
+                               " --run.duration-ms=20 --output.spikes=" + path("spikes.csv"));
+  expect_one_line_error(run, path("spikes.csv") + ": the spike file (output.spikes) is in use by another flysim process");
   const std::string port = line.substr(line.rfind(':') + 1);
   ASSERT_EQ(run_flysim("ctl stop --control.port=" + port, path("ctl.out"), path("ctl.err")).code, 0) << slurp(path("ctl.err"));
   EXPECT_EQ(first.wait_for(60), 0) << slurp(path("first.err"));

@@ -325,6 +325,15 @@ class RunTest(unittest.TestCase):
                     flysim.run(net, **{"stimulus": stim, "trials": 1, "duration_ms": 10, **kwargs})
         with self.assertRaisesRegex(ValueError, "readouts: root ID .* is listed twice"):
             flysim.screen(net, {"a": {}}, readouts=[STIMULATED[0], STIMULATED[0]], stimulus=stim, trials=1, duration_ms=10)
+        # An iterator shared by the experiments is read for each of them.
+        driven = {"s": (STIMULATED, 150.0)}
+        listed = flysim.screen(net, {"a": {}, "b": {}}, readouts=[], stimulus=driven, trials=1, duration_ms=100,
+                               silence=STIMULATED[:10], spikes=True)
+        iterated = flysim.screen(net, {"a": {}, "b": {}}, readouts=[], stimulus=driven, trials=1, duration_ms=100,
+                                 silence=iter(STIMULATED[:10]), spikes=True)
+        pd.testing.assert_frame_equal(listed.spikes, iterated.spikes)
+        unsilenced = flysim.run(net, stimulus=driven, trials=1, duration_ms=100)
+        self.assertNotEqual(len(unsilenced.spikes), len(listed.results["b"].spikes))  # the silencing shows
         with self.assertRaisesRegex(TypeError, r"^screen\(\) got an unexpected keyword argument 'trial' "):
             flysim.screen(net, {"a": {}}, readouts=[], stimulus=stim, trial=2, duration_ms=10)
         # Unknown root IDs and bad rates are named by the argument that holds them.
@@ -732,6 +741,8 @@ class ServiceTest(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "token must be one word"):
             flysim.Service(self.url, token="two words")
         self.assertEqual(flysim.Service(self.url, token="secret\n")._token, "secret")  # as read from a token file
+        self.assertEqual(flysim.Service(self.url, token="secret\n# a note\n")._token, "secret")  # its first line, as the service reads it
+        self.assertIsNone(flysim.Service(self.url, timeout=None).timeout)
         with self.assertRaisesRegex(TypeError, "rate_hz='abc' must be a number in Hz"):
             flysim.Service(self.url).stimulus(rate_hz="abc")
         with self.assertRaises(flysim.ServiceError) as unknown:

@@ -1,7 +1,9 @@
 // The journal's writer keeps the file replayable when a line cannot be written whole.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <csignal>
 #include <filesystem>
@@ -57,6 +59,30 @@ TEST(JournalWriter, ALineThatCannotBeWrittenWholeIsCutOffAndTheNextOneAppends) {
   EXPECT_NE(contents.lines[0].text.find(R"("pause")"), std::string::npos);
   EXPECT_NE(contents.lines[1].text.find(R"("stop")"), std::string::npos);
   EXPECT_NE(contents.lines[1].text.find(R"("seq":2)"), std::string::npos) << "the refused entry takes no number";
+  fs::remove(path);
+}
+
+TEST(JournalWriter, ADescriptorOpenedForAppendingIsNeverCut) {
+  // As `flysim ... --output.journal=/dev/stdout >> earlier.log`: the bytes before are the user's.
+  const fs::path path = fs::temp_directory_path() / ("flysim_journal_append_" + std::to_string(::getpid()) + ".log");
+  const std::string earlier(1000, 'x');
+  {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(::write(fd, earlier.data(), earlier.size()), static_cast<ssize_t>(earlier.size()));
+    const FileSizeLimit limit(earlier.size() + 20);
+    EXPECT_THROW(JournalWriter("/dev/fd/" + std::to_string(fd), {{"run.trials", "1"}}, 0x1234), input_error);
+    ::close(fd);
+  }
+  const std::string kept = [&] {
+    std::string text(fs::file_size(path), '\0');
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    text.resize(std::fread(text.data(), 1, text.size(), f));
+    std::fclose(f);
+    return text;
+  }();
+  EXPECT_EQ(kept.substr(0, earlier.size()), earlier) << "the bytes before the journal are kept";
+  EXPECT_EQ(kept.size(), earlier.size() + 20) << "the piece written stays: a shared descriptor is not cut";
   fs::remove(path);
 }
 

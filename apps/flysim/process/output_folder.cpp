@@ -8,14 +8,14 @@ namespace flysim::app {
 namespace fs = std::filesystem;
 
 OutputFolder::OutputFolder(const Options& o, const std::string& key) {
-  fs::path path = fs::path(o.text(key)).lexically_normal();
+  // The path as given, not normalized: the kernel resolves "link/.." through the link.
+  fs::path path = o.text(key);
   if (!path.has_filename()) path = path.parent_path();  // "out/"
   std::vector<std::string> missing;
   std::error_code ec;
-  for (fs::path p = path; !p.empty() && p != p.root_path() && !fs::exists(p, ec); p = p.parent_path()) {
-    if (p.filename().empty() || p.filename() == "..") break;
+  for (fs::path p = path; p.has_filename() && p.filename() != "." && p.filename() != ".." && !fs::exists(p, ec);
+       p = p.parent_path())
     missing.push_back(p.string());
-  }
   if (fs::create_directories(path, ec); ec) o.reject(key, "cannot be created: " + ec.message());
   created_ = std::move(missing);
 }

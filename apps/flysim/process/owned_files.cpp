@@ -23,9 +23,18 @@ OwnedFiles claim_owned_files(const Options& o, bool serving, bool takes_checkpoi
       o.reject("output.journal", "holds the journal of an earlier run, which its replay needs; move it away, name another "
                                  "file, or set output.journal-overwrite=true to replace it");
   }
-  // Spikes written in place as the run goes: a second run would write into them.
-  if (streams_spikes && lockable(o.text("output.spikes")))
-    owned.spikes = std::make_unique<FileLock>(o.text("output.spikes"), "the spike file (output.spikes)", true);
+  // Spikes written in place as the run goes: a second run would write into them, or
+  // replace them at its end. A run that writes at its end locks only a file already
+  // there (its output appears when complete).
+  const std::string& spikes = o.text("output.spikes");
+  std::error_code ec;
+  if (lockable(spikes) && (streams_spikes || std::filesystem::exists(spikes, ec))) {
+    owned.spikes = std::make_unique<FileLock>(spikes, "the spike file (output.spikes)", true, LockNeed::where_supported);
+    if (!owned.spikes->held())
+      spdlog::warn("{}: this file system cannot lock files, so output.spikes is not locked: a second flysim writing "
+                   "it at the same time would mix its spikes in",
+                   spikes);
+  }
   // One writer a checkpoint folder: a name free when looked at stays free until written.
   if (serving || takes_checkpoints) {
     owned.checkpoint_dir = std::make_unique<OutputFolder>(o, "checkpoint.dir");

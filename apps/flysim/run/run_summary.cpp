@@ -102,6 +102,9 @@ void print_summary(const RunSummary& s, const SummaryContext& c) {
   for (const Responder& r : s.recorded.readouts)
     std::cout << fmt::format("  readout     {} ({}index {}): {:.1f} Hz\n", r.root_id, r.root_id == kMn9RootId ? "MN9, " : "",
                              r.index, r.rate_Hz);
+  if (s.stimulus_changes > 0)
+    std::cout << fmt::format("  changed     the stimulus {} time(s) live (the lines above: at the start); the last, {}\n",
+                             s.stimulus_changes, s.last_stimulus);
   for (const std::string& swap : s.swaps) std::cout << fmt::format("  swap        {}\n", swap);
   if (s.swaps_done > s.swaps.size())
     std::cout << fmt::format("  swaps       {} in all, the first {} listed\n", s.swaps_done, s.swaps.size());
@@ -147,6 +150,8 @@ std::string summary_json(const RunSummary& s, const SummaryContext& c) {
                    {"silence_mode", silence_mode_name(c.stimulus.silence_mode)}};
   for (const PoissonGroup& group : c.stimulus.groups)
     j["stimulus"]["groups"].push_back({{"name", group.name}, {"neurons", group.neurons.size()}, {"rate_hz", group.rate_Hz}});
+  j["stimulus_changes"] = s.stimulus_changes;
+  j["last_stimulus_change"] = s.last_stimulus;
   j["trials"] = s.trials;
   j["ms_per_trial"] = reported_ms(s.simulated_s);
   j["simulated_ms_this_run"] = reported_ms(s.simulated_this_run_s);

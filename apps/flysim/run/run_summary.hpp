@@ -12,7 +12,7 @@ namespace flysim::app {
 // What the summary says besides the RunSummary the sim loop answers with.
 struct SummaryContext {
   const Network& network;
-  const StimulusPlan& stimulus;  // at the start of the run
+  const StimulusPlan& stimulus;  // at the start of the run (RunSummary: its live changes)
   double stimulus_rate_Hz = 0.0;
   std::string compatibility;
   bool paced = false;
