@@ -153,12 +153,18 @@ TEST_F(Service, AFailedCheckpointEndsNothing) {
   fs::create_directories(path("ck"));
   const CliResult written = ctl(port, "checkpoint");
   EXPECT_EQ(written.code, 0) << written.out << written.err;
+  // The summary tells the live stimulus at the end besides the start's.
+  EXPECT_EQ(ctl(port, "stimulus --rate=75").code, 0);
   ASSERT_EQ(ctl(port, "stop").code, 0);
   ASSERT_EQ(serve.wait_for(60), 0) << slurp(path("serve.err"));
   const nlohmann::json summary = nlohmann::json::parse(slurp(path("summary.json")));
   EXPECT_EQ(summary["checkpoints_failed"], 1);
   EXPECT_EQ(summary["checkpoints_written"], 1);
-  EXPECT_NE(slurp(path("serve.out")).find("checkpoints 1 could not be written"), std::string::npos);
+  EXPECT_EQ(summary["stimulus_changes"], 1);
+  EXPECT_NE(summary["last_stimulus_change"].get<std::string>().find("at 75 Hz"), std::string::npos) << summary.dump();
+  const std::string printed = slurp(path("serve.out"));
+  EXPECT_NE(printed.find("checkpoints 1 could not be written"), std::string::npos);
+  EXPECT_NE(printed.find("changed     the stimulus 1 time(s) live"), std::string::npos) << printed;
 }
 
 TEST_F(Service, AFailingEngineFallsBackAndTheSpikesDoNotChange) {
