@@ -164,7 +164,7 @@ TEST_F(Service, AFailedCheckpointEndsNothing) {
   EXPECT_NE(summary["last_stimulus_change"].get<std::string>().find("at 75 Hz"), std::string::npos) << summary.dump();
   const std::string printed = slurp(path("serve.out"));
   EXPECT_NE(printed.find("checkpoints 1 could not be written"), std::string::npos);
-  EXPECT_NE(printed.find("changed     the stimulus 1 time(s) live"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("live        1 stimulus change(s) after the start above; the last: stimulus from trial 0 step "), std::string::npos) << printed;
 }
 
 TEST_F(Service, AFailingEngineFallsBackAndTheSpikesDoNotChange) {

@@ -93,6 +93,9 @@ void print_summary(const RunSummary& s, const SummaryContext& c) {
   if (!plan.silenced.empty())
     std::cout << fmt::format("  silenced    {} neurons ({} synapses carry no weight)\n", plan.silenced.size(),
                              plan.silence_mode == SilenceMode::both ? "their outgoing and incoming" : "their outgoing");
+  if (s.stimulus_changes > 0)
+    std::cout << fmt::format("  live        {} stimulus change(s) after the start above; the last: {}\n", s.stimulus_changes,
+                             s.last_stimulus);
   if (!s.recorded.top.empty()) std::cout << "  top responders (mean rate over trials):\n";
   for (std::size_t k = 0; k < s.recorded.top.size(); ++k) {
     const Responder& r = s.recorded.top[k];
@@ -102,9 +105,6 @@ void print_summary(const RunSummary& s, const SummaryContext& c) {
   for (const Responder& r : s.recorded.readouts)
     std::cout << fmt::format("  readout     {} ({}index {}): {:.1f} Hz\n", r.root_id, r.root_id == kMn9RootId ? "MN9, " : "",
                              r.index, r.rate_Hz);
-  if (s.stimulus_changes > 0)
-    std::cout << fmt::format("  changed     the stimulus {} time(s) live (the lines above: at the start); the last, {}\n",
-                             s.stimulus_changes, s.last_stimulus);
   for (const std::string& swap : s.swaps) std::cout << fmt::format("  swap        {}\n", swap);
   if (s.swaps_done > s.swaps.size())
     std::cout << fmt::format("  swaps       {} in all, the first {} listed\n", s.swaps_done, s.swaps.size());
