@@ -38,11 +38,15 @@ std::string lock_holder(const std::string& path) {
 FileLock::FileLock(const std::string& path, const std::string& what, bool remove_if_unused, LockNeed need)
     : path_(path), remove_if_unused_(remove_if_unused) {
   while (true) {
-    fd_ = ::open(path.c_str(), O_RDWR | O_CLOEXEC | O_NONBLOCK);
+    // Read-only: flock(2) needs no more, and a file the run will replace by rename may be write-protected.
+    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     created_ = false;
     if (fd_ < 0 && errno == ENOENT) {
-      fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+      fd_ = ::open(path.c_str(), O_RDONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
       created_ = fd_ >= 0;
+      struct stat link {};
+      if (fd_ < 0 && errno == EEXIST && ::lstat(path.c_str(), &link) == 0 && S_ISLNK(link.st_mode))
+        throw input_error(path + ": " + what + " is a symbolic link to a file that does not exist; name the file itself");
       if (fd_ < 0 && errno == EEXIST) continue;
     }
     if (fd_ < 0) throw input_error(path + ": cannot open " + what + ": " + std::strerror(errno));
@@ -78,7 +82,12 @@ FileLock::FileLock(const std::string& path, const std::string& what, bool remove
 FileLock::~FileLock() {
   if (fd_ < 0) return;
   struct stat st {};
-  if (created_ && remove_if_unused_ && ::fstat(fd_, &st) == 0 && st.st_size == 0) ::unlink(path_.c_str());
+  struct stat now {};
+  // Only the file this lock created, still empty and still under its name (not an output
+  // renamed over it since).
+  if (created_ && remove_if_unused_ && ::fstat(fd_, &st) == 0 && st.st_size == 0 && ::stat(path_.c_str(), &now) == 0 &&
+      now.st_ino == st.st_ino && now.st_dev == st.st_dev)
+    ::unlink(path_.c_str());
   ::close(fd_);
 }
 

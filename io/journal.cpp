@@ -6,7 +6,6 @@
 #include <cerrno>
 #include <cstring>
 
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -71,8 +70,12 @@ JournalWriter::JournalWriter(const std::string& path, const std::map<std::string
   // "-" and /dev/stdout are the process's standard output, written in place (io/atomic_file.hpp).
   fd_ = open_in_place(path, true);
   struct stat st {};
-  cuttable_ = !is_descriptor_view(path) && ::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode) &&
-              (::fcntl(fd_, F_GETFL) & O_APPEND) == 0;
+  cuttable_ = !is_descriptor_view(path) && ::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode);
+  // Nor through a link to a standard stream's file: its bytes are not all the journal's.
+  for (int standard = 0; standard <= 2 && cuttable_; ++standard) {
+    struct stat other {};
+    if (::fstat(standard, &other) == 0 && other.st_ino == st.st_ino && other.st_dev == st.st_dev) cuttable_ = false;
+  }
   nlohmann::json header = {
       {"flysim_journal", kJournalVersion}, {"options", options}, {"network_hash", fmt::format("{:016x}", network_hash)}};
   if (restored_checksum) header["restored_checksum"] = fmt::format("{:016x}", *restored_checksum);

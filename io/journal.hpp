@@ -57,7 +57,7 @@ class JournalWriter {
 
   std::string path_;
   int fd_ = -1;
-  bool cuttable_ = false;  // a regular file this writer opened and emptied, not appended to
+  bool cuttable_ = false;  // a regular file this writer opened and emptied, no standard stream's
   uint64_t appended_ = 0;
   std::string broken_;  // why no line can be appended any more; empty: none
 };

@@ -64,10 +64,10 @@ def _reusable(value: Any) -> Any:
     into a list: an argument shared by the experiments is read by each of them."""
     if isinstance(value, Iterator):
         return list(value)
-    if isinstance(value, dict):
+    if isinstance(value, Mapping):
         return {k: _reusable(v) for k, v in value.items()}
-    if isinstance(value, tuple):
-        return tuple(_reusable(v) for v in value)
+    if isinstance(value, (tuple, list)):
+        return type(value)(_reusable(v) for v in value)
     return value
 
 

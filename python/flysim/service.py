@@ -32,7 +32,7 @@ class Service:
 
     url: the service's address (control.bind and control.port).
     token: the token of the service's control.token-file (sent as 'Authorization: Bearer'):
-        the file's text will do, its first line being the token as the service reads it;
+        the file's text will do (its first line is the token, surrounding blanks dropped);
         None when it has none.
     timeout: seconds (> 0) to wait for an answer, None: without limit (a swap builds an engine; a command is answered
         once it took effect at an epoch boundary).
@@ -47,7 +47,7 @@ class Service:
             raise ValueError(f"url={url!r} must be http://HOST:PORT (the control API speaks plain HTTP)")
         self.url = url.rstrip("/")
         self.timeout = None if timeout is None else _real(timeout, "timeout")
-        if self.timeout is not None and not self.timeout > 0:
+        if self.timeout is not None and not 0 < self.timeout < float("inf"):
             raise ValueError(f"timeout={timeout!r} must be a positive number of seconds (or None: without limit)")
         if token is not None:
             if not isinstance(token, str):

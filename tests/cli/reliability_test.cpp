@@ -552,6 +552,26 @@ TEST_F(Reliability, AScreenRefusedAfterItsFolderWasMadeLeavesNeitherItNorItsPare
                              "/a/b/ --stimulus.silence=" + bad);
   expect_one_line_error(r, bad + ":1: neuron ID 12345 is not in the network");
   EXPECT_FALSE(fs::exists(out)) << "the parents made for output.dir are removed with it";
+  // The path as given: "." taken as it stands, "link/.." through the link, as the kernel resolves it.
+  fs::create_directories(path("elsewhere/deep"));
+  fs::create_directory_symlink(path("elsewhere/deep"), path("link"));
+  for (const std::string dir : {out + "/./a/", path("link") + "/../made"}) {
+    SCOPED_TRACE(dir);
+    const CliResult again = flysim("screen --network.neurons=" + data_path("net2000/neurons.csv") + " --network.connectivity=" +
+                                   data_path("net2000/connectivity.csv") + " --stimulus.ids=" + data_path("net2000/stimulated.txt") +
+                                   " --screen.baseline=true --run.trials=1 --run.duration-ms=10 --output.dir=" + dir +
+                                   " --stimulus.silence=" + bad);
+    expect_one_line_error(again, bad + ":1: neuron ID 12345 is not in the network");
+  }
+  EXPECT_FALSE(fs::exists(out));
+  EXPECT_FALSE(fs::exists(path("elsewhere/made")));
+  EXPECT_TRUE(fs::exists(path("elsewhere/deep"))) << "a folder the run did not make stays";
+}
+
+TEST_F(Reliability, AJournalThatIsALinkToNothingIsNamed) {
+  fs::create_symlink(path("nowhere/j.jsonl"), path("link.jsonl"));
+  expect_one_line_error(flysim(net2000("--run.duration-ms=20 --output.journal=" + path("link.jsonl"))),
+                        path("link.jsonl") + ": the journal (output.journal) is a symbolic link to a file that does not exist");
 }
 
 TEST_F(Reliability, AMissingInputFileIsNamedByItsOptionBeforeTheNetworkLoads) {

@@ -62,7 +62,7 @@ TEST(JournalWriter, ALineThatCannotBeWrittenWholeIsCutOffAndTheNextOneAppends) {
   fs::remove(path);
 }
 
-TEST(JournalWriter, ADescriptorOpenedForAppendingIsNeverCut) {
+TEST(JournalWriter, AJournalThroughADescriptorIsNeverCut) {
   // As `flysim ... --output.journal=/dev/stdout >> earlier.log`: the bytes before are the user's.
   const fs::path path = fs::temp_directory_path() / ("flysim_journal_append_" + std::to_string(::getpid()) + ".log");
   const std::string earlier(1000, 'x');

@@ -7,24 +7,35 @@ namespace flysim::app {
 
 namespace fs = std::filesystem;
 
-OutputFolder::OutputFolder(const Options& o, const std::string& key) {
-  // The path as given, not normalized: the kernel resolves "link/.." through the link.
-  fs::path path = o.text(key);
-  if (!path.has_filename()) path = path.parent_path();  // "out/"
-  std::vector<std::string> missing;
-  std::error_code ec;
-  for (fs::path p = path; p.has_filename() && p.filename() != "." && p.filename() != ".." && !fs::exists(p, ec);
-       p = p.parent_path())
-    missing.push_back(p.string());
-  if (fs::create_directories(path, ec); ec) o.reject(key, "cannot be created: " + ec.message());
-  created_ = std::move(missing);
-}
-
-OutputFolder::~OutputFolder() {
-  for (const std::string& folder : created_) {
+namespace {
+// Removes `folders` (innermost first), each while it is empty.
+void remove_empty(const std::vector<std::string>& folders) {
+  for (const std::string& folder : folders) {
     std::error_code ec;
     if (!fs::is_empty(folder, ec) || ec || !fs::remove(folder, ec)) return;
   }
 }
+}  // namespace
+
+OutputFolder::OutputFolder(const Options& o, const std::string& key) {
+  // Each prefix of the path as given (the kernel resolves "link/.." through the link),
+  // made one at a time: what mkdir made here, and only that, is this folder's to remove.
+  const fs::path path = o.text(key);
+  fs::path prefix;
+  for (const fs::path& part : path) {
+    prefix /= part;
+    if (part.empty() || part == "." || part == ".." || part == path.root_name() || part == path.root_directory()) continue;
+    std::error_code ec;
+    const bool made = fs::create_directory(prefix, ec);
+    if (ec) {
+      remove_empty(created_);
+      o.reject(key, "cannot be created: " + ec.message());
+    }
+    if (made) created_.insert(created_.begin(), prefix.string());
+  }
+  if (path.empty()) o.reject(key, "cannot be created: it is empty");
+}
+
+OutputFolder::~OutputFolder() { remove_empty(created_); }
 
 }  // namespace flysim::app

@@ -32,7 +32,7 @@ OwnedFiles claim_owned_files(const Options& o, bool serving, bool takes_checkpoi
     owned.spikes = std::make_unique<FileLock>(spikes, "the spike file (output.spikes)", true, LockNeed::where_supported);
     if (!owned.spikes->held())
       spdlog::warn("{}: this file system cannot lock files, so output.spikes is not locked: a second flysim writing "
-                   "it at the same time would mix its spikes in",
+                   "it at the same time goes unnoticed",
                    spikes);
   }
   // One writer a checkpoint folder: a name free when looked at stays free until written.

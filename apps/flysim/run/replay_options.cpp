@@ -11,8 +11,8 @@ namespace flysim::app {
 
 namespace {
 // What may differ between a live run and its replay: everything that changes no spike
-// (outputs, logs, the engine, batches, the cache, checkpoints, the pace, CPUs, the control
-// channel, where plasticity's shards run).
+// (outputs, logs, the engine, the cache, checkpoints, the pace, swaps, CPUs, where
+// plasticity's shards run).
 OverrideRule replay_rule() {
   return {[](const std::string& key) { return !changes_result(key); },
           "the options that change the result come from the journal alone: " + result_options_text()};
