@@ -72,6 +72,13 @@ def _root_ids(ids: Any, what: str) -> List[int]:
     return [int(x) for x in arr.ravel()]
 
 
+def _flag(value: Any, what: str) -> bool:
+    """`value` as a bool, or a TypeError naming `what`: 0, 1 or "yes" are not taken for one."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{what}={value!r} must be True or False, not {type(value).__name__}")
+    return bool(value)
+
+
 def _whole(value: Any, what: str, low: int, high: int) -> int:
     """`value` as an int in low..high, or a ValueError/TypeError naming `what`."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):

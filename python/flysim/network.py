@@ -8,7 +8,7 @@ from typing import Any, Optional, Union
 import numpy as np
 
 from . import _flysim
-from ._values import _MAX_SEED, _real, _root_ids, _whole, read_id_list
+from ._values import _MAX_SEED, _flag, _real, _root_ids, _whole, read_id_list
 
 log = logging.getLogger("flysim")
 
@@ -85,9 +85,7 @@ def load_network(neurons: Optional[Union[str, os.PathLike]] = None,
     if inhibitory_fraction is not None:
         options["network.inhibitory-fraction"] = repr(_real(inhibitory_fraction, "inhibitory_fraction"))
     if cache is not None:
-        if not isinstance(cache, (bool, np.bool_)):
-            raise TypeError(f"cache={cache!r} must be True or False, not {type(cache).__name__}")
-        options["network.cache"] = "true" if cache else "false"
+        options["network.cache"] = "true" if _flag(cache, "cache") else "false"
     if cache_dir is not None:
         options["network.cache-dir"] = os.fspath(cache_dir)
     return Network(_flysim.load_network(options, log.info))

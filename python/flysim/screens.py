@@ -11,7 +11,7 @@ import numpy as np
 
 from . import _flysim
 from ._tables import _rate_stats, _table
-from ._values import RootIds, _root_ids, _whole
+from ._values import RootIds, _flag, _root_ids, _whole
 from .network import MN9, Network, _indices_of
 from .runs import RunResult, _check_kicked, _run_args, _run_result, run
 
@@ -97,8 +97,7 @@ def screen(net: Network,
     """
     if not isinstance(net, Network):
         raise TypeError(f"net must be a flysim.Network (from flysim.load_network()), not {type(net).__name__}")
-    if not isinstance(spikes, (bool, np.bool_)):
-        raise TypeError(f"spikes={spikes!r} must be True or False, not {type(spikes).__name__}")
+    spikes = _flag(spikes, "spikes")
     items = list(experiments.items()) if isinstance(experiments, Mapping) else list(experiments)
     if not all(isinstance(item, tuple) and len(item) == 2 and isinstance(item[1], Mapping) for item in items):
         raise TypeError("experiments must be {name: {run's keyword arguments}} or (name, kwargs) pairs")

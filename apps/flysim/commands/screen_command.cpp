@@ -82,7 +82,7 @@ std::string manifest(const Options& o, const std::vector<OptionSpec>& specs, con
   std::string text = kManifestFormatLine + fmt::format("network = {:016x} ({} neurons)\n", net.content_hash(), net.neuron_count());
   for (const OptionSpec& spec : specs)
     for (const std::string& key : o.keys_of(spec))
-      if (std::none_of(ignored.begin(), ignored.end(), [&](const std::string& p) { return key.rfind(p, 0) == 0; }) &&
+      if (!starts_with_any(key, ignored) &&
           std::find(inputs.begin(), inputs.end(), key) == inputs.end())
         text += key + " = " + o.text(key) + "\n";
   text += "readouts present = " + fmt::format("{}", fmt::join(readouts, ",")) + "\n";

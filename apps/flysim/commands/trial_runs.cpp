@@ -13,7 +13,7 @@ std::vector<OptionSpec> trial_run_options(const std::vector<OptionSpec>& own) {
                                                   "log."};
   std::vector<OptionSpec> specs;
   for (OptionSpec spec : run_options()) {
-    if (std::none_of(kept_prefixes.begin(), kept_prefixes.end(), [&](const std::string& p) { return spec.key.rfind(p, 0) == 0; }))
+    if (!starts_with_any(spec.key, kept_prefixes))
       continue;
     // A screen and a worker add these themselves (their engines run experiments).
     if (spec.key == kCudaDevicesKey || spec.key == kPerDeviceKey) continue;

@@ -101,10 +101,12 @@ void Options::set(const std::vector<OptionSpec>& specs, const std::string& key, 
   values_[key] = Value{text, origin, true, from_command_line};
 }
 
+bool starts_with_any(const std::string& key, const std::vector<std::string>& prefixes) {
+  return std::any_of(prefixes.begin(), prefixes.end(), [&](const std::string& p) { return key.rfind(p, 0) == 0; });
+}
+
 OverrideRule override_prefixes(const std::vector<std::string>& prefixes) {
-  return {[prefixes](const std::string& key) {
-            return std::any_of(prefixes.begin(), prefixes.end(), [&](const std::string& p) { return key.rfind(p, 0) == 0; });
-          },
+  return {[prefixes](const std::string& key) { return starts_with_any(key, prefixes); },
           fmt::format("only options starting {} may be given", fmt::join(prefixes, ", "))};
 }
 

@@ -27,6 +27,9 @@ struct OptionSpec {
   std::vector<std::string> choices = {};  // for OptionType::choice
 };
 
+// Whether `key` starts with one of `prefixes` (option families: "network.", "log.").
+bool starts_with_any(const std::string& key, const std::vector<std::string>& prefixes);
+
 // Which options may be set besides adopted ones, and how a refusal names them.
 struct OverrideRule {
   std::function<bool(const std::string& key)> allows;

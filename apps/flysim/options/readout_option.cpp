@@ -30,9 +30,8 @@ std::vector<int64_t> readout_ids(const Options& o, const std::string& key) {
 
 std::vector<int64_t> readouts_in(const Options& o, const std::vector<int64_t>& ids, const Network& net, const std::string& key) {
   std::vector<int64_t> present;
-  const RootIdIndex index(net);
   for (int64_t id : ids) {
-    if (index.find(id))
+    if (std::find(net.root_ids.begin(), net.root_ids.end(), id) != net.root_ids.end())
       present.push_back(id);
     else if (o.given(key))
       o.reject(key, "lists root ID " + std::to_string(id) + ", which is not in the network (" + net.short_description() + ")");
@@ -41,9 +40,9 @@ std::vector<int64_t> readouts_in(const Options& o, const std::vector<int64_t>& i
 }
 
 std::vector<uint32_t> readout_indices(const std::vector<int64_t>& present, const Network& net) {
-  const RootIdIndex index(net);
   std::vector<uint32_t> indices;
-  for (const int64_t id : present) indices.push_back(*index.find(id));
+  for (const int64_t id : present)
+    indices.push_back(static_cast<uint32_t>(std::find(net.root_ids.begin(), net.root_ids.end(), id) - net.root_ids.begin()));
   return indices;
 }
 

@@ -2,8 +2,9 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <vector>
+
+#include "apps/flysim/options/options.hpp"
 
 namespace flysim::app {
 
@@ -16,10 +17,6 @@ const std::vector<std::string> kResultPrefixes = {
     "plasticity.period-ms"};
 // Where the network's cache lives changes nothing the network holds.
 const std::vector<std::string> kExceptions = {"network.cache"};
-
-bool starts_with_any(const std::string& key, const std::vector<std::string>& prefixes) {
-  return std::any_of(prefixes.begin(), prefixes.end(), [&](const std::string& p) { return key.rfind(p, 0) == 0; });
-}
 }  // namespace
 
 bool changes_result(const std::string& key) { return starts_with_any(key, kResultPrefixes) && !starts_with_any(key, kExceptions); }

@@ -21,6 +21,7 @@ OutputFolder::OutputFolder(const Options& o, const std::string& key) {
   // Each prefix of the path as given (the kernel resolves "link/.." through the link),
   // made one at a time: what mkdir made here, and only that, is this folder's to remove.
   const fs::path path = o.text(key);
+  if (path.empty()) o.reject(key, "cannot be created: it is empty");
   fs::path prefix;
   for (const fs::path& part : path) {
     prefix /= part;
@@ -33,7 +34,6 @@ OutputFolder::OutputFolder(const Options& o, const std::string& key) {
     }
     if (made) created_.insert(created_.begin(), prefix.string());
   }
-  if (path.empty()) o.reject(key, "cannot be created: it is empty");
 }
 
 OutputFolder::~OutputFolder() { remove_empty(created_); }
