@@ -1,4 +1,4 @@
-// A screen's experiments spread over several engines (apps/flysim/commands/screen_engines.hpp):
+// A screen's experiments spread over several engines (apps/flysim/screen/screen_engines.hpp):
 // each experiment's counts and spike lines must be those of one engine running them all,
 // whichever engine took it; a failing engine stops the others and its error reaches the caller.
 #include <gtest/gtest.h>
@@ -9,8 +9,8 @@
 #include <stdexcept>
 #include <thread>
 
-#include "apps/flysim/commands/screen_engines.hpp"
-#include "apps/flysim/commands/screen_trials.hpp"
+#include "apps/flysim/screen/screen_engines.hpp"
+#include "apps/flysim/screen/screen_trials.hpp"
 #include "kernels/cpu/cpu_engine.hpp"
 #include "model/lif_params.hpp"
 #include "test_support.hpp"

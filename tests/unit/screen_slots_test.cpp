@@ -1,4 +1,4 @@
-// A screen's slots (apps/flysim/commands/screen_slots.hpp): every experiment runs to the
+// A screen's slots (apps/flysim/screen/screen_slots.hpp): every experiment runs to the
 // end exactly once however slots are lost; a lost slot's experiment goes to another;
 // when every slot is lost the error says how many experiments were left; the first
 // exception stops the others and reaches the caller.
@@ -11,7 +11,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "apps/flysim/commands/screen_slots.hpp"
+#include "apps/flysim/screen/screen_slots.hpp"
 #include "model/errors.hpp"
 
 namespace flysim::test {

@@ -9,8 +9,8 @@
 #include <iostream>
 
 #include "apps/flysim/commands/commands.hpp"
-#include "apps/flysim/commands/plot_script.hpp"
-#include "apps/flysim/commands/trial_runs.hpp"
+#include "apps/flysim/run/plot_script.hpp"
+#include "apps/flysim/run/trial_runs.hpp"
 #include "apps/flysim/options/common_options.hpp"
 #include "apps/flysim/options/readout_option.hpp"
 #include "apps/flysim/options/sweep_rates.hpp"

@@ -6,8 +6,8 @@
 #include <algorithm>
 
 #include "apps/flysim/commands/commands.hpp"
-#include "apps/flysim/commands/screen_engines.hpp"
-#include "apps/flysim/commands/trial_runs.hpp"
+#include "apps/flysim/screen/screen_engines.hpp"
+#include "apps/flysim/run/trial_runs.hpp"
 #include "apps/flysim/options/common_options.hpp"
 #include "apps/flysim/options/cuda_devices_option.hpp"
 #include "apps/flysim/run/device_engines.hpp"

@@ -1,6 +1,6 @@
 #pragma once
 // engine.cuda-devices and engine.per-device: the CUDA devices a screen spreads its
-// experiments over (apps/flysim/commands/screen_engines.hpp) and a run its batches
+// experiments over (apps/flysim/screen/screen_engines.hpp) and a run its batches
 // (kernels/engine_group.hpp), and how many engines each runs.
 // Several engines on one device overlap one engine's host work and launches with
 // another's kernels (docs/BENCHMARKS.md, "Screens").

@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "apps/flysim/commands/screen_trials.hpp"
+#include "apps/flysim/screen/screen_trials.hpp"
 #include "io/screen_results.hpp"
 
 namespace flysim::app {

@@ -10,7 +10,7 @@
 #include <memory>
 #include <string>
 
-#include "apps/flysim/commands/screen_engines.hpp"
+#include "apps/flysim/screen/screen_engines.hpp"
 #include "kernels/trial_batches.hpp"
 #include "messages/interfaces.hpp"
 #include "model/network.hpp"

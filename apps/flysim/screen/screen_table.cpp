@@ -1,4 +1,4 @@
-#include "apps/flysim/commands/screen_table.hpp"
+#include "apps/flysim/screen/screen_table.hpp"
 
 #include <algorithm>
 #include <charconv>

@@ -1,4 +1,4 @@
-#include "apps/flysim/commands/plot_script.hpp"
+#include "apps/flysim/run/plot_script.hpp"
 
 #include <cstdlib>
 #include <filesystem>

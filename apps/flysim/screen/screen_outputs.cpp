@@ -1,4 +1,4 @@
-#include "apps/flysim/commands/screen_outputs.hpp"
+#include "apps/flysim/screen/screen_outputs.hpp"
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -8,7 +8,7 @@
 #include <fstream>
 #include <optional>
 
-#include "apps/flysim/commands/plot_script.hpp"
+#include "apps/flysim/run/plot_script.hpp"
 #include "io/atomic_file.hpp"
 #include "io/reference_spikes.hpp"
 #include "model/errors.hpp"

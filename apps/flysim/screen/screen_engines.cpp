@@ -1,4 +1,4 @@
-#include "apps/flysim/commands/screen_engines.hpp"
+#include "apps/flysim/screen/screen_engines.hpp"
 
 #include <fmt/format.h>
 

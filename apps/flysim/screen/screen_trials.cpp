@@ -1,4 +1,4 @@
-#include "apps/flysim/commands/screen_trials.hpp"
+#include "apps/flysim/screen/screen_trials.hpp"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "apps/flysim/commands/screen_part.hpp"
+#include "apps/flysim/screen/screen_part.hpp"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "apps/flysim/commands/screen_nodes.hpp"
+#include "apps/flysim/remote/screen_nodes.hpp"
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>

@@ -1,4 +1,4 @@
-#include "apps/flysim/commands/screen_experiments.hpp"
+#include "apps/flysim/screen/screen_experiments.hpp"
 
 #include <fmt/format.h>
 

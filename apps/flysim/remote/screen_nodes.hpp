@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "apps/flysim/commands/screen_experiments.hpp"
-#include "apps/flysim/commands/screen_slots.hpp"
+#include "apps/flysim/screen/screen_experiments.hpp"
+#include "apps/flysim/screen/screen_slots.hpp"
 #include "apps/flysim/options/options.hpp"
 #include "apps/flysim/process/shutdown_deadline.hpp"
 #include "apps/flysim/remote/network_layer.hpp"

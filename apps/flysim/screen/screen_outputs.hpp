@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "apps/flysim/commands/screen_parts.hpp"
+#include "apps/flysim/screen/screen_parts.hpp"
 #include "apps/flysim/options/options.hpp"
 
 namespace flysim::app {

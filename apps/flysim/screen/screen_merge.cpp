@@ -1,7 +1,7 @@
 // flysim screen merge: checks that the folders hold every part of one screen, each part
 // with all its experiments, then gathers the parts into OUT/.screen-parts (the progress of
 // the whole screen, as a screen run at once leaves it) and writes the screen's own files.
-#include "apps/flysim/commands/screen_merge.hpp"
+#include "apps/flysim/screen/screen_merge.hpp"
 
 #include <fmt/format.h>
 
@@ -10,9 +10,9 @@
 #include <map>
 #include <sstream>
 
-#include "apps/flysim/commands/plot_script.hpp"
-#include "apps/flysim/commands/screen_outputs.hpp"
-#include "apps/flysim/commands/screen_part.hpp"
+#include "apps/flysim/run/plot_script.hpp"
+#include "apps/flysim/screen/screen_outputs.hpp"
+#include "apps/flysim/screen/screen_part.hpp"
 #include "apps/flysim/options/common_options.hpp"
 #include "model/errors.hpp"
 

@@ -9,8 +9,8 @@
 #include <memory>
 #include <vector>
 
-#include "apps/flysim/commands/screen_experiments.hpp"
-#include "apps/flysim/commands/screen_slots.hpp"
+#include "apps/flysim/screen/screen_experiments.hpp"
+#include "apps/flysim/screen/screen_slots.hpp"
 #include "apps/flysim/options/options.hpp"
 #include "apps/flysim/run/engine_builder.hpp"
 #include "kernels/trial_batches.hpp"

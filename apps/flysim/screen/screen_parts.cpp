@@ -1,4 +1,4 @@
-#include "apps/flysim/commands/screen_parts.hpp"
+#include "apps/flysim/screen/screen_parts.hpp"
 
 #include <fmt/format.h>
 

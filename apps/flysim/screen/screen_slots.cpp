@@ -1,4 +1,4 @@
-#include "apps/flysim/commands/screen_slots.hpp"
+#include "apps/flysim/screen/screen_slots.hpp"
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "apps/flysim/options/options.hpp"
-#include "apps/flysim/commands/screen_table.hpp"
+#include "apps/flysim/screen/screen_table.hpp"
 #include "model/network.hpp"
 #include "model/stimulus.hpp"
 

@@ -1,4 +1,4 @@
-#include "apps/flysim/commands/screen_engines.hpp"
+#include "apps/flysim/screen/screen_engines.hpp"
 #include "apps/flysim/run/device_engines.hpp"
 
 namespace flysim::app {

@@ -1,4 +1,4 @@
-#include "apps/flysim/commands/trial_runs.hpp"
+#include "apps/flysim/run/trial_runs.hpp"
 
 #include <algorithm>
 
