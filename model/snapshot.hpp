@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "model/engine_state.hpp"
+#include "model/lif_params.hpp"
 #include "model/plasticity.hpp"
 #include "model/stimulus.hpp"
 
@@ -25,6 +26,9 @@ struct TrialPlan {
   StimulusPlan stimulus;  // Poisson neurons, kicks, seed
   friend bool operator==(const TrialPlan&, const TrialPlan&) = default;
 };
+
+// One endless trial (run.duration-ms=forever): the longest trial there is, run until stopped.
+inline bool endless(const TrialPlan& p) { return p.steps_per_trial == kMaxRunSteps; }
 
 template <class F>
 decltype(auto) fields(TrialPlan& x, F&& f) {

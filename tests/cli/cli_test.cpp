@@ -252,5 +252,22 @@ TEST_F(Cli, InterruptStopsCleanlyAndKeepsWhatWasRecorded) {
     EXPECT_EQ(entry.path().filename().string().find(".tmp-"), std::string::npos) << entry.path();
 }
 
+// A run until stopped has no trial length to report: its summary says it was one endless
+// trial, not the longest trial's 2^29 steps.
+TEST_F(Cli, AnEndlessRunSaysSoInItsSummary) {
+  BackgroundFlysim run(net2000("--stimulus.ids=" + data_path("net2000/stimulated.txt") +
+                               " --run.duration-ms=forever --output.summary=" + path("summary.json")) +
+                           " --network.cache-dir=" + path("cache"),
+                       path("stdout"), path("stderr"));
+  ASSERT_FALSE(run.wait_for_log("ms simulated", 60).empty()) << slurp(path("stderr"));
+  EXPECT_EQ(run.stop(SIGINT), 130) << slurp(path("stderr"));
+  const nlohmann::json s = read_summary(path("summary.json"));
+  EXPECT_TRUE(s.value("endless", false));
+  EXPECT_TRUE(s["ms_per_trial"].is_null()) << s["ms_per_trial"];
+  EXPECT_GT(s.value("simulated_ms_this_run", 0.0), 0.0);
+  const std::string out = slurp(path("stdout"));
+  EXPECT_NE(out.find("simulated   one endless trial ('forever') ("), std::string::npos) << out;
+}
+
 }  // namespace
 }  // namespace flysim::test

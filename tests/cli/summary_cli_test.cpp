@@ -35,6 +35,7 @@ TEST_F(SummaryCli, JsonHoldsTheFiguresOfTheTextSummary) {
   EXPECT_EQ(s.value("status", ""), "done");
   EXPECT_EQ(s.value("trials", 0), 2);
   EXPECT_EQ(s.value("ms_per_trial", 0.0), 100.0);
+  EXPECT_FALSE(s.value("endless", true));
   EXPECT_EQ(s["network"].value("neurons", 0u), 2000u);
   EXPECT_EQ(s["stimulus"].value("poisson_neurons", 0u), 21u);
   const uint64_t spikes = s.value("spikes", uint64_t{0});

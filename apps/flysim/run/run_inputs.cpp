@@ -80,7 +80,7 @@ void refuse_other_plan(const RunBuilder& run, const Network& net, const TrialPla
   if (o.given("run.trials") && o.integer("run.trials") != saved.trials) refuse("run.trials", fmt::format("{} trials", saved.trials));
   if (o.given("run.duration-ms") && trial_steps(o, run.params().dt_ms, Forever::allowed) != saved.steps_per_trial)
     refuse("run.duration-ms",
-           saved.steps_per_trial == kMaxRunSteps
+           endless(saved)
                ? std::string("one endless trial, 'forever'")
                : fmt::format("{} ms a trial", reported_ms(steps_to_seconds(saved.steps_per_trial, run.params().dt_ms))));
   if (o.given("stimulus.rate") && o.number("stimulus.rate") != saved.stimulus_rate_Hz)

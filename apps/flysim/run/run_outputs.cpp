@@ -6,7 +6,7 @@
 namespace flysim::app {
 
 void write_run_outputs(const RunOutputs& out, const RunSummary& summary) {
-  SummaryContext context{*out.network, *out.stimulus, out.stimulus_rate_Hz, out.compatibility, out.paced, {}, 0};
+  SummaryContext context{*out.network, *out.stimulus, out.stimulus_rate_Hz, out.compatibility, out.paced, out.endless, {}, 0};
   if (!out.weights_path.empty()) {
     write_plastic_weights_csv(out.weights_path, *out.network, *out.plastic_edges, summary.final_weights);
     context.weights_path = out.weights_path;

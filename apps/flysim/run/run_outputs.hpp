@@ -18,6 +18,7 @@ struct RunOutputs {
   double stimulus_rate_Hz = 0.0;
   std::string compatibility;
   bool paced = false;
+  bool endless = false;  // run.duration-ms=forever: one trial until stopped
   std::string summary_path;  // output.summary; empty: not written
   std::string weights_path;  // plasticity.weights-out; empty: not written
   std::shared_ptr<const std::vector<uint64_t>> plastic_edges;

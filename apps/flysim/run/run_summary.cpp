@@ -63,6 +63,12 @@ ordered_json applied_json(const std::vector<AppliedWeights>& applied) {
   return list;
 }
 
+// The plan's trials: "3 trial(s) x 100.0 ms", or the one trial of a run until stopped.
+std::string trials_text(const RunSummary& s, const SummaryContext& c) {
+  if (c.endless) return "one endless trial ('forever')";
+  return fmt::format("{} trial(s) x {:.1f} ms", s.trials, reported_ms(s.simulated_s));
+}
+
 // Lag (paced runs) and host cores per role over the whole run.
 void print_realtime_summary(const RunSummary& s, bool paced) {
   if (paced)
@@ -83,10 +89,10 @@ void print_summary(const RunSummary& s, const SummaryContext& c) {
       "flysim run: {}\n"
       "  network     {} ({} neurons, {} connections, {} synapses)\n"
       "  stimulus    {} Poisson neurons at {} Hz, {} timed kicks, seed {}\n"
-      "  simulated   {} trial(s) x {:.1f} ms ({:.1f} ms in this run)\n"
+      "  simulated   {} ({:.1f} ms in this run)\n"
       "  spikes      {} from {} active neurons\n",
       s.stopped_early ? "stopped" : "done", net.description, net.neuron_count(), net.connection_count(), net.synapse_count(),
-      plan.poisson_neurons.size(), c.stimulus_rate_Hz, plan.kicks.size(), plan.seed, s.trials, reported_ms(s.simulated_s),
+      plan.poisson_neurons.size(), c.stimulus_rate_Hz, plan.kicks.size(), plan.seed, trials_text(s, c),
       reported_ms(s.simulated_this_run_s), s.recorded.spikes, s.recorded.active_neurons);
   for (const PoissonGroup& group : plan.groups)
     std::cout << fmt::format("  group       {}: {} Poisson neurons at {} Hz\n", group.name, group.neurons.size(), group.rate_Hz);
@@ -153,7 +159,8 @@ std::string summary_json(const RunSummary& s, const SummaryContext& c) {
   j["stimulus_changes"] = s.stimulus_changes;
   j["last_stimulus_change"] = s.last_stimulus;
   j["trials"] = s.trials;
-  j["ms_per_trial"] = reported_ms(s.simulated_s);
+  j["endless"] = c.endless;
+  j["ms_per_trial"] = c.endless ? ordered_json(nullptr) : ordered_json(reported_ms(s.simulated_s));
   j["simulated_ms_this_run"] = reported_ms(s.simulated_this_run_s);
   j["spikes"] = s.recorded.spikes;
   j["active_neurons"] = s.recorded.active_neurons;

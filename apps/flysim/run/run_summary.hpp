@@ -16,6 +16,7 @@ struct SummaryContext {
   double stimulus_rate_Hz = 0.0;
   std::string compatibility;
   bool paced = false;
+  bool endless = false;  // run.duration-ms=forever: the trial has no length of its own
   std::string weights_path;  // plasticity.weights-out, written; empty: none
   std::size_t plastic_connections = 0;
 };
