@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <xxhash.h>
+
+#include <algorithm>
 #include <charconv>
 #include <sstream>
 
@@ -13,7 +16,7 @@ namespace flysim {
 
 namespace {
 
-constexpr const char* kPartHeader = "flysim-screen-part 1";
+constexpr const char* kPartHeader = "flysim-screen-part 2";
 
 std::vector<double> rates_of(const std::vector<uint64_t>& spikes, double trial_s) {
   std::vector<double> rates;
@@ -37,38 +40,67 @@ Int parse_int(const std::string& path, std::size_t line, const std::string& text
 
 }  // namespace
 
-std::string counts_part_text(const ExperimentCounts& c) {
+SpikePartSealer::SpikePartSealer() : state_(XXH3_createState()) {
+  if (state_ == nullptr) throw std::bad_alloc();
+  XXH3_64bits_reset(state_);
+}
+SpikePartSealer::~SpikePartSealer() { XXH3_freeState(state_); }
+void SpikePartSealer::add(const char* data, std::size_t bytes) {
+  XXH3_64bits_update(state_, data, bytes);
+  bytes_ += bytes;
+}
+SpikePartSeal SpikePartSealer::seal() const { return {bytes_, XXH3_64bits_digest(state_)}; }
+
+SpikePartSeal seal_of(const std::string& bytes) { return {bytes.size(), XXH3_64bits(bytes.data(), bytes.size())}; }
+
+std::string counts_part_text(const ExperimentCounts& c, const std::optional<SpikePartSeal>& spikes) {
   std::string text = fmt::format("{}\nname {}\ntrials {}\n", kPartHeader, c.name, c.trials);
-  for (const auto& [id, spikes] : c.spikes) {
+  for (const auto& [id, counts] : c.spikes) {
     fmt::format_to(std::back_inserter(text), "{}", id);
-    for (uint64_t n : spikes) fmt::format_to(std::back_inserter(text), " {}", n);
+    for (uint64_t n : counts) fmt::format_to(std::back_inserter(text), " {}", n);
     text += '\n';
   }
-  return text + "end\n";
+  if (spikes) fmt::format_to(std::back_inserter(text), "spikes {} {:016x}\n", spikes->bytes, spikes->hash);
+  return text + fmt::format("end {:016x}\n", XXH3_64bits(text.data(), text.size()));
 }
 
-ExperimentCounts parse_counts_part(const std::string& path, const std::string& text) {
-  std::istringstream in(text);
-  std::string line;
-  ExperimentCounts c;
+CountsPart parse_counts_part(const std::string& path, const std::string& text) {
   const auto damaged = [&](std::size_t at, const std::string& what) {
     return input_error_at(path, at, what + ": the screen's part file is damaged (delete it to run that experiment again)");
   };
-  if (!std::getline(in, line) || line != kPartHeader) throw damaged(1, "not a screen part");
+  // The checksum first: any change to the text before it (a count edited, lines lost) shows.
+  const std::size_t end_at = text.rfind("end ");
+  const std::size_t lines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+  if (text.empty() || end_at == std::string::npos || (end_at != 0 && text[end_at - 1] != '\n') || text.back() != '\n')
+    throw damaged(lines, "no 'end' line");
+  if (text.substr(end_at) != fmt::format("end {:016x}\n", XXH3_64bits(text.data(), end_at)))
+    throw damaged(lines, "its checksum does not match its text");
+  std::istringstream in(text.substr(0, end_at));
+  std::string line;
+  CountsPart part;
+  ExperimentCounts& c = part.counts;
+  if (!std::getline(in, line) || line != kPartHeader) throw damaged(1, "not a screen part of this flysim");
   if (!std::getline(in, line) || line.rfind("name ", 0) != 0) throw damaged(2, "no name");
   c.name = line.substr(5);
   if (!std::getline(in, line) || line.rfind("trials ", 0) != 0) throw damaged(3, "no trial count");
   c.trials = parse_int<int32_t>(path, 3, line.substr(7));
   for (std::size_t at = 4; std::getline(in, line); ++at) {
-    if (line == "end") return c;
     std::istringstream fields(line);
     std::string field;
     fields >> field;
-    std::vector<uint64_t>& spikes = c.spikes[parse_int<int64_t>(path, at, field)];
-    while (fields >> field) spikes.push_back(parse_int<uint64_t>(path, at, field));
-    if (spikes.size() != static_cast<std::size_t>(c.trials)) throw damaged(at, "a neuron without a count for each trial");
+    if (field == "spikes") {
+      std::string hash;
+      fields >> field >> hash;
+      part.spikes = SpikePartSeal{parse_int<uint64_t>(path, at, field), 0};
+      const auto [hash_end, ec] = std::from_chars(hash.data(), hash.data() + hash.size(), part.spikes->hash, 16);
+      if (hash.size() != 16 || ec != std::errc() || hash_end != hash.data() + hash.size()) throw damaged(at, "a bad spike part checksum");
+      continue;
+    }
+    std::vector<uint64_t>& counts = c.spikes[parse_int<int64_t>(path, at, field)];
+    while (fields >> field) counts.push_back(parse_int<uint64_t>(path, at, field));
+    if (counts.size() != static_cast<std::size_t>(c.trials)) throw damaged(at, "a neuron without a count for each trial");
   }
-  throw damaged(1, "no 'end' line");
+  return part;
 }
 
 std::string screen_rate_rows(const ExperimentCounts& c, double trial_s) {

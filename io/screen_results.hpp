@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+struct XXH3_state_s;
+
 namespace flysim {
 
 struct ExperimentCounts {
@@ -17,9 +19,42 @@ struct ExperimentCounts {
   std::map<int64_t, std::vector<uint64_t>> spikes;
 };
 
-// The part file's text, and back (errors name `path`).
-std::string counts_part_text(const ExperimentCounts& counts);
-ExperimentCounts parse_counts_part(const std::string& path, const std::string& text);
+// What a counts part records of its experiment's spike part: the size and XXH3-64 of its
+// bytes, so that a spike part cut short or changed is found before it is joined into
+// spikes.csv.
+struct SpikePartSeal {
+  uint64_t bytes = 0;
+  uint64_t hash = 0;
+  friend bool operator==(const SpikePartSeal&, const SpikePartSeal&) = default;
+};
+
+// The seal of bytes fed in pieces (a spike part read a block at a time).
+class SpikePartSealer {
+ public:
+  SpikePartSealer();
+  ~SpikePartSealer();
+  SpikePartSealer(const SpikePartSealer&) = delete;
+  SpikePartSealer& operator=(const SpikePartSealer&) = delete;
+  void add(const char* data, std::size_t bytes);
+  SpikePartSeal seal() const;
+
+ private:
+  XXH3_state_s* state_;
+  uint64_t bytes_ = 0;
+};
+SpikePartSeal seal_of(const std::string& bytes);
+
+// A counts part as read back: the counts, and the seal of the spike part beside it
+// (none when the screen keeps no spikes).
+struct CountsPart {
+  ExperimentCounts counts;
+  std::optional<SpikePartSeal> spikes;
+};
+
+// The part file's text, and back (errors name `path`). The text ends with a checksum of
+// everything before it, so that a part changed or cut short is refused as damaged.
+std::string counts_part_text(const ExperimentCounts& counts, const std::optional<SpikePartSeal>& spikes = std::nullopt);
+CountsPart parse_counts_part(const std::string& path, const std::string& text);
 
 inline const char* kScreenRatesHeader = "exp_name,flywire_id,trials,mean_rate_hz,sd_hz\n";
 inline const char* kScreenReadoutsHeader = "exp_name,readout_id,trials,mean_rate_hz,sd_hz,sem_hz,change_hz\n";

@@ -150,6 +150,7 @@ ScreenWork screen_work(const ScreenPart& part, const ScreenParts& parts, std::si
     if (!part.has(i)) continue;
     ++work.mine;
     if (!parts.done(i, keep_spikes)) work.to_run.push_back(i);
+    else parts.check(i, keep_spikes, false);  // a damaged part is named before anything runs
   }
   if (!part.whole) spdlog::info("screen: part {}/{}: {} of {} experiments", part.k, part.n, work.mine, experiments);
   if (work.to_run.size() < work.mine)

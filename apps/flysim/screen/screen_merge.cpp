@@ -108,7 +108,7 @@ int screen_merge_command(const std::vector<std::string>& args) {
       throw input_error(fmt::format("experiment '{}' of part {}/{} is not done in {}: finish that part (--screen.resume=true)", names[i],
                                     i % first.part.n + 1, first.part.n, sources[i].folder()));
   // A damaged part is named where it lies, before anything of OUT is written.
-  for (std::size_t i = 0; i < names.size(); ++i) sources[i].counts(i);
+  for (std::size_t i = 0; i < names.size(); ++i) sources[i].check(i, first.facts.spikes, true);
   if (!first.facts.spikes) refuse_spikes_not_written(o, "output.dir", out);
   const ScreenParts whole(out, first.whole, true, "output.dir");
   for (std::size_t i = 0; i < names.size(); ++i) whole.adopt(i, sources[i], first.facts.spikes);

@@ -5,9 +5,9 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <optional>
 
+#include "apps/flysim/process/stop_signal.hpp"
 #include "apps/flysim/run/plot_script.hpp"
 #include "io/atomic_file.hpp"
 #include "io/reference_spikes.hpp"
@@ -49,6 +49,8 @@ void warn_of_earlier_output(const std::string& dir, const std::string& name) {
 }
 
 void write_screen_files(const ScreenParts& parts, const ScreenFiles& f) {
+  // Stopping here writes nothing: the parts stay, and a resume writes the files again.
+  const auto stopped = [] { throw_if_stopped("writing the screen's files (the finished experiments are kept: --screen.resume=true writes them)"); };
   std::optional<std::vector<double>> baseline;
   if (f.has_baseline) {
     const auto at = std::find(f.names.begin(), f.names.end(), "baseline") - f.names.begin();
@@ -63,19 +65,27 @@ void write_screen_files(const ScreenParts& parts, const ScreenFiles& f) {
     rates += screen_rate_rows(counts, f.trial_s);
     readouts += screen_readout_rows(counts, f.readouts, f.trial_s, baseline);
   }
-  write_atomically(f.dir + "/rates.csv", rates);
-  write_atomically(f.dir + "/readouts.csv", readouts);
-  if (!f.spikes) return;
-  AtomicFile out(f.dir + "/spikes.csv");
-  out.write(kReferenceSpikesHeader, std::char_traits<char>::length(kReferenceSpikesHeader));
-  std::vector<char> block(1 << 20);
-  for (std::size_t i = 0; i < f.names.size(); ++i) {
-    std::ifstream in(parts.spikes_path(i), std::ios::binary);
-    if (!in) throw input_error(parts.spikes_path(i) + ": cannot be read");
-    while (in.read(block.data(), static_cast<std::streamsize>(block.size())) || in.gcount() > 0)
-      out.write(block.data(), static_cast<std::size_t>(in.gcount()));
+  // All three are written before any is committed: a full disk or a damaged part leaves
+  // the folder's earlier files as they were.
+  AtomicFile rates_file(f.dir + "/rates.csv"), readouts_file(f.dir + "/readouts.csv");
+  rates_file.write(rates.data(), rates.size());
+  readouts_file.write(readouts.data(), readouts.size());
+  std::optional<AtomicFile> spikes_file;
+  if (f.spikes) {
+    spikes_file.emplace(f.dir + "/spikes.csv");
+    spikes_file->write(kReferenceSpikesHeader, std::char_traits<char>::length(kReferenceSpikesHeader));
+    for (std::size_t i = 0; i < f.names.size(); ++i) {
+      stopped();
+      const SpikePartSeal recorded = parts.spike_seal(i);
+      const SpikePartSeal read =
+          read_spike_part(parts.spikes_path(i), [&](const char* data, std::size_t bytes) { spikes_file->write(data, bytes); });
+      if (read != recorded) throw parts.spike_part_damaged(i, read, recorded);
+    }
   }
-  out.commit();
+  stopped();
+  rates_file.commit();
+  readouts_file.commit();
+  if (spikes_file) spikes_file->commit();
 }
 
 }  // namespace flysim::app

@@ -4,12 +4,28 @@
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
+#include <vector>
 
 #include "io/atomic_file.hpp"
 #include "model/errors.hpp"
 
 namespace flysim::app {
+
+SpikePartSeal read_spike_part(const std::string& path, const std::function<void(const char*, std::size_t)>& take) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw input_error(path + ": cannot be read");
+  SpikePartSealer sealer;
+  std::vector<char> block(1 << 20);
+  while (in.read(block.data(), static_cast<std::streamsize>(block.size())) || in.gcount() > 0) {
+    const std::size_t got = static_cast<std::size_t>(in.gcount());
+    sealer.add(block.data(), got);
+    take(block.data(), got);
+  }
+  if (in.bad()) throw input_error(path + ": cannot be read");
+  return sealer.seal();
+}
 
 namespace {
 
@@ -99,8 +115,12 @@ bool ScreenParts::done(std::size_t index, bool with_spikes) const {
 }
 
 void ScreenParts::commit(std::size_t index, const ExperimentCounts& counts, const std::string* spike_lines) const {
-  if (spike_lines) write_atomically(spikes_path(index), *spike_lines);
-  write_atomically(counts_path(index), counts_part_text(counts));
+  std::optional<SpikePartSeal> seal;
+  if (spike_lines) {
+    write_atomically(spikes_path(index), *spike_lines);
+    seal = seal_of(*spike_lines);
+  }
+  write_atomically(counts_path(index), counts_part_text(counts, seal));
 }
 
 void ScreenParts::adopt(std::size_t index, const ScreenParts& from, bool with_spikes) const {
@@ -114,9 +134,41 @@ void ScreenParts::adopt(std::size_t index, const ScreenParts& from, bool with_sp
   link(from.counts_path(index), counts_path(index));
 }
 
-ExperimentCounts ScreenParts::counts(std::size_t index) const {
+CountsPart ScreenParts::counts_part(std::size_t index) const {
   const std::string path = counts_path(index);
   return parse_counts_part(path, read_whole(path));
+}
+
+ExperimentCounts ScreenParts::counts(std::size_t index) const { return counts_part(index).counts; }
+
+SpikePartSeal ScreenParts::spike_seal(std::size_t index) const {
+  const std::optional<SpikePartSeal> seal = counts_part(index).spikes;
+  if (!seal)
+    throw input_error(counts_path(index) + ": records no spike part: the screen's part file is damaged (delete it to run "
+                      "that experiment again)");
+  return *seal;
+}
+
+void ScreenParts::check(std::size_t index, bool with_spikes, bool read_spikes) const {
+  if (!with_spikes) {
+    counts_part(index);
+    return;
+  }
+  const SpikePartSeal seal = spike_seal(index);
+  const std::string path = spikes_path(index);
+  std::error_code ec;
+  const uint64_t bytes = std::filesystem::file_size(path, ec);
+  if (ec) throw input_error(path + ": cannot be read: " + ec.message());
+  SpikePartSeal found{bytes, seal.hash};
+  if (read_spikes && bytes == seal.bytes) found = read_spike_part(path, [](const char*, std::size_t) {});
+  if (found != seal) throw spike_part_damaged(index, found, seal);
+}
+
+input_error ScreenParts::spike_part_damaged(std::size_t index, const SpikePartSeal& found, const SpikePartSeal& seal) const {
+  return input_error(fmt::format("{}: {} bytes{}, where its counts part records {}: the spike part is damaged (delete it "
+                                 "and {} to run that experiment again)",
+                                 spikes_path(index), found.bytes, found.bytes == seal.bytes ? " of other content" : "",
+                                 seal.bytes, std::filesystem::path(counts_path(index)).filename().string()));
 }
 
 }  // namespace flysim::app

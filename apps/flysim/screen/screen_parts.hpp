@@ -4,17 +4,23 @@
 // interrupted screen resumes from the experiments already committed
 // (--screen.resume=true) and its final files equal an uninterrupted run's.
 #include <cstddef>
+#include <functional>
 #include <string>
 
 #include "io/screen_results.hpp"
+#include "model/errors.hpp"
 
 namespace flysim::app {
 
 // A manifest's first line: a folder from a flysim that wrote another format is refused as such.
-inline constexpr const char* kManifestFormatLine = "manifest format = 2\n";
+inline constexpr const char* kManifestFormatLine = "manifest format = 3\n";
 
 // The first line where two manifests differ ("KEY was 'A', now 'B'"), or empty when they are equal.
 std::string first_manifest_difference(const std::string& before, const std::string& now);
+
+// Reads the spike part at `path` a block at a time, handing each block to `take`, and
+// returns the seal of what it read.
+SpikePartSeal read_spike_part(const std::string& path, const std::function<void(const char*, std::size_t)>& take);
 
 class ScreenParts {
  public:
@@ -35,17 +41,26 @@ class ScreenParts {
   void discard_if_unused() const;
   // Whether experiment `index` is committed (with its spike lines, when `with_spikes`).
   bool done(std::size_t index, bool with_spikes) const;
+  // Refuses a committed experiment's parts as damaged, naming the file: a counts part
+  // whose checksum fails, a spike part of another size than its counts part records, or
+  // (`read_spikes`) other bytes.
+  void check(std::size_t index, bool with_spikes, bool read_spikes) const;
   // Commits experiment `index`: its spike lines first (when kept), then its counts.
   void commit(std::size_t index, const ExperimentCounts& counts, const std::string* spike_lines) const;
   // Commits experiment `index` as `from` holds it (a hard link where the file system allows).
   void adopt(std::size_t index, const ScreenParts& from, bool with_spikes) const;
   ExperimentCounts counts(std::size_t index) const;
+  // What experiment `index`'s counts part records of its spike part; refused as damaged when nothing.
+  SpikePartSeal spike_seal(std::size_t index) const;
+  // The error for experiment `index`'s spike part, found to be `found` where its counts part records `seal`.
+  input_error spike_part_damaged(std::size_t index, const SpikePartSeal& found, const SpikePartSeal& seal) const;
   // The file of experiment `index`'s spike lines (t,trial,flywire_id,exp_name; no header).
   std::string spikes_path(std::size_t index) const;
 
  private:
   ScreenParts() = default;
   std::string counts_path(std::size_t index) const;
+  CountsPart counts_part(std::size_t index) const;
   std::string folder_;
   bool created_ = false;  // the manifest is this screen's, written now
 };
