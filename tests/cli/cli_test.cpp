@@ -252,6 +252,22 @@ TEST_F(Cli, InterruptStopsCleanlyAndKeepsWhatWasRecorded) {
     EXPECT_EQ(entry.path().filename().string().find(".tmp-"), std::string::npos) << entry.path();
 }
 
+// A default file of the bundled data folder that is not there is named by its option and
+// by FLYSIM_DATA_DIR, the way to point flysim at the folder.
+TEST_F(Cli, AMissingBundledDataFileNamesItsOptionAndFlysimDataDir) {
+  fs::create_directories(path("data"));
+  setenv("FLYSIM_DATA_DIR", path("data").c_str(), 1);
+  expect_one_line_error(flysim("run --run.duration-ms=10"),
+                        "option network.neurons (default '" + path("data") + "/Completeness_783.csv') names a file flysim "
+                        "cannot open: No such file or directory (from FLYSIM_DATA_DIR=" + path("data") + "; give "
+                        "--network.neurons=FILE, or point FLYSIM_DATA_DIR at a folder that holds flysim's data/ files)");
+  spit(path("data/Completeness_783.csv"), ",Completed\n720575940596125868,True\n");
+  expect_one_line_error(flysim("run --run.duration-ms=10"),
+                        path("data") + "/sugar_grn_783.txt: cannot be opened: No such file or directory (the synthetic "
+                        "network's sensory neurons, from FLYSIM_DATA_DIR=");
+  unsetenv("FLYSIM_DATA_DIR");
+}
+
 // A run until stopped has no trial length to report: its summary says it was one endless
 // trial, not the longest trial's 2^29 steps.
 TEST_F(Cli, AnEndlessRunSaysSoInItsSummary) {

@@ -419,6 +419,8 @@ TEST_F(Reliability, AStopEndsAServiceWhoseJournalCannotGrow) {
     ASSERT_NE(port, "") << slurp(path("first.err"));
     ASSERT_EQ(stop(port).code, 0);
     ASSERT_EQ(first.wait_for(60), 0) << slurp(path("first.err"));
+    // The summary is headed by the command that ran.
+    EXPECT_NE(slurp(path("first.out")).find("\nflysim serve: stopped\n"), std::string::npos) << slurp(path("first.out"));
     const std::string journal = slurp(path("journal.jsonl"));
     header = journal.find('\n') + 1;
     ASSERT_GT(journal.size(), header) << "the first service journaled its stop";

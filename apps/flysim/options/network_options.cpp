@@ -1,6 +1,13 @@
 #include "apps/flysim/options/network_options.hpp"
 
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
+
+#include "model/errors.hpp"
 
 namespace flysim::app {
 
@@ -16,6 +23,27 @@ std::string default_cache_dir() {
 }
 
 std::string sugar_ids_file() { return data_dir() + "/sugar_grn_783.txt"; }
+
+namespace {
+
+// Where a missing bundled file came from, and what to do about it (`key`: the option
+// whose default it is, or empty).
+std::string bundled_hint(const std::string& key) {
+  const char* env = std::getenv("FLYSIM_DATA_DIR");
+  const std::string give = key.empty() ? "" : "give --" + key + "=FILE, or ";
+  if (env && *env)
+    return fmt::format("from FLYSIM_DATA_DIR={}; {}point FLYSIM_DATA_DIR at a folder that holds flysim's data/ files", env, give);
+  return "from the data/ folder of the source tree flysim was built from; " + give +
+         "set FLYSIM_DATA_DIR to a folder that holds flysim's data/ files";
+}
+
+}  // namespace
+
+void require_bundled_file(const Options& o, const std::string& key) {
+  const std::string& path = o.text(key);
+  if (o.given(key) || path.empty() || ::access(path.c_str(), R_OK) == 0) return;
+  o.reject(key, fmt::format("names a file flysim cannot open: {} ({})", std::strerror(errno), bundled_hint(key)));
+}
 
 std::vector<OptionSpec> network_options() {
   return {
@@ -45,6 +73,7 @@ NetworkSource network_source(const Options& o) {
   s.neurons = o.text("network.neurons");
   s.connectivity = o.text("network.connectivity");
   if (!s.connectivity.empty() && s.format == "edgelist" && !o.given("network.neurons")) s.neurons.clear();
+  if (!s.neurons.empty()) require_bundled_file(o, "network.neurons");
   // One's own neurons file without its connectivity is a forgotten option, not a request
   // for the synthetic network over those IDs (flysim generate makes that on purpose).
   if (s.connectivity.empty() && o.given("network.neurons"))
@@ -52,6 +81,10 @@ NetworkSource network_source(const Options& o) {
                                 "network.connectivity=FILE (without both, flysim runs its synthetic FlyWire-scale network; "
                                 "flysim generate --network.neurons=FILE makes a synthetic one over these neurons)");
   s.sugar_ids = sugar_ids_file();
+  // The synthetic network wires these as its sensory neurons: a file of flysim's own.
+  if (s.connectivity.empty() && ::access(s.sugar_ids.c_str(), R_OK) != 0)
+    throw input_error(fmt::format("{}: cannot be opened: {} (the synthetic network's sensory neurons, {})", s.sugar_ids,
+                                  std::strerror(errno), bundled_hint("")));
   s.readout_id = kMn9RootId;
   s.generator_seed = network_seed(o);
   s.sign_seed = s.generator_seed;

@@ -65,6 +65,7 @@ StimulusPlan stimulus_plan(const Options& o, const Network& net) {
   StimulusPlan plan = stimulus_condition(o, net);
   const bool ids_apply = o.given("stimulus.ids") || !o.given("stimulus.kicks");
   if (ids_apply && !o.text("stimulus.ids").empty()) {
+    require_bundled_file(o, "stimulus.ids");
     try {
       plan.poisson_neurons = load_id_list_as_indices(o.text("stimulus.ids"), net);
     } catch (const input_error& e) {

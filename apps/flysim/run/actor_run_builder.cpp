@@ -272,7 +272,8 @@ ActorRunParts ActorRunBuilder::build() const {
   if (plasticity_.enabled)
     parts.shard_setups = make_shard_setups(*in.network, *plastic.edges, plasticity_.rule, plasticity_.shards, plastic.learned);
   parts.outputs = {in.network, std::make_shared<const StimulusPlan>(in.trial_plan.stimulus), in.trial_plan.stimulus_rate_Hz,
-                   in.compatibility, checks_.pace > 0, endless(in.trial_plan), o_.text("output.summary"), plasticity_.weights_out, plastic.edges};
+                   in.compatibility, checks_.pace > 0, endless(in.trial_plan), o_.text("output.summary"), plasticity_.weights_out, plastic.edges,
+                   serving() ? "serve" : "run"};
   return parts;
 }
 

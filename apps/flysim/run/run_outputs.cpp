@@ -12,6 +12,7 @@ void write_run_outputs(const RunOutputs& out, const RunSummary& summary) {
     context.weights_path = out.weights_path;
     context.plastic_connections = out.plastic_edges->size();
   }
+  context.command = out.command;
   print_summary(summary, context);
   if (!out.summary_path.empty()) write_summary_json(out.summary_path, summary, context);
 }

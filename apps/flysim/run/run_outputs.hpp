@@ -22,6 +22,7 @@ struct RunOutputs {
   std::string summary_path;  // output.summary; empty: not written
   std::string weights_path;  // plasticity.weights-out; empty: not written
   std::shared_ptr<const std::vector<uint64_t>> plastic_edges;
+  std::string command = "run";  // the summary's heading: run or serve
 };
 
 // Writes the learned weights, prints the summary and writes output.summary; throws

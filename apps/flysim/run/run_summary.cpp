@@ -78,7 +78,7 @@ void print_realtime_summary(const RunSummary& s, bool paced) {
   if (s.cost.window_s > 0)
     std::cout << "  host cores per role, over the whole run:\n" << cost_table(s.cost, "    ");
   else
-    std::cout << "  host cores  not measured: the run ended before the first reading, 1 s after it started\n";
+    std::cout << "  host cores  not measured: the run ended before the first reading, which comes 1 s after the start\n";
 }
 }  // namespace
 
@@ -86,12 +86,12 @@ void print_summary(const RunSummary& s, const SummaryContext& c) {
   const Network& net = c.network;
   const StimulusPlan& plan = c.stimulus;
   std::cout << fmt::format(
-      "flysim run: {}\n"
+      "flysim {}: {}\n"
       "  network     {} ({} neurons, {} connections, {} synapses)\n"
       "  stimulus    {} Poisson neurons at {} Hz, {} timed kicks, seed {}\n"
       "  simulated   {} ({:.1f} ms in this run)\n"
       "  spikes      {} from {} active neurons\n",
-      s.stopped_early ? "stopped" : "done", net.description, net.neuron_count(), net.connection_count(), net.synapse_count(),
+      c.command, s.stopped_early ? "stopped" : "done", net.description, net.neuron_count(), net.connection_count(), net.synapse_count(),
       plan.poisson_neurons.size(), c.stimulus_rate_Hz, plan.kicks.size(), plan.seed, trials_text(s, c),
       reported_ms(s.simulated_this_run_s), s.recorded.spikes, s.recorded.active_neurons);
   for (const PoissonGroup& group : plan.groups)

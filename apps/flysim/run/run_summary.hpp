@@ -19,6 +19,7 @@ struct SummaryContext {
   bool endless = false;  // run.duration-ms=forever: the trial has no length of its own
   std::string weights_path;  // plasticity.weights-out, written; empty: none
   std::size_t plastic_connections = 0;
+  std::string command = "run";  // "flysim run: done", "flysim serve: stopped"
 };
 
 void print_summary(const RunSummary& s, const SummaryContext& c);
