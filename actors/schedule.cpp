@@ -91,7 +91,14 @@ int32_t Schedule::epoch_end(RunPosition issued, double now_s) const {
 
 void Schedule::receive(LiveCommand command, uint64_t id) { live_.push_back({std::move(command), id}); }
 
+void Schedule::pause(double now_s) {
+  if (paused_) return;
+  paused_ = true;
+  paused_since_s_ = now_s;
+}
+
 void Schedule::resume(RunPosition done, double now_s) {
+  if (paused_) paused_total_s_ += now_s - paused_since_s_;
   paused_ = false;
   // The pace starts over from here: the paused time is not made up by running fast.
   anchor_s_ = now_s;

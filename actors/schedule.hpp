@@ -101,10 +101,12 @@ class Schedule {
   void receive(LiveCommand command, uint64_t id);
 
   // Effects of commands, applied by the caller when it applies the command.
-  void pause() { paused_ = true; }
+  void pause(double now_s);
   void resume(RunPosition done, double now_s);
   void stop() { stopped_ = true; }
   bool paused() const { return paused_; }
+  // Wall seconds spent paused up to `now_s`, the current pause included.
+  double paused_s(double now_s) const { return paused_total_s_ + (paused_ ? now_s - paused_since_s_ : 0.0); }
   bool stopped() const { return stopped_; }
 
   // How far the simulation is behind the pace at `done`, in ms (0 when unpaced or paused).
@@ -148,6 +150,7 @@ class Schedule {
   std::deque<Waiting> live_;
   bool trial_started_ = false;
   bool paused_ = false, stopped_ = false;
+  double paused_since_s_ = 0.0, paused_total_s_ = 0.0;
   double pace_ = 0.0;
   double pace_batch_ms_ = kDefaultPaceBatchMs;
   // Pacing: simulated steps at anchor_steps_ happen at wall time anchor_s_ (reset on resume).

@@ -84,6 +84,7 @@ void deliver_summary(self_ptr self, RecorderSummary recorded, std::string engine
   add_realtime_summary(self, summary);
   add_plasticity_summary(self, summary);
   summary.wall_s = elapsed_s(st);
+  summary.paused_s = st.schedule->paused_s(summary.wall_s);
   summary.cpu_s = process_cpu_seconds() - st.cpu_at_start;
   summary.peak_memory_MiB = peak_memory_MiB();
   summary.checkpoints.assign(st.checkpoints.newest().begin(), st.checkpoints.newest().end());

@@ -60,7 +60,7 @@ struct CommandEffect {
   }
   void operator()(const StimulusCommand& c) const { apply_stimulus(self, c, std::move(*change), live_id); }
   void operator()(const PauseCommand&) const {
-    self->state.schedule->pause();
+    self->state.schedule->pause(elapsed_s(self->state));
     self->send(self->state.recorder, flush_atom::value);
     answer_live(self, live_id, {true, "paused at " + where(at), at.trial, at.step, ""});
   }

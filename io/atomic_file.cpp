@@ -165,12 +165,18 @@ void AtomicFile::give_name() {
   const std::string self_fd = "/proc/self/fd/" + std::to_string(::fileno(file_));
   if (::linkat(AT_FDCWD, self_fd.c_str(), AT_FDCWD, temp_path_.c_str(), AT_SYMLINK_FOLLOW) != 0) {
     const int saved = errno;
+    const std::string name = temp_path_;
     temp_path_.clear();
-    fail(path_, "cannot write the finished file as " + temp_path_, saved);
+    fail(path_, "cannot write the finished file as " + name, saved);
   }
 }
 
 void AtomicFile::commit() {
+  finish();
+  publish();
+}
+
+void AtomicFile::finish() {
   bool flushed = std::fflush(file_) == 0;
   int saved_errno = errno;
   // fsync means nothing for a device or a FIFO (and fails with EINVAL on some).
@@ -180,6 +186,9 @@ void AtomicFile::commit() {
   if (flushed && !closed) saved_errno = errno;
   file_ = nullptr;
   if (!flushed || !closed) fail(path_, "write failed", saved_errno);
+}
+
+void AtomicFile::publish() {
   if (direct_) return;
   if (std::rename(temp_path_.c_str(), target_.c_str()) != 0)
     fail(path_, "cannot rename the finished file into place", errno);

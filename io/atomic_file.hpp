@@ -27,7 +27,14 @@ class AtomicFile {
 
   std::FILE* stream() { return file_; }
   void write(const void* data, std::size_t bytes);
+  // finish() then publish().
   void commit();
+  // Everything written reaches the disk (flushed, fsynced) under a temporary name; write
+  // errors (a full disk) are thrown here. Destroyed unpublished, the file goes.
+  void finish();
+  // The finished file replaces NAME in one rename. Several files finished first and
+  // published together leave either none or all of them replaced, but for a failing rename.
+  void publish();
   const std::string& path() const { return path_; }
 
  private:

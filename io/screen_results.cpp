@@ -18,6 +18,11 @@ namespace {
 
 constexpr const char* kPartHeader = "flysim-screen-part 2";
 
+// A counts part's last line: the checksum of its first `length` bytes.
+std::string end_line(const std::string& text, std::size_t length) {
+  return fmt::format("end {:016x}\n", XXH3_64bits(text.data(), length));
+}
+
 std::vector<double> rates_of(const std::vector<uint64_t>& spikes, double trial_s) {
   std::vector<double> rates;
   for (uint64_t n : spikes) rates.push_back(rate_Hz(n, trial_s));
@@ -61,19 +66,22 @@ std::string counts_part_text(const ExperimentCounts& c, const std::optional<Spik
     text += '\n';
   }
   if (spikes) fmt::format_to(std::back_inserter(text), "spikes {} {:016x}\n", spikes->bytes, spikes->hash);
-  return text + fmt::format("end {:016x}\n", XXH3_64bits(text.data(), text.size()));
+  return text + end_line(text, text.size());
 }
 
-CountsPart parse_counts_part(const std::string& path, const std::string& text) {
+CountsPart parse_counts_part(const std::string& path, const std::string& text, PartSource source) {
   const auto damaged = [&](std::size_t at, const std::string& what) {
-    return input_error_at(path, at, what + ": the screen's part file is damaged (delete it to run that experiment again)");
+    return input_error_at(path, std::max<std::size_t>(at, 1),
+                          what + (source == PartSource::file
+                                      ? ": the screen's part file is damaged (delete it to run that experiment again)"
+                                      : ": the worker's counts do not read as this flysim's (a flysim of another version?)"));
   };
   // The checksum first: any change to the text before it (a count edited, lines lost) shows.
   const std::size_t end_at = text.rfind("end ");
   const std::size_t lines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
   if (text.empty() || end_at == std::string::npos || (end_at != 0 && text[end_at - 1] != '\n') || text.back() != '\n')
     throw damaged(lines, "no 'end' line");
-  if (text.substr(end_at) != fmt::format("end {:016x}\n", XXH3_64bits(text.data(), end_at)))
+  if (text.substr(end_at) != end_line(text, end_at))
     throw damaged(lines, "its checksum does not match its text");
   std::istringstream in(text.substr(0, end_at));
   std::string line;

@@ -53,8 +53,10 @@ struct CountsPart {
 
 // The part file's text, and back (errors name `path`). The text ends with a checksum of
 // everything before it, so that a part changed or cut short is refused as damaged.
+// `source` says what a damaged text means: a file to delete, or a worker of another version.
+enum class PartSource { file, worker };
 std::string counts_part_text(const ExperimentCounts& counts, const std::optional<SpikePartSeal>& spikes = std::nullopt);
-CountsPart parse_counts_part(const std::string& path, const std::string& text);
+CountsPart parse_counts_part(const std::string& path, const std::string& text, PartSource source = PartSource::file);
 
 inline const char* kScreenRatesHeader = "exp_name,flywire_id,trials,mean_rate_hz,sd_hz\n";
 inline const char* kScreenReadoutsHeader = "exp_name,readout_id,trials,mean_rate_hz,sd_hz,sem_hz,change_hz\n";

@@ -88,6 +88,7 @@ struct RunSummary {
   double simulated_s = 0.0;      // per trial
   double simulated_this_run_s = 0.0;  // all trials, less what a restored checkpoint had done
   double wall_s = 0.0;
+  double paused_s = 0.0;         // of wall_s, paused by a pause command
   double cpu_s = 0.0;            // process CPU time (getrusage) during the run
   double peak_memory_MiB = 0.0;  // peak resident set of the process (getrusage)
   std::vector<std::string> checkpoints;  // the newest checkpoint.keep files written (on disk), oldest first
@@ -186,7 +187,7 @@ typename Inspector::result_type inspect(Inspector& f, AppliedWeights& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, RunSummary& x) {
   return f(caf::meta::type_name("flysim.run_summary"), x.recorded, x.engine, x.trials, x.simulated_s, x.simulated_this_run_s, x.wall_s,
-           x.cpu_s, x.peak_memory_MiB, x.checkpoints, x.checkpoints_written, x.checkpoints_failed, x.swaps, x.swaps_done, x.stimulus_changes, x.last_stimulus, x.plasticity_shards, x.weight_changes, x.weight_updates,
+           x.paused_s, x.cpu_s, x.peak_memory_MiB, x.checkpoints, x.checkpoints_written, x.checkpoints_failed, x.swaps, x.swaps_done, x.stimulus_changes, x.last_stimulus, x.plasticity_shards, x.weight_changes, x.weight_updates,
            x.applied, x.final_weights,
            x.stopped_early, x.stopped_trial, x.stopped_step, x.lag, x.max_lag_ms, x.cost);
 }

@@ -2,6 +2,9 @@
 // line, output files that appear only when complete, and the reference match through
 // the whole actor pipeline.
 #include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -266,6 +269,34 @@ TEST_F(Cli, AMissingBundledDataFileNamesItsOptionAndFlysimDataDir) {
                         path("data") + "/sugar_grn_783.txt: cannot be opened: No such file or directory (the synthetic "
                         "network's sensory neurons, from FLYSIM_DATA_DIR=");
   unsetenv("FLYSIM_DATA_DIR");
+}
+
+// A service's time paused by a command is said in its summary and left out of its speed.
+TEST_F(Cli, APausedServiceSaysHowLongItWasPaused) {
+  BackgroundFlysim service("serve --network.neurons=" + data_path("net2000/neurons.csv") + " --network.connectivity=" +
+                               data_path("net2000/connectivity.csv") + " --stimulus.kicks=" + data_path("net2000/kicks.csv") +
+                               " --control.port=0 --run.pace=off --output.spikes=/dev/null --output.journal=" + path("journal.jsonl") +
+                               " --output.summary=" +
+                               path("summary.json") + " --network.cache-dir=" + path("cache"),
+                           path("stdout"), path("stderr"));
+  const std::string line = service.wait_for_output("control API on http://127.0.0.1:", 60);
+  ASSERT_NE(line, "") << slurp(path("stderr"));
+  const std::string port = line.substr(line.rfind(':') + 1);
+  const auto ctl = [&](const std::string& action) {
+    return run_flysim("ctl " + action + " --control.port=" + port, path("ctl.out"), path("ctl.err")).code;
+  };
+  ASSERT_EQ(ctl("pause"), 0) << slurp(path("ctl.err"));
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  ASSERT_EQ(ctl("stop"), 0) << slurp(path("ctl.err"));
+  ASSERT_EQ(service.wait_for(60), 0) << slurp(path("stderr"));
+  const nlohmann::json s = read_summary(path("summary.json"));
+  const double paused = s.value("paused_s", 0.0), wall = s.value("wall_s", 0.0);
+  EXPECT_GE(paused, 1.4);
+  EXPECT_LT(paused, wall);
+  const double simulated_s = s.value("simulated_ms_this_run", 0.0) / 1000.0;
+  ASSERT_GT(simulated_s, 0.0);
+  EXPECT_NEAR(s.value("wall_s_per_simulated_s", 0.0), (wall - paused) / simulated_s, 1e-9);
+  EXPECT_NE(slurp(path("stdout")).find(" s of it paused), "), std::string::npos) << slurp(path("stdout"));
 }
 
 // A run until stopped has no trial length to report: its summary says it was one endless

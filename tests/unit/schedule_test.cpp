@@ -40,7 +40,7 @@ Trace drive(Schedule& s, const std::vector<std::pair<RunPosition, LiveCommand>>&
       t.commands.push_back(action_name(a.command) + std::string("@") + std::to_string(a.at.trial) + ":" + std::to_string(a.at.step));
       if (a.live_id != 0) t.journal.push_back({a.at, a.command});
       if (std::holds_alternative<StopCommand>(a.command)) s.stop();
-      if (std::holds_alternative<PauseCommand>(a.command)) s.pause();
+      if (std::holds_alternative<PauseCommand>(a.command)) s.pause(0.0);
       if (std::holds_alternative<ResumeCommand>(a.command)) s.resume(issued, 0.0);
     }
     if (a.kind == Kind::epoch) {
@@ -141,9 +141,11 @@ TEST(Schedule, PaceLetsEpochsGoAsTheWallClockAllowsAndMeasuresLag) {
   EXPECT_NEAR(s.lag_ms({0, 9000}, 1.0), 100.0, 1e-6);
   EXPECT_EQ(s.lag_ms({0, 10000}, 1.0), 0.0);
   // After a pause the pace starts over: no catching up.
-  s.pause();
+  s.pause(1.0);
+  EXPECT_EQ(s.paused_s(3.0), 2.0);
   s.resume({0, 9000}, 5.0);
   EXPECT_EQ(s.lag_ms({0, 9000}, 5.0), 0.0);
+  EXPECT_EQ(s.paused_s(9.0), 4.0) << "the pause's time is kept once it ended";
   EXPECT_EQ(s.next({0, 9000}, 5.0).kind, Kind::epoch);
 }
 

@@ -46,9 +46,10 @@ int generate_command(const std::vector<std::string>& args) {
   if (o.text("output.neurons").empty()) o.reject("output.neurons", "must name a file");
   if (o.text("output.connectivity").empty()) o.reject("output.connectivity", "must name a file");
 
+  require_bundled_file(o, "network.neurons");
   NetworkSource source;
   source.neurons = o.text("network.neurons");
-  source.sugar_ids = sugar_ids_file();
+  source.sugar_ids = synthetic_sensory_ids_file();
   source.readout_id = kMn9RootId;
   source.generator_seed = network_seed(o);
   GeneratorParams params = generator_params(source);

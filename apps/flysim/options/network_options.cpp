@@ -39,10 +39,21 @@ std::string bundled_hint(const std::string& key) {
 
 }  // namespace
 
+std::string synthetic_sensory_ids_file() {
+  const std::string path = sugar_ids_file();
+  if (::access(path.c_str(), R_OK) != 0) {
+    const std::string why = std::strerror(errno);
+    throw input_error(
+        fmt::format("{}: cannot be opened: {} (the synthetic network's sensory neurons, {})", path, why, bundled_hint("")));
+  }
+  return path;
+}
+
 void require_bundled_file(const Options& o, const std::string& key) {
   const std::string& path = o.text(key);
   if (o.given(key) || path.empty() || ::access(path.c_str(), R_OK) == 0) return;
-  o.reject(key, fmt::format("names a file flysim cannot open: {} ({})", std::strerror(errno), bundled_hint(key)));
+  const std::string why = std::strerror(errno);
+  o.reject(key, fmt::format("names a file flysim cannot open: {} ({})", why, bundled_hint(key)));
 }
 
 std::vector<OptionSpec> network_options() {
@@ -80,11 +91,7 @@ NetworkSource network_source(const Options& o) {
     o.reject("network.neurons", "is given without network.connectivity: give your connectome's connectivity CSV as "
                                 "network.connectivity=FILE (without both, flysim runs its synthetic FlyWire-scale network; "
                                 "flysim generate --network.neurons=FILE makes a synthetic one over these neurons)");
-  s.sugar_ids = sugar_ids_file();
-  // The synthetic network wires these as its sensory neurons: a file of flysim's own.
-  if (s.connectivity.empty() && ::access(s.sugar_ids.c_str(), R_OK) != 0)
-    throw input_error(fmt::format("{}: cannot be opened: {} (the synthetic network's sensory neurons, {})", s.sugar_ids,
-                                  std::strerror(errno), bundled_hint("")));
+  s.sugar_ids = s.connectivity.empty() ? synthetic_sensory_ids_file() : sugar_ids_file();
   s.readout_id = kMn9RootId;
   s.generator_seed = network_seed(o);
   s.sign_seed = s.generator_seed;

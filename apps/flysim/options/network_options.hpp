@@ -17,6 +17,9 @@ std::string default_cache_dir();
 // The bundled sugar-sensing neurons (root IDs file): the default stimulus, and the
 // synthetic network's sensory neurons.
 std::string sugar_ids_file();
+// sugar_ids_file() for the synthetic network, which wires them as its sensory neurons;
+// missing, an error that names FLYSIM_DATA_DIR.
+std::string synthetic_sensory_ids_file();
 // Refuses option `key` when it was not given and its default, a file of the bundled data
 // folder, cannot be read: the error names the option and FLYSIM_DATA_DIR.
 void require_bundled_file(const Options& o, const std::string& key);

@@ -77,7 +77,7 @@ std::string answer_problem(const ScreenWorkResult& answer, const ScreenRun& run,
                            const std::string& source, ExperimentCounts& counts) {
   if (!answer.error.empty()) return answer.error;
   try {
-    counts = parse_counts_part(source, answer.counts_text).counts;
+    counts = parse_counts_part(source, answer.counts_text, PartSource::worker).counts;
   } catch (const std::exception& e) {
     return e.what();
   }

@@ -35,7 +35,8 @@ std::string against_real_time(double wall_per_simulated_s) {
 Speed speed_of(const RunSummary& s) {
   const double simulated = s.simulated_this_run_s;
   Speed speed;
-  speed.wall_per_simulated_s = simulated > 0 ? s.wall_s / simulated : 0.0;
+  // Time paused by a command is no measure of speed.
+  speed.wall_per_simulated_s = simulated > 0 ? (s.wall_s - s.paused_s) / simulated : 0.0;
   speed.faster_than_real_time = speed.wall_per_simulated_s > 0 ? 1.0 / speed.wall_per_simulated_s : 0.0;
   speed.cpu_per_simulated_s = simulated > 0 ? s.cpu_s / simulated : 0.0;
   return speed;
@@ -127,13 +128,14 @@ void print_summary(const RunSummary& s, const SummaryContext& c) {
   print_realtime_summary(s, c.paced);
   const Speed speed = speed_of(s);
   std::cout << fmt::format(
-      "  wall time   {:.3f} s, {:.4f} wall s per simulated s ({})\n"
+      "  wall time   {:.3f} s{}, {:.4f} wall s per simulated s ({})\n"
       "  host cpu    {:.3f} s, {:.4f} cpu s per simulated s\n"
       "  memory      {:.0f} MiB peak\n"
       "  engine      {}\n"
       "  compat      {}\n"
       "  kernel      {}\n",
-      s.wall_s, speed.wall_per_simulated_s, against_real_time(speed.wall_per_simulated_s), s.cpu_s, speed.cpu_per_simulated_s,
+      s.wall_s, s.paused_s > 0 ? fmt::format(" ({:.3f} s of it paused)", s.paused_s) : std::string(), speed.wall_per_simulated_s,
+      against_real_time(speed.wall_per_simulated_s), s.cpu_s, speed.cpu_per_simulated_s,
       s.peak_memory_MiB, s.engine, c.compatibility, kKernelVersion);
   if (!c.weights_path.empty())
     std::cout << fmt::format("  weights     {} plastic connections written to {}\n", c.plastic_connections, c.weights_path);
@@ -182,6 +184,7 @@ std::string summary_json(const RunSummary& s, const SummaryContext& c) {
   j["lag"] = {{"now_ms", s.lag.now_ms}, {"p99_ms", s.lag.p99_ms}, {"max_ms", s.lag.max_ms}, {"max_lag_ms", s.max_lag_ms}};
   j["cost"] = field_json::object_json(s.cost);
   j["wall_s"] = s.wall_s;
+  j["paused_s"] = s.paused_s;
   j["wall_s_per_simulated_s"] = speed.wall_per_simulated_s;
   j["faster_than_real_time"] = speed.faster_than_real_time;
   j["cpu_s"] = s.cpu_s;

@@ -57,8 +57,11 @@ void write_screen_files(const ScreenParts& parts, const ScreenFiles& f) {
     baseline = readout_means(parts.counts(static_cast<std::size_t>(at)), f.readouts, f.trial_s);
   }
   std::string rates = kScreenRatesHeader, readouts = kScreenReadoutsHeader;
+  std::vector<SpikePartSeal> seals;
   for (std::size_t i = 0; i < f.names.size(); ++i) {
-    const ExperimentCounts counts = parts.counts(i);
+    const CountsPart part = parts.counts_part(i);
+    const ExperimentCounts& counts = part.counts;
+    if (f.spikes) seals.push_back(parts.spike_seal(i, part));
     if (counts.name != f.names[i])
       throw input_error(parts.folder() + ": part " + std::to_string(i) + " holds experiment '" + counts.name + "', not '" +
                         f.names[i] + "': delete the folder to start over");
@@ -76,16 +79,19 @@ void write_screen_files(const ScreenParts& parts, const ScreenFiles& f) {
     spikes_file->write(kReferenceSpikesHeader, std::char_traits<char>::length(kReferenceSpikesHeader));
     for (std::size_t i = 0; i < f.names.size(); ++i) {
       stopped();
-      const SpikePartSeal recorded = parts.spike_seal(i);
+      const SpikePartSeal& recorded = seals[i];
       const SpikePartSeal read =
           read_spike_part(parts.spikes_path(i), [&](const char* data, std::size_t bytes) { spikes_file->write(data, bytes); });
       if (read != recorded) throw parts.spike_part_damaged(i, read, recorded);
     }
   }
   stopped();
-  rates_file.commit();
-  readouts_file.commit();
-  if (spikes_file) spikes_file->commit();
+  rates_file.finish();
+  readouts_file.finish();
+  if (spikes_file) spikes_file->finish();
+  rates_file.publish();
+  readouts_file.publish();
+  if (spikes_file) spikes_file->publish();
 }
 
 }  // namespace flysim::app

@@ -128,7 +128,11 @@ void ScreenParts::adopt(std::size_t index, const ScreenParts& from, bool with_sp
     std::error_code ec;
     std::filesystem::remove(target, ec);
     std::filesystem::create_hard_link(source, target, ec);
-    if (ec) write_atomically(target, read_whole(source));
+    if (!ec) return;
+    // Another file system: copied a block at a time (a spike part may exceed memory).
+    AtomicFile copy(target);
+    read_spike_part(source, [&](const char* data, std::size_t bytes) { copy.write(data, bytes); });
+    copy.commit();
   };
   if (with_spikes) link(from.spikes_path(index), spikes_path(index));
   link(from.counts_path(index), counts_path(index));
@@ -141,8 +145,8 @@ CountsPart ScreenParts::counts_part(std::size_t index) const {
 
 ExperimentCounts ScreenParts::counts(std::size_t index) const { return counts_part(index).counts; }
 
-SpikePartSeal ScreenParts::spike_seal(std::size_t index) const {
-  const std::optional<SpikePartSeal> seal = counts_part(index).spikes;
+SpikePartSeal ScreenParts::spike_seal(std::size_t index, const CountsPart& part) const {
+  const std::optional<SpikePartSeal>& seal = part.spikes;
   if (!seal)
     throw input_error(counts_path(index) + ": records no spike part: the screen's part file is damaged (delete it to run "
                       "that experiment again)");
@@ -154,7 +158,7 @@ void ScreenParts::check(std::size_t index, bool with_spikes, bool read_spikes) c
     counts_part(index);
     return;
   }
-  const SpikePartSeal seal = spike_seal(index);
+  const SpikePartSeal seal = spike_seal(index, counts_part(index));
   const std::string path = spikes_path(index);
   std::error_code ec;
   const uint64_t bytes = std::filesystem::file_size(path, ec);

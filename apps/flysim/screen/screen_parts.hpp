@@ -50,8 +50,10 @@ class ScreenParts {
   // Commits experiment `index` as `from` holds it (a hard link where the file system allows).
   void adopt(std::size_t index, const ScreenParts& from, bool with_spikes) const;
   ExperimentCounts counts(std::size_t index) const;
-  // What experiment `index`'s counts part records of its spike part; refused as damaged when nothing.
-  SpikePartSeal spike_seal(std::size_t index) const;
+  // Experiment `index`'s counts part as read back: its counts and its spike part's seal.
+  CountsPart counts_part(std::size_t index) const;
+  // What experiment `index`'s counts part (`part`) records of its spike part; refused as damaged when nothing.
+  SpikePartSeal spike_seal(std::size_t index, const CountsPart& part) const;
   // The error for experiment `index`'s spike part, found to be `found` where its counts part records `seal`.
   input_error spike_part_damaged(std::size_t index, const SpikePartSeal& found, const SpikePartSeal& seal) const;
   // The file of experiment `index`'s spike lines (t,trial,flywire_id,exp_name; no header).
@@ -60,7 +62,6 @@ class ScreenParts {
  private:
   ScreenParts() = default;
   std::string counts_path(std::size_t index) const;
-  CountsPart counts_part(std::size_t index) const;
   std::string folder_;
   bool created_ = false;  // the manifest is this screen's, written now
 };
