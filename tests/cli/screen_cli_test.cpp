@@ -416,6 +416,7 @@ TEST(ScreenCli, BadTablesAreOneErrorLineNamingFileAndLine) {
   bad("name,rate_hz\na\tb,100\n", "2: experiment name 'a\\x09b' holds a comma, a quote, a control character or bytes that are not UTF-8");
   bad("name,rate_hz\nx\xff,100\n", "2: experiment name 'x\\xff' holds a comma, a quote, a control character or bytes that are not UTF-8");
   bad("name,rate_hz\n\"abc,100\n", "2: a quoted field is not closed on its line");
+  bad("name,rate_hz\na = b,100\n", "2: experiment name 'a = b' holds ' = ', which the screen's progress folder uses to separate");
   // pandas' row numbers, and bytes that are not text, are named printably.
   bad(",name,rate_hz\n0,a,100\n", "1: unknown column ''; the columns are name, excite, rate_hz, excite2, rate2_hz, silence (an "
                                     "unnamed first column is pandas' row numbers: write the table with index=False)");

@@ -90,6 +90,10 @@ std::vector<ScreenExperiment> read_screen_table(const std::string& path) {
     if (!is_plain_name(e.name))
       throw reader.error("experiment name '" + printable(e.name) + "' holds a comma, a quote, a control character or bytes "
                          "that are not UTF-8; names are written unquoted into the CSV outputs");
+    // The screen's manifest keeps "experiment NAME = plan" lines, split at the first " = ".
+    if (e.name.find(" = ") != std::string::npos)
+      throw reader.error("experiment name '" + printable(e.name) + "' holds ' = ', which the screen's progress folder "
+                         "uses to separate a name from its plan; write it without spaces around '='");
     e.file = path;
     e.line = reader.line_number();
     if (!field("excite").empty()) e.excite = id_field(reader, field("excite"), "excite");
