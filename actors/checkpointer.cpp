@@ -23,7 +23,7 @@ checkpointer_actor::behavior_type checkpointer_behavior(checkpointer_actor::stat
   return {
       // The snapshot comes as a mutable reference so that it can be freed here, before the
       // trim (the sim loop moved it into the message: nothing is copied).
-      [=](checkpoint_atom, Snapshot& snapshot) -> caf::result<std::string> {
+      [=](checkpoint_atom, Snapshot& snapshot, bool asked_for) -> caf::result<std::string> {
         auto& st = self->state;
         const int32_t trial = snapshot.engine.trial, step = snapshot.engine.next_step;
         int copy = trial == st.last_trial && step == st.last_step ? st.last_copy + 1 : 1;
@@ -43,10 +43,11 @@ checkpointer_actor::behavior_type checkpointer_behavior(checkpointer_actor::stat
         // Free the snapshot's copies now and trim, or the heap keeps their pages (docs/WATCH.md).
         snapshot = Snapshot();
         malloc_trim(0);
-        st.written.push_back(path);
         st.last_trial = trial;
         st.last_step = step;
         st.last_copy = copy;
+        if (asked_for) return path;
+        st.written.push_back(path);
         while (st.written.size() > st.config.keep) {
           std::remove(st.written.front().c_str());
           st.written.pop_front();

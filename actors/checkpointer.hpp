@@ -12,7 +12,7 @@ namespace flysim {
 
 struct CheckpointerConfig {
   std::string dir;
-  std::size_t keep = 3;  // newest files kept; older ones written by this run are removed
+  std::size_t keep = 3;  // newest scheduled files kept; older ones written by this run are removed
   CheckpointIdentity identity;
   // The compatibility string for a stimulus rate: a live rate change changes the Poisson
   // threshold, which the string names (null: identity.compatibility always).
@@ -21,7 +21,7 @@ struct CheckpointerConfig {
 
 struct checkpointer_state {
   CheckpointerConfig config;
-  std::deque<std::string> written;  // the files kept, oldest first
+  std::deque<std::string> written;  // the scheduled files kept, oldest first
   // The position of the last file written and its copy there: positions only grow in a
   // run, so a name is never used twice.
   int32_t last_trial = -1, last_step = -1;

@@ -8,7 +8,8 @@
 
 namespace flysim {
 
-shard_node_actor::behavior_type shard_node_behavior(shard_node_actor::stateful_pointer<shard_node_state> self) {
+shard_node_actor::behavior_type shard_node_behavior(shard_node_actor::stateful_pointer<shard_node_state> self,
+                                                    std::string build_version) {
   // Shards whose run ended leave the list, so that the list is what a shutdown stops.
   self->set_down_handler([=](caf::down_msg& msg) {
     auto& shards = self->state.shards;
@@ -34,6 +35,7 @@ shard_node_actor::behavior_type shard_node_behavior(shard_node_actor::stateful_p
           return fail(std::string("shard node: ") + e.what());
         }
       },
+      [=](version_atom) { return build_version; },
   };
 }
 

@@ -12,7 +12,9 @@ namespace {
 void write_checkpoint(self_ptr self, Snapshot& snapshot, uint64_t live_id) {
   auto& st = self->state;
   const RunPosition at{snapshot.engine.trial, snapshot.engine.next_step};
-  self->request(st.checkpointer, caf::infinite, checkpoint_atom::value, std::move(snapshot)).then([=](std::string& path) {
+  // live_id 0: the schedule's checkpoint; any other: asked for through the control channel.
+  const bool asked_for = live_id != 0;
+  self->request(st.checkpointer, caf::infinite, checkpoint_atom::value, std::move(snapshot), asked_for).then([=](std::string& path) {
     spdlog::info("checkpoint written: {}", path);
     self->state.checkpoints.written(path);
     answer_live(self, live_id, {true, "checkpoint written: " + path, at.trial, at.step, path});

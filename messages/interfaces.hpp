@@ -39,12 +39,17 @@ using plasticity_shard_actor = caf::typed_actor<
 // A shard node (flysim shard): spawns shards for runs in other processes.
 using shard_node_actor = caf::typed_actor<
     // Spawn a shard from its setup; the shard ends when the requester goes down.
-    caf::replies_to<spawn_atom, ShardSetup>::with<plasticity_shard_actor>>;
+    caf::replies_to<spawn_atom, ShardSetup>::with<plasticity_shard_actor>,
+    // Which flysim the node is (its build version): a run refuses a node of another build.
+    caf::replies_to<version_atom>::with<std::string>>;
 
 // A screen worker (flysim worker): opens a session for a coordinator's screen and
 // answers the sender with (hello_atom, ScreenWorkerReady); the session ends when the
-// sender goes down.
-using screen_worker_actor = caf::typed_actor<caf::reacts_to<hello_atom, ScreenWorkerSetup>>;
+// sender goes down. The coordinator asks its build version first: that message's shape
+// never changes, so a worker of any other build is named, not left waiting on a hello it
+// cannot read.
+using screen_worker_actor =
+    caf::typed_actor<caf::reacts_to<hello_atom, ScreenWorkerSetup>, caf::replies_to<version_atom>::with<std::string>>;
 
 // One engine of a worker's session: runs one experiment and answers the sender with
 // (work_atom, ScreenWorkResult).
@@ -76,8 +81,10 @@ using recorder_actor = activity_actor::extend<
 
 // The checkpointer: writes snapshots to files atomically, keeps the newest few.
 using checkpointer_actor = caf::typed_actor<
-    // Write one snapshot; reply with the file's path once it is safely on disk.
-    caf::replies_to<checkpoint_atom, Snapshot>::with<std::string>>;
+    // Write one snapshot; reply with the file's path once it is safely on disk. The flag:
+    // asked for (the control channel), a file the asker was given and never removed;
+    // otherwise one of the schedule's, of which the newest checkpoint.keep stay.
+    caf::replies_to<checkpoint_atom, Snapshot, bool>::with<std::string>>;
 
 // The sim loop: owns the clock and the run plan.
 using sim_loop_actor = caf::typed_actor<

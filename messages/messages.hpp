@@ -34,6 +34,7 @@ using weights_atom = caf::atom_constant<caf::atom("weights")>;
 using spawn_atom = caf::atom_constant<caf::atom("spawn")>;
 using stop_atom = caf::atom_constant<caf::atom("stop")>;
 using stimulus_atom = caf::atom_constant<caf::atom("stimulus")>;
+using version_atom = caf::atom_constant<caf::atom("version")>;
 
 // ---- sim_loop -> engine: advance the current batch (its first trial: `trial`) through
 // [first, first + steps): one delay cell, or several in a paced run without plasticity

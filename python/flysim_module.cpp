@@ -7,6 +7,7 @@
 
 #include "apps/flysim/options/cuda_devices_option.hpp"
 #include "apps/flysim/options/network_options.hpp"
+#include "apps/flysim/process/build_version.hpp"
 #include "io/stimulus_files.hpp"
 #include "kernels/engine_factory.hpp"
 #include "model/errors.hpp"
@@ -90,6 +91,8 @@ PYBIND11_MODULE(_flysim, m) {
   m.attr("MAX_THREADS") = kMaxPoolThreads;
   m.attr("MAX_ENGINES") = app::kMaxEnginesPerDevice;
   m.attr("SCREEN_ENGINES") = app::kScreenEnginesPerDevice;
+  // Which flysim this module is, as `flysim version` says it.
+  m.attr("BUILD_VERSION") = app::build_version();
 
   py::class_<LifParams>(m, "LifParams", "The model's parameters (model/lif_params.hpp), with their defaults")
       .def(py::init<>())

@@ -24,8 +24,8 @@ ALLOWED = {
     "python": {"actors", "messages", "checkpoint", "kernels", "io", "host", "model", "apps"},
     "apps": {"actors", "messages", "checkpoint", "kernels", "io", "host", "model"},
 }
-# python/ may use the program's option parsing, nothing else of apps/.
-PYTHON_APPS = ("apps/flysim/options/",)
+# python/ may use the program's option parsing and its build version, nothing else of apps/.
+PYTHON_APPS = ("apps/flysim/options/", "apps/flysim/process/build_version.hpp")
 PROJECT_DIRS = set(ALLOWED) | {"tests", "bench"}
 SOURCE_EXT = (".hpp", ".cpp", ".h", ".cc", ".cu", ".cuh")
 # OS headers that model/ may not include.
@@ -60,7 +60,7 @@ def check(root):
                         if first not in ALLOWED[top]:
                             problems.append(f'{rel}:{number}: {top}/ may not include "{target}"')
                         elif top == "python" and first == "apps" and not target.startswith(PYTHON_APPS):
-                            problems.append(f'{rel}:{number}: python/ may include only apps/flysim/options/, not "{target}"')
+                            problems.append(f'{rel}:{number}: python/ may include only {" and ".join(PYTHON_APPS)} of apps/, not "{target}"')
     return problems
 
 

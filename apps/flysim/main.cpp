@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "apps/flysim/commands/commands.hpp"
+#include "apps/flysim/process/build_version.hpp"
 #include "apps/flysim/process/thread_caches.hpp"
 #include "model/errors.hpp"
 
@@ -34,6 +35,7 @@ constexpr const char* kUsage =
     "  screen     many experiments (Poisson groups, silencing) in one process: rates,\n"
     "             readouts and spikes tables in the reference's schema, resumable, in parts\n"
     "  worker     run the experiments of screens in other processes (screen.nodes)\n"
+    "  version    which flysim this is: its version and the commit it was built from\n"
     "  help       this text\n"
     "\n"
     "`flysim <command> --help` lists a command's options. Options can also come from a\n"
@@ -66,6 +68,10 @@ int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty() || args[0] == "help" || args[0] == "--help" || args[0] == "-h") {
     std::cout << kUsage;
+    return 0;
+  }
+  if (args[0] == "version" || args[0] == "--version") {
+    std::cout << "flysim " << flysim::app::build_version() << "\n";
     return 0;
   }
   const std::string command = args[0];

@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from ._flysim import InputError  # (and flysim._flysim, the compiled part)
+from ._flysim import BUILD_VERSION, InputError  # (and flysim._flysim, the compiled part)
 from .files import load_exps, read_csv
 from .network import MN9, Network, load_network, read_id_list, sugar_ids
 from .reference import get_rate, run_exp
@@ -23,10 +23,13 @@ from .runs import RunResult, run
 from .screens import ScreenResult, screen
 from .service import Service, ServiceError
 
+# The project's version; BUILD_VERSION adds the commit, as `flysim version` prints it.
+__version__ = BUILD_VERSION.split(" ", 1)[0]
+
 # The module's logger (messages of load_network and run_exp): flysim.log.setLevel(logging.INFO).
 log = logging.getLogger("flysim")
 
-__all__ = ["InputError", "Network", "RunResult", "ScreenResult", "Service", "ServiceError", "load_network", "read_id_list", "run",
+__all__ = ["BUILD_VERSION", "InputError", "Network", "RunResult", "ScreenResult", "Service", "ServiceError", "load_network", "read_id_list", "run",
            "screen", "run_exp", "get_rate", "load_exps", "read_csv", "default_params", "MN9", "sugar_ids"]
 
 

@@ -9,6 +9,9 @@ PathLike = Union[str, os.PathLike]
 # Root IDs: integers, or the path of an ID list file (read_id_list).
 RootIds = Union[Sequence[int], np.ndarray, PathLike]
 
+__version__: str  # the project's version, e.g. "0.1.0"
+BUILD_VERSION: str  # with the commit: "0.1.0 (commit 1a2b3c4d5e6f)", as `flysim version` prints it
+
 class InputError(ValueError): ...
 
 class Network:
@@ -48,7 +51,7 @@ def get_rate(df: Any, t_run: Any = ..., n_run: Optional[int] = ..., flyid2name: 
 def run_exp(exp_name: str, neu_exc: RootIds, path_res: PathLike, path_comp: Optional[PathLike] = ...,
             path_con: Optional[PathLike] = ..., params: Optional[Mapping[str, Any]] = ..., neu_slnc: RootIds = ...,
             neu_exc2: RootIds = ..., n_proc: int = ..., force_overwrite: bool = ..., *, seed: int = ...,
-            engine: str = ..., batch: Optional[Union[int, str]] = ...) -> Optional[Path]: ...
+            engine: str = ..., batch: Optional[Union[int, str]] = ...) -> Path: ...
 def read_csv(path: PathLike) -> Any: ...
 def load_exps(paths: Union[PathLike, Iterable[PathLike]]) -> Any: ...
 

@@ -120,6 +120,9 @@ def _default_params() -> Dict[str, Any]:
 
 # A plain t_run from this many seconds on is warned about: likely meant in ms.
 _LONG_TRIAL_S = 60.0
+# A plain number from this SI magnitude on is refused for the model's potentials and
+# times: -52 or 0.275 meant in mV, 5 meant in ms (t_run, which may be long, is warned about).
+_PLAIN_SLIP = {"volt": (0.1, "V", "potential", "mV"), "second": (1.0, "s", "time", "ms")}
 
 
 def _reference_settings(params: Optional[Mapping[str, Any]]) -> Tuple[Dict[str, float], Dict[str, float]]:
@@ -137,6 +140,7 @@ def _reference_settings(params: Optional[Mapping[str, Any]]) -> Tuple[Dict[str, 
             chosen[key] = _whole(value, "params['n_run']", 1, _MAX_TRIALS)
         else:
             chosen[key] = _si(value, f"params[{key!r}]", _DIMENSIONS[key])
+            _refuse_unit_slip(key, value, chosen[key])
             # A plain number is SI: t_run=300 meant as ms runs trials of five minutes.
             if key == "t_run" and not hasattr(value, "dim") and chosen[key] >= _LONG_TRIAL_S:
                 log.warning("params['t_run']=%g is a plain number, read in seconds (SI): each trial lasts %g s; "
@@ -147,6 +151,17 @@ def _reference_settings(params: Optional[Mapping[str, Any]]) -> Tuple[Dict[str, 
             raise ValueError(f"params[{key!r}]={chosen[key]} Hz must be 0 or more")
     model = {field: chosen[key] / scale for key, (field, scale) in _REFERENCE_PARAMS.items() if field != "r_poi_Hz"}
     return model, {k: chosen[k] for k in ("t_run", "n_run", "r_poi", "r_poi2")}
+
+
+def _refuse_unit_slip(key: str, value: Any, si: float) -> None:
+    """A plain number for a potential or a time (not t_run) that no model means in SI."""
+    if key == "t_run" or hasattr(value, "dim") or _DIMENSIONS[key] not in _PLAIN_SLIP:
+        return
+    limit, si_unit, kind, unit = _PLAIN_SLIP[_DIMENSIONS[key]]
+    if abs(si) >= limit:
+        raise ValueError(f"params[{key!r}]={value!r} is a plain number, read in SI units: {si * 1e3:g} {unit}. Give "
+                         f"{value!r}*{unit} (brian2) or {si * 1e-3:g} for {value!r} {unit}; a plain {kind} of {limit:g} "
+                         f"{si_unit} or more is refused as a unit slip")
 
 
 def _parquet_engine() -> Optional[str]:
@@ -189,7 +204,7 @@ def run_exp(exp_name: str, neu_exc: RootIds, path_res: Union[str, os.PathLike],
             path_comp: Optional[Union[str, os.PathLike]] = None, path_con: Optional[Union[str, os.PathLike]] = None,
             params: Optional[Mapping[str, Any]] = None, neu_slnc: RootIds = [], neu_exc2: RootIds = [],
             n_proc: int = -1, force_overwrite: bool = False, *, seed: int = 1, engine: str = "cpu",
-            batch: Optional[Union[int, str]] = None) -> Optional[Path]:
+            batch: Optional[Union[int, str]] = None) -> Path:
     """The reference's model.run_exp on flysim: n_run trials of t_run with the neurons of
     neu_exc driven at r_poi, those of neu_exc2 at r_poi2 and those of neu_slnc silenced
     (outgoing synapses).
@@ -205,7 +220,8 @@ def run_exp(exp_name: str, neu_exc: RootIds, path_res: Union[str, os.PathLike],
     Writes {path_res}/{exp_name}.parquet (brotli) with columns t (s), trial, flywire_id,
     exp_name when pandas can write parquet, else {exp_name}.csv with the same columns;
     path_res is created when missing;
-    an existing file is kept unless force_overwrite. Returns the file written (None when skipped).
+    an existing file is kept unless force_overwrite. Returns the file written, or the
+    existing one when kept (as the reference does, it then says so and runs nothing).
     """
     if _pd is None:
         raise ImportError("flysim.run_exp needs pandas (Debian: apt-get install python3-pandas)")
@@ -225,7 +241,7 @@ def run_exp(exp_name: str, neu_exc: RootIds, path_res: Union[str, os.PathLike],
     path_save = Path(path_res) / f"{exp_name}.{'parquet' if parquet else 'csv'}"
     if path_save.is_file() and not force_overwrite:
         print(f">>> Skipping experiment {exp_name} because {path_save} exists and force_overwrite = {force_overwrite}")
-        return None
+        return path_save
     Path(path_res).mkdir(parents=True, exist_ok=True)
     net = _network_of(path_comp, path_con)
     for ids, what in ((neu_exc, "neu_exc"), (neu_exc2, "neu_exc2"), (neu_slnc, "neu_slnc")):

@@ -1,8 +1,10 @@
-// The checkpointer actor keeps checkpoint.keep files, whatever the steps they land on.
+// The checkpointer actor keeps checkpoint.keep scheduled files, whatever the steps they
+// land on, and every file asked for.
 #include <gtest/gtest.h>
 
 #include <caf/all.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -18,18 +20,20 @@ namespace {
 namespace fs = std::filesystem;
 
 // The file names a checkpointer in `dir` keeping `keep` files replies for snapshots at
-// `steps` (trial 1), in order.
-std::vector<std::string> checkpoints_at(const std::string& dir, std::size_t keep, const std::vector<int32_t>& steps) {
+// `steps` (trial 1), in order; those at `asked` (places in `steps`) asked for.
+std::vector<std::string> checkpoints_at(const std::string& dir, std::size_t keep, const std::vector<int32_t>& steps,
+                                        const std::vector<std::size_t>& asked = {}) {
   caf::actor_system_config cfg;
   register_message_types(cfg);
   caf::actor_system system{cfg};
   const auto checkpointer = spawn_checkpointer(system, CheckpointerConfig{dir, keep, {"compat", "kernel", 1}, {}});
   caf::scoped_actor self{system};
   std::vector<std::string> replies;
-  for (const int32_t step : steps) {
+  for (std::size_t k = 0; k < steps.size(); ++k) {
     Snapshot s = realistic_snapshot(50, 5, 1);
-    s.engine.next_step = step;
-    self->request(checkpointer, caf::infinite, checkpoint_atom::value, std::move(s))
+    s.engine.next_step = steps[k];
+    const bool asked_for = std::find(asked.begin(), asked.end(), k) != asked.end();
+    self->request(checkpointer, caf::infinite, checkpoint_atom::value, std::move(s), asked_for)
         .receive([&](const std::string& path) { replies.push_back(fs::path(path).filename().string()); },
                  [&](const caf::error& e) { ADD_FAILURE() << system.render(e); });
   }
@@ -49,6 +53,21 @@ TEST(Checkpointer, KeepsItsCountWhenTwoCheckpointsLandOnOneStep) {
   for (const auto& entry : fs::directory_iterator(dir.path(""))) kept.push_back(entry.path().filename().string());
   std::sort(kept.begin(), kept.end());
   EXPECT_EQ(kept, (std::vector<std::string>{checkpoint_file_name(1, 36, 2), checkpoint_file_name(1, 54), checkpoint_file_name(1, 72)}));
+}
+
+std::vector<std::string> files_in(const std::string& dir) {
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(dir)) names.push_back(entry.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// A file asked for (its path handed to the asker) stays; the scheduled ones rotate.
+TEST(Checkpointer, KeepsEveryFileAskedFor) {
+  ScratchDir dir("flysim-checkpointer-asked");
+  checkpoints_at(dir.path(""), 2, {18, 36, 54, 72, 90, 108}, {1, 3});
+  EXPECT_EQ(files_in(dir.path("")), (std::vector<std::string>{checkpoint_file_name(1, 36), checkpoint_file_name(1, 72),
+                                                               checkpoint_file_name(1, 90), checkpoint_file_name(1, 108)}));
 }
 
 TEST(Checkpointer, LeavesAnotherRunsFileOfTheSameNameAlone) {

@@ -99,6 +99,10 @@ TEST_F(BatchCli, ACheckpointInTheMiddleOfABatchRestoresTheWholeBatch) {
   ASSERT_TRUE(fs::exists(ckpt + "/flysim-trial0003-step000000504.ckpt")) << written.err;
   const CliResult inspect = run_flysim("checkpoint inspect " + first, path("inspect.out"), path("inspect.err"));
   EXPECT_NE(inspect.out.find("batch           trials 0..2 (batches of 3)"), std::string::npos) << inspect.out;
+  // The second batch's: one batch of 100 ms and 50.4 ms of this one on the run's clock.
+  const CliResult second = run_flysim("checkpoint inspect " + ckpt + "/flysim-trial0003-step000000504.ckpt", path("second.out"),
+                                      path("second.err"));
+  EXPECT_NE(second.out.find("(50.400 ms into the trial, 150.400 ms since the start of the run"), std::string::npos) << second.out;
 
   const Outputs restored = run("restored", "run --restore=" + first);
   ASSERT_EQ(restored.code, 0) << restored.err;

@@ -55,6 +55,14 @@ def cli_spike_rows(options):
             return [(int(r["trial"]), int(r["step"]), int(r["neuron_id"])) for r in csv.DictReader(f)]
 
 
+class VersionTest(unittest.TestCase):
+    def test_the_module_is_the_build_the_program_names(self):
+        printed = subprocess.run([BINARY, "version"], check=True, capture_output=True, text=True).stdout
+        self.assertEqual(printed, f"flysim {flysim.BUILD_VERSION}\n")
+        self.assertEqual(flysim.__version__, flysim.BUILD_VERSION.split(" ")[0])
+        self.assertRegex(flysim.__version__, r"^[0-9]+\.[0-9]+\.[0-9]+$")
+
+
 class NetworkTest(unittest.TestCase):
     def test_ids_and_index_of_follow_the_neurons_file(self):
         net = load()
@@ -358,6 +366,11 @@ class RunTest(unittest.TestCase):
                                        ({"params": {"t_run": 0}}, ValueError, r"params\['t_run'\] \(s\)=0.0 must be above 0"),
                                        ({"params": {"r_poi": -1}}, ValueError, r"params\['r_poi'\]=-1.0 Hz must be 0 or more"),
                                        ({"params": {"r_poi": "150"}}, TypeError, r"params\['r_poi'\]='150' must be a number"),
+                                       # plain numbers meant in mV or ms
+                                       ({"params": {"w_syn": 0.275}}, ValueError,
+                                        r"params\['w_syn'\]=0.275 is a plain number, read in SI units: 275 mV. Give 0.275\*mV"),
+                                       ({"params": {"v_th": -45}}, ValueError, r"params\['v_th'\]=-45 is a plain number"),
+                                       ({"params": {"tau": 5}}, ValueError, r"params\['tau'\]=5 is a plain number, .*5000 ms"),
                                        ({"exp_name": "a/b"}, ValueError, "exp_name='a/b' must name a file"),
                                        ({"neu_exc2": STIMULATED[:2]}, ValueError, "neu_exc and neu_exc2 both list root ID"),
                                        ({"exp_name": 5}, TypeError, "exp_name=5 must be a str")):
@@ -485,8 +498,11 @@ class ReferenceApiTest(unittest.TestCase):
             per = same.rates.set_index("flywire_id")
             np.testing.assert_allclose(df_rate["sugar"].to_numpy(), per["mean_rate_hz"].to_numpy())
             np.testing.assert_allclose(df_std["sugar"].to_numpy(), per["sd_hz"].to_numpy() * np.sqrt(2 / 3))
-            # An existing file is kept unless force_overwrite.
-            self.assertIsNone(self.run_exp(tmp))
+            # An existing file is kept unless force_overwrite, and its path returned (a rerun
+            # notebook cell reads it).
+            before = path.stat().st_mtime_ns
+            self.assertEqual(self.run_exp(tmp), path)
+            self.assertEqual(path.stat().st_mtime_ns, before)
             self.assertEqual(self.run_exp(tmp, force_overwrite=True), path)
 
     def test_tables_and_run_exp_files_read_back_as_written(self):

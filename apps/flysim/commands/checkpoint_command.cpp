@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <iostream>
 
+#include "actors/schedule.hpp"
 #include "apps/flysim/commands/commands.hpp"
 #include "apps/flysim/options/options.hpp"
 #include "apps/flysim/options/common_options.hpp"
@@ -57,7 +58,12 @@ void print_snapshot(const Snapshot& s, double dt_ms) {
   const EngineState& e = s.engine;
   const TrialPlan& p = s.plan;
   const auto active = std::count_if(s.recorder.counts.begin(), s.recorder.counts.end(), [](uint64_t c) { return c > 0; });
-  const double done_ms = (static_cast<double>(e.trial) * p.steps_per_trial + e.next_step) * dt_ms;
+  // On the run's clock (batches of trials run side by side), as checkpoint.every-ms and run.swap-at count.
+  ScheduleGeometry geometry;
+  geometry.trials = p.trials;
+  geometry.steps_per_trial = p.steps_per_trial;
+  geometry.batch = std::max(1, s.batch);
+  const double done_ms = static_cast<double>(steps_to(RunPosition{e.trial, e.next_step}, geometry)) * dt_ms;
   std::cout << fmt::format(
       "position\n"
       "  trial           {} (of trials 0..{})\n"

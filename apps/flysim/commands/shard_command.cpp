@@ -7,6 +7,7 @@
 #include "apps/flysim/commands/commands.hpp"
 #include "apps/flysim/options/common_options.hpp"
 #include "apps/flysim/remote/listen_options.hpp"
+#include "apps/flysim/process/build_version.hpp"
 #include "apps/flysim/remote/serve_node.hpp"
 #include "apps/flysim/process/stop_signal.hpp"
 #include "model/errors.hpp"
@@ -55,7 +56,7 @@ int shard_command(const std::vector<std::string>& args) {
   catch_stop_signals();
   ServingSystem serving(listen.token);
   caf::actor_system& system = serving.system;
-  auto node = system.spawn(shard_node_behavior);
+  auto node = system.spawn(shard_node_behavior, build_version());
   serve_until_stopped(system, node, listen, {"shard", "plasticity shards", "shard node", "runs", "plasticity.token-file"}, serving.deadline,
                       kShutdownLimit, [&] { stop_node(system, node, kNodeStopLimit); });
   return 0;

@@ -75,7 +75,7 @@ std::vector<OptionSpec> run_options() {
        "replace an existing output.journal (refused otherwise: a replay needs it)"},
       {"checkpoint.every-ms", OptionType::number, "0", "write a checkpoint every this many simulated ms (0: none)"},
       {"checkpoint.dir", OptionType::path, "checkpoints", "folder of the checkpoint files"},
-      {"checkpoint.keep", OptionType::integer, "3", "how many of the newest checkpoints to keep"},
+      {"checkpoint.keep", OptionType::integer, "3", "how many of the newest checkpoint.every-ms files to keep (one asked for through the control API is never removed)"},
       {"engine.kind", OptionType::choice, "cpu", "the engine; the environment variable FLY_LIF_CUDA=1 (or 0) overrides it",
        {"cpu", "cuda"}},
       {"engine.cuda-device", OptionType::integer, "0",

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <stdexcept>
 
+#include "apps/flysim/process/build_version.hpp"
 #include "apps/flysim/remote/token_certificate.hpp"
 
 namespace flysim::app {
@@ -54,6 +55,10 @@ std::string why_unreachable(caf::actor_system& system, const caf::error& err, co
   if (err == caf::sec::disconnect_during_handshake || tls_handshake_failed)
     return "the handshake failed: its --token-file and this side's " + token_option +
            " differ, only one side has a token, or what listens there is not a flysim node";
+  // The node's actor answers other messages than this build's: it is another flysim.
+  if (err == caf::sec::unexpected_actor_messaging_interface)
+    return "it is another build of flysim than this one (" + build_version() +
+           "; `flysim version` says which): run the same build of flysim on both";
   return system.render(err) + " (is `" + serve_command + "` running there" +
          (authenticates_peers(system) ? ", with --token-file holding the same token as " + token_option + "?)"
                                       : ", without --token-file?)");

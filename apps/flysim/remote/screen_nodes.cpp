@@ -7,6 +7,7 @@
 #include <exception>
 #include <optional>
 
+#include "apps/flysim/remote/peer_build.hpp"
 #include "apps/flysim/remote/token_certificate.hpp"
 #include "apps/flysim/remote/user_token.hpp"
 #include "model/errors.hpp"
@@ -104,6 +105,7 @@ ScreenNodes::ScreenNodes(const Options& o, const std::vector<NodeAddress>& nodes
                                         "screen.token-file"));
     auto worker = std::make_unique<Worker>(Worker{at, std::make_unique<caf::scoped_actor>(*system_), {}, ""});
     caf::scoped_actor& self = *worker->owner;
+    refuse_other_build(self, *reached, "screen.nodes", "the worker " + at.name());
     self->monitor(*reached);
     self->send(*reached, hello_atom::value, setup);
     spdlog::info("screen: worker {} is opening a session (it loads the network)", at.name());

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "apps/flysim/process/build_version.hpp"
 #include "apps/flysim/screen/screen_trials.hpp"
 #include "io/screen_results.hpp"
 
@@ -108,6 +109,7 @@ screen_worker_actor::behavior_type worker_behavior(screen_worker_actor::stateful
         }
         caf::anon_send(coordinator, hello_atom::value, std::move(ready));
       },
+      [=](version_atom) { return build_version(); },
   };
 }
 

@@ -8,6 +8,7 @@
 
 #include "actors/plasticity_shard.hpp"
 #include "apps/flysim/remote/network_layer.hpp"
+#include "apps/flysim/remote/peer_build.hpp"
 #include "model/errors.hpp"
 
 namespace flysim::app {
@@ -30,6 +31,7 @@ std::vector<plasticity_shard_actor> spawn_shards(caf::actor_system& system, caf:
       if (!reached)
         throw input_error("plasticity.nodes: cannot reach the shard node " + place.name() + ": " +
                           why_unreachable(system, reached.error(), "flysim shard --port=" + std::to_string(place.port), "plasticity.token-file"));
+      refuse_other_build(owner, *reached, "plasticity.nodes", "the shard node " + place.name());
       node = nodes.emplace(place.name(), *reached).first;
     }
     std::string problem;
