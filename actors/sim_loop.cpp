@@ -64,10 +64,11 @@ void log_progress(self_ptr self, bool force) {
   const double simulated_s = steps_to_seconds(static_cast<double>(steps_since_start(st)), st.plan.dt_ms);
   const int32_t first = std::min(done.trial + 1, st.plan.trials);
   const int32_t last = std::min(done.trial + st.plan.batch, st.plan.trials);
-  spdlog::info("{} {}/{}: {:.1f} of {:.1f} ms simulated, {} spikes, {:.4f} wall s per simulated s",
+  // A run until stopped has one endless trial: no length to be a part of.
+  const std::string of = endless(st.plan.trial_plan) ? "" : fmt::format(" of {:.1f}", st.plan.steps_per_trial * st.plan.dt_ms);
+  spdlog::info("{} {}/{}: {:.1f}{} ms simulated, {} spikes, {:.4f} wall s per simulated s",
                first == last ? "trial" : "trials", first == last ? std::to_string(first) : fmt::format("{}-{}", first, last),
-               st.plan.trials, done.step * st.plan.dt_ms,
-               st.plan.steps_per_trial * st.plan.dt_ms, st.spikes, simulated_s > 0 ? elapsed_s(st) / simulated_s : 0.0);
+               st.plan.trials, done.step * st.plan.dt_ms, of, st.spikes, simulated_s > 0 ? elapsed_s(st) / simulated_s : 0.0);
 }
 
 void deliver_summary(self_ptr self, RecorderSummary recorded, std::string engine, std::vector<int32_t> final_weights) {

@@ -196,6 +196,43 @@ TEST_F(ControlServerTest, AClientTricklingItsHeadersIsCutOffAtTheDeadline) {
   ::close(fd);
 }
 
+// A client that declares a small body and never sends it holds its worker 2 s after its
+// headers, not for as long as a 16 MiB body may take.
+TEST_F(ControlServerTest, AClientThatNeverSendsItsSmallBodyIsCutOffSoon) {
+  start();
+  const int fd = connect_to(server_->port());
+  ASSERT_GE(fd, 0);
+  const std::string head = "POST /stimulus HTTP/1.1\r\nHost: localhost\r\nContent-Length: 100\r\n\r\n{";
+  ASSERT_EQ(::send(fd, head.data(), head.size(), MSG_NOSIGNAL), static_cast<ssize_t>(head.size()));
+  const auto t0 = std::chrono::steady_clock::now();
+  pollfd p{fd, POLLIN, 0};
+  while (seconds_since(t0) < 10 && ::poll(&p, 1, 100) == 0) {
+  }
+  const double cut_off = seconds_since(t0);
+  EXPECT_GT(cut_off, 1.5);
+  EXPECT_LT(cut_off, 3.5) << "the server kept reading a body that never came";
+  ::close(fd);
+  EXPECT_TRUE(log_->received().empty());
+}
+
+// A stop does not wait for the requests still being read: 40 clients stuck in their
+// bodies hold every worker, and stop() returns at once.
+TEST_F(ControlServerTest, StopDoesNotWaitForBodiesThatNeverCome) {
+  start();
+  std::vector<int> stuck;
+  const std::string head = "POST /stimulus HTTP/1.1\r\nHost: localhost\r\nContent-Length: 16000000\r\n\r\n{";
+  for (int k = 0; k < 40; ++k) {
+    stuck.push_back(connect_to(server_->port()));
+    ::send(stuck.back(), head.data(), head.size(), MSG_NOSIGNAL);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // accepted, their headers read
+  const auto t0 = std::chrono::steady_clock::now();
+  server_->stop();
+  EXPECT_LT(seconds_since(t0), 1.5) << "stop() waited for the bodies";
+  for (const int fd : stuck) ::close(fd);
+  EXPECT_TRUE(log_->received().empty());
+}
+
 TEST(ConnectionCounts, AnAddressHoldsAtMostItsShareAndLoopbackIsNotCounted) {
   app::ConnectionCounts counts(2);
   EXPECT_TRUE(counts.admit("192.0.2.7"));

@@ -314,6 +314,10 @@ TEST_F(Cli, AnEndlessRunSaysSoInItsSummary) {
   EXPECT_GT(s.value("simulated_ms_this_run", 0.0), 0.0);
   const std::string out = slurp(path("stdout"));
   EXPECT_NE(out.find("simulated   one endless trial ('forever') ("), std::string::npos) << out;
+  // Its progress lines give no trial length.
+  const std::string log = slurp(path("stderr"));
+  EXPECT_NE(log.find("trial 1/1: "), std::string::npos) << log;
+  EXPECT_EQ(log.find(" of 53687091.2 ms simulated"), std::string::npos) << log;
 }
 
 }  // namespace

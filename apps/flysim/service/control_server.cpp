@@ -183,7 +183,7 @@ bool is_loopback_address(const std::string& address) {
 }
 
 ControlServer::ControlServer(caf::actor_system& system, control_actor control, ControlServerConfig config)
-    : system_(system), control_(std::move(control)), config_(std::move(config)), server_(std::make_unique<GuardedServer>(ConnectionLimits{})) {
+    : system_(system), control_(std::move(control)), config_(std::move(config)), server_(std::make_unique<GuardedServer>(ConnectionLimits{.max_body_bytes = kMaxBodyBytes})) {
   if (config_.token.empty() && !is_loopback_address(config_.bind))
     throw input_error(fmt::format("control API on {}: an address other than loopback needs a token (control.token-file), "
                                   "or anyone who reaches it could stop the service",
@@ -212,7 +212,9 @@ std::string ControlServer::address() const { return host_and_port(config_.bind, 
 
 void ControlServer::stop() {
   if (!thread_.joinable()) return;
+  // No new connections, then no request still being read holds a worker the stop waits for.
   server_->stop();
+  server_->stop_reading();
   thread_.join();
   spdlog::debug("control API: stopped");
 }

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 
 #include "apps/flysim/service/control_json.hpp"
@@ -53,8 +54,24 @@ bool ready_before(socket_t sock, short events, Clock::time_point deadline) {
   }
 }
 
+// The Content-Length the header lines declare, or `otherwise` when they declare none (or
+// one that does not read as a number: httplib refuses the request then).
+std::size_t declared_length(const std::string& head, std::size_t otherwise) {
+  std::string lower(head.size(), ' ');
+  std::transform(head.begin(), head.end(), lower.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const std::size_t at = lower.find("\ncontent-length:");
+  if (at == std::string::npos) return otherwise;
+  std::size_t k = at + 16;
+  while (k < lower.size() && (lower[k] == ' ' || lower[k] == '\t')) ++k;
+  std::size_t length = 0, digits = 0;
+  for (; k < lower.size() && std::isdigit(static_cast<unsigned char>(lower[k])) && digits < 12; ++k, ++digits)
+    length = length * 10 + static_cast<std::size_t>(lower[k] - '0');
+  return digits == 0 ? otherwise : std::min(length, otherwise);
+}
+
 // A connection's socket as httplib reads it, under two deadlines: the headers must have
-// arrived by one, the body by the other, counted from the end of the headers.
+// arrived by one, the body by the other, counted from the end of the headers and longer
+// for a larger declared body.
 class DeadlineStream : public httplib::Stream {
  public:
   DeadlineStream(socket_t sock, const ConnectionLimits& limits, Clock::time_point accepted)
@@ -68,9 +85,14 @@ class DeadlineStream : public httplib::Stream {
     const ssize_t n = ::recv(sock_, ptr, size, 0);
     for (ssize_t k = 0; k < n && !headers_done_; ++k) {
       tail_ = (tail_ << 8) | static_cast<unsigned char>(ptr[k]);
+      if (head_.size() < kHeadKept) head_.push_back(ptr[k]);
       if ((tail_ & 0xffffffffu) == 0x0d0a0d0au) {  // "\r\n\r\n": the body's deadline starts
         headers_done_ = true;
-        deadline_ = Clock::now() + limits_.body;
+        const double mib = static_cast<double>(declared_length(head_, limits_.max_body_bytes)) / (1u << 20);
+        deadline_ = Clock::now() + limits_.body +
+                    std::chrono::duration_cast<Clock::duration>(mib * std::chrono::duration<double, std::milli>(limits_.body_per_mib));
+        head_.clear();
+        head_.shrink_to_fit();
       }
     }
     return n;
@@ -84,11 +106,14 @@ class DeadlineStream : public httplib::Stream {
   socket_t socket() const override { return sock_; }
 
  private:
+  // httplib reads at most 8 KiB of header lines; the Content-Length is among them.
+  static constexpr std::size_t kHeadKept = 8192;
   socket_t sock_;
   const ConnectionLimits& limits_;
   Clock::time_point deadline_;
   bool headers_done_ = false;
   uint32_t tail_ = 0;
+  std::string head_;
 };
 
 // Closed with unread input, a socket sends a reset that can destroy the answer before the
@@ -132,6 +157,12 @@ void ConnectionCounts::release(const std::string& address) {
 
 void GuardedServer::widen_listen_queue() { ::listen(svr_sock_, SOMAXCONN); }
 
+void GuardedServer::stop_reading() {
+  std::lock_guard<std::mutex> lock(sockets_mutex_);
+  reading_stopped_ = true;
+  for (const socket_t sock : sockets_) ::shutdown(sock, SHUT_RD);
+}
+
 bool GuardedServer::process_and_close_socket(socket_t sock) {
   const Clock::time_point accepted = Clock::now();
   std::string address;
@@ -142,6 +173,11 @@ bool GuardedServer::process_and_close_socket(socket_t sock) {
     close_gracefully(sock, std::chrono::milliseconds(100));
     return false;
   }
+  {
+    std::lock_guard<std::mutex> lock(sockets_mutex_);
+    sockets_.insert(sock);
+    if (reading_stopped_) ::shutdown(sock, SHUT_RD);
+  }
   bool served = false;
   if (ready_before(sock, POLLIN, accepted + limits_.first_byte)) {
     DeadlineStream stream(sock, limits_, accepted);
@@ -149,6 +185,11 @@ bool GuardedServer::process_and_close_socket(socket_t sock) {
     served = process_request(stream, true, connection_closed, nullptr);
   }
   counts_.release(address);
+  {
+    // Out of the set before the descriptor is closed and may be reused.
+    std::lock_guard<std::mutex> lock(sockets_mutex_);
+    sockets_.erase(sock);
+  }
   ::shutdown(sock, SHUT_RDWR);
   ::close(sock);
   return served;
