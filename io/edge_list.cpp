@@ -10,20 +10,13 @@
 #include "io/csv_reader.hpp"
 #include "model/errors.hpp"
 #include "io/input_file.hpp"
+#include "model/deterministic_math.hpp"
+#include "model/lif_constants.hpp"
 
 namespace flysim {
 
 namespace {
 
-// Synapse counts above this would overflow the fixed-point weight (FlyWire's largest is 2405, docs/MODEL.md).
-constexpr int64_t kMaxSynapseCount = 1 << 14;
-
-uint64_t mix64(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
 
 int64_t to_integer(std::string_view text) {
   int64_t value = 0;
@@ -48,8 +41,9 @@ std::vector<RawEdge> read_edges(const std::string& path) {
                               ? ": this is FlyWire's connectivity table, read with network format flywire"
                               : ""));
     const auto count = reader.integer<int64_t>(2, "count");
-    if (count < 1 || count > kMaxSynapseCount)
-      throw reader.error("count " + std::to_string(count) + " is not a synapse count in 1.." + std::to_string(kMaxSynapseCount));
+    if (count < 1 || count > kMaxSynapsesPerConnection)
+      throw reader.error("count " + std::to_string(count) + " is not a synapse count in 1.." +
+                         std::to_string(kMaxSynapsesPerConnection));
     const std::string_view pre = CsvReader::trim(reader.fields()[0]), post = CsvReader::trim(reader.fields()[1]);
     if (pre.empty() || post.empty()) throw reader.error("empty neuron ID");
     edges.push_back({std::string(pre), std::string(post), static_cast<int32_t>(count), reader.line_number()});
@@ -136,7 +130,7 @@ NeuronIds order_neurons(std::vector<std::string> keys, bool integers) {
 bool is_inhibitory(const SignRule& rule, int64_t neuron_id) {
   if (rule.inhibitory_fraction >= 1.0) return true;
   const auto threshold = static_cast<uint64_t>(std::ldexp(rule.inhibitory_fraction, 64));
-  return mix64(rule.seed ^ mix64(static_cast<uint64_t>(neuron_id))) < threshold;
+  return splitmix64(rule.seed ^ splitmix64(static_cast<uint64_t>(neuron_id))) < threshold;
 }
 
 std::string edge_list_description(const std::string& edges_path, const SignRule& rule) {

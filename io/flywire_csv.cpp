@@ -118,7 +118,9 @@ Network load_flywire(const std::string& neurons_path, const std::string& connect
       throw reader.error("Postsynaptic_ID " + std::to_string(post_id) + " is not the neuron at index " +
                          std::to_string(post) + " of " + neurons_path + " (" + std::to_string(net.root_ids[post]) +
                          "): the neurons file must be the one this connectivity table was made with");
-    if (count < 1 || count > (1 << 14)) throw reader.error("Connectivity " + std::to_string(count) + " is not a synapse count in 1..16384");
+    if (count < 1 || count > kMaxSynapsesPerConnection)
+      throw reader.error("Connectivity " + std::to_string(count) + " is not a synapse count in 1.." +
+                         std::to_string(kMaxSynapsesPerConnection));
     if (sign != 1 && sign != -1) throw reader.error("Excitatory must be 1 or -1, got " + std::to_string(sign));
     if (product != sign * count)
       throw reader.error("Excitatory x Connectivity is " + std::to_string(product) + ", expected " + std::to_string(sign * count));

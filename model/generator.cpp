@@ -28,13 +28,6 @@ constexpr int kAlgorithmVersion = 1;
 // conversion to an integer range or a real is written here, with IEEE +, -, *, /, sqrt
 // only (no libm exp/log/pow, whose last bit may differ between C libraries).
 
-uint64_t splitmix64(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
 // One independent stream per phase, so changing one phase leaves the others alone.
 enum class Stream : uint64_t { pathway = 1, classes, out_degrees, in_degrees, matching, signs, weights };
 
@@ -281,8 +274,8 @@ void validate(const GeneratorParams& p) {
   index_of_ids(p.root_ids, "generator root IDs");
   if (p.connections > n * (n - 1)) fail("more connections than neuron pairs");
   if (p.synapses < p.connections) fail("fewer synapses than connections (every connection has at least one)");
-  if (p.max_synapses_per_connection < 1 || p.max_synapses_per_connection > (1u << 14))
-    fail("max synapses per connection must be 1..16384");
+  if (p.max_synapses_per_connection < 1 || p.max_synapses_per_connection > uint32_t{kMaxSynapsesPerConnection})
+    fail("max synapses per connection must be 1.." + std::to_string(kMaxSynapsesPerConnection));
   if (p.synapses > p.connections * p.max_synapses_per_connection) fail("more synapses than the caps allow");
   if (!(p.excitatory_fraction >= 0.0 && p.excitatory_fraction <= 1.0)) fail("excitatory fraction must be in [0, 1]");
   std::vector<uint8_t> seen(n, 0);

@@ -13,6 +13,9 @@ inline constexpr int32_t kMaxDelaySteps = 32;
 // in steps of 1/65536 synapse while sums stay exact in 64-bit integers.
 inline constexpr int32_t kWeightFractionBits = 16;
 inline constexpr int32_t kUnitsPerSynapse = 1 << kWeightFractionBits;
+// The most synapses one connection may have: its weight, 2^14 x 2^16 units, stays far
+// inside int32_t (FlyWire's largest count is 2405, docs/MODEL.md).
+inline constexpr int32_t kMaxSynapsesPerConnection = 1 << 14;
 
 // A step number meaning "never spiked": far enough below 0 that k - last >= any ref.
 inline constexpr int32_t kNeverSpiked = -(1 << 30);

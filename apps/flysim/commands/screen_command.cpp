@@ -18,6 +18,7 @@
 #include "apps/flysim/run/plot_script.hpp"
 #include "apps/flysim/options/readout_option.hpp"
 #include "apps/flysim/screen/screen_experiments.hpp"
+#include "apps/flysim/screen/screen_manifest.hpp"
 #include "apps/flysim/screen/screen_merge.hpp"
 #include "apps/flysim/screen/screen_outputs.hpp"
 #include "apps/flysim/screen/screen_engines.hpp"
@@ -79,15 +80,16 @@ std::string manifest(const Options& o, const std::vector<OptionSpec>& specs, con
                                             "output.dir",    "screen.resume", "screen.part",     "screen.plot",
                                             "screen.python", "screen.nodes",  "screen.token-file"};
   const std::vector<std::string> inputs = screen_input_keys(o);
-  std::string text = kManifestFormatLine + fmt::format("network = {:016x} ({} neurons)\n", net.content_hash(), net.neuron_count());
+  ManifestText text;
+  text.add("network", fmt::format("{:016x} ({} neurons)", net.content_hash(), net.neuron_count()));
   for (const OptionSpec& spec : specs)
     for (const std::string& key : o.keys_of(spec))
       if (!starts_with_any(key, ignored) &&
           std::find(inputs.begin(), inputs.end(), key) == inputs.end())
-        text += key + " = " + o.text(key) + "\n";
-  text += "readouts present = " + fmt::format("{}", fmt::join(readouts, ",")) + "\n";
-  for (const ScreenRun& run : runs) text += "experiment " + run.name + " = " + run.description + "\n";
-  return text;
+        text.add(key, o.text(key), "option");
+  text.add("readouts present", fmt::format("{}", fmt::join(readouts, ",")));
+  for (const ScreenRun& run : runs) text.add("experiment " + run.name, run.description, "experiment");
+  return text.text();
 }
 
 

@@ -8,9 +8,9 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
-#include <sstream>
 
 #include "apps/flysim/run/plot_script.hpp"
+#include "apps/flysim/screen/screen_manifest.hpp"
 #include "apps/flysim/screen/screen_outputs.hpp"
 #include "apps/flysim/screen/screen_part.hpp"
 #include "apps/flysim/options/common_options.hpp"
@@ -27,28 +27,6 @@ std::vector<OptionSpec> merge_options() {
   for (const OptionSpec& spec : plot_options("screen", "plot_screen.py", "screen.png")) specs.push_back(spec);
   for (const OptionSpec& spec : log_options()) specs.push_back(spec);
   return specs;
-}
-
-// The values of the manifest lines "PREFIX... = VALUE" (the screen's manifest: one
-// "experiment NAME = plan" line per experiment, "readouts present = IDS").
-std::vector<std::string> manifest_values(const std::string& manifest, const std::string& prefix, bool keys) {
-  std::vector<std::string> out;
-  std::istringstream lines(manifest);
-  for (std::string line; std::getline(lines, line);)
-    if (line.rfind(prefix, 0) == 0) {
-      const auto eq = line.find(" = ");
-      out.push_back(keys ? line.substr(prefix.size(), eq - prefix.size()) : line.substr(eq + 3));
-    }
-  return out;
-}
-
-std::vector<int64_t> manifest_readouts(const std::string& manifest) {
-  std::vector<int64_t> ids;
-  for (const std::string& list : manifest_values(manifest, "readouts present = ", false)) {
-    std::istringstream fields(list);
-    for (std::string id; std::getline(fields, id, ',');) ids.push_back(std::stoll(id));
-  }
-  return ids;
 }
 
 struct Part {
@@ -100,7 +78,7 @@ int screen_merge_command(const std::vector<std::string>& args) {
     throw input_error(fmt::format("screen merge: part{} {} of the screen in {} {} missing", missing.size() > 1 ? "s" : "",
                                   fmt::join(missing, ", "), parts.front().dir, missing.size() > 1 ? "are" : "is"));
 
-  const std::vector<std::string> names = manifest_values(first.whole, "experiment ", true);
+  const std::vector<std::string> names = manifest_keys(first.whole, "experiment ");
   std::vector<ScreenParts> sources;
   for (std::size_t i = 0; i < names.size(); ++i) sources.push_back(ScreenParts::existing(dir_of[static_cast<int>(i % first.part.n) + 1]));
   for (std::size_t i = 0; i < names.size(); ++i)

@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <map>
 #include <optional>
-#include <sstream>
 
+#include "apps/flysim/screen/screen_manifest.hpp"
 #include "model/errors.hpp"
 
 namespace flysim::app {
@@ -37,8 +37,9 @@ long env_integer(const std::string& key, const char* name, bool required, long f
 // More parts than any screen has experiments; an int holds them.
 constexpr long kMaxScreenParts = 1'000'000;
 
-const char* const kParts = "parts = ";
-const char* const kPart = "part = ";
+// The part's own lines, after the whole screen's: "parts" first, "part" last.
+const char* const kParts = "parts";
+const char* const kPart = "part";
 
 }  // namespace
 
@@ -65,23 +66,26 @@ ScreenPart screen_part(const Options& o, const std::string& key) {
 }
 
 std::string part_manifest(const std::string& whole_manifest, const ScreenPart& part, const ScreenPartFacts& facts) {
-  return whole_manifest + kParts + std::to_string(part.n) + fmt::format("\ntrial seconds = {:.17g}\nspikes = {}\nplot title = {}\n", facts.trial_s, facts.spikes ? "true" : "false", facts.plot_title) +
-         kPart + std::to_string(part.k) + "\n";
+  ManifestText text(whole_manifest);
+  text.add(kParts, std::to_string(part.n));
+  text.add("trial seconds", fmt::format("{:.17g}", facts.trial_s));
+  text.add("spikes", facts.spikes ? "true" : "false");
+  text.add("plot title", facts.plot_title);
+  text.add(kPart, std::to_string(part.k));
+  return text.text();
 }
 
 ReadPartManifest read_part_manifest(const std::string& path, const std::string& text) {
-  const auto parts_at = text.rfind(std::string("\n") + kParts);
-  const auto part_at = text.rfind(std::string("\n") + kPart);
+  const auto parts_at = text.rfind(std::string("\n") + kParts + " = ");
+  const auto part_at = text.rfind(std::string("\n") + kPart + " = ");
   if (parts_at == std::string::npos || part_at == std::string::npos || part_at < parts_at)
     throw input_error(path + ": not the manifest of a screen's part (run with --screen.part=K/N)");
   ReadPartManifest m;
   m.whole = text.substr(0, parts_at + 1);
   m.identity = text.substr(0, part_at + 1);
   std::map<std::string, std::string> fields;
-  std::istringstream lines(text.substr(parts_at + 1));
-  for (std::string line; std::getline(lines, line);)
-    if (const auto eq = line.find(" = "); eq != std::string::npos) fields[line.substr(0, eq)] = line.substr(eq + 3);
-  const auto n = integer(fields["parts"]), k = integer(fields["part"]);
+  for (auto& [key, value] : manifest_lines(text.substr(parts_at + 1))) fields[key] = std::move(value);
+  const auto n = integer(fields[kParts]), k = integer(fields[kPart]);
   char* end = nullptr;
   m.facts.trial_s = std::strtod(fields["trial seconds"].c_str(), &end);
   if (!n || !k || *n < 1 || *n > kMaxScreenParts || *k < 1 || *k > *n || !end || *end || fields["trial seconds"].empty())

@@ -37,9 +37,6 @@ std::string read_whole(const std::string& path) {
   return text.str();
 }
 
-// The key of a manifest line ("key = value" -> "key").
-std::string key_of(const std::string& line) { return line.substr(0, line.find(" = ")); }
-
 // The manifest at `path`, refused when an earlier flysim wrote it in another format.
 std::string read_manifest(const std::string& path, const std::string& folder) {
   std::string text = read_whole(path);
@@ -50,20 +47,6 @@ std::string read_manifest(const std::string& path, const std::string& folder) {
 }
 
 }  // namespace
-
-std::string first_manifest_difference(const std::string& before, const std::string& now) {
-  std::istringstream a(before), b(now);
-  std::string la, lb;
-  while (true) {
-    const bool more_a = static_cast<bool>(std::getline(a, la)), more_b = static_cast<bool>(std::getline(b, lb));
-    if (!more_a && !more_b) return "";
-    if (!more_a) return key_of(lb) + " is new";
-    if (!more_b) return key_of(la) + " is no longer there";
-    if (la == lb) continue;
-    if (key_of(la) != key_of(lb)) return key_of(la) + " is now " + key_of(lb);
-    return key_of(la) + " was '" + la.substr(la.find(" = ") + 3) + "', now '" + lb.substr(lb.find(" = ") + 3) + "'";
-  }
-}
 
 ScreenParts::ScreenParts(const std::string& dir, const std::string& manifest, bool resume, const std::string& resume_key)
     : folder_(dir + "/.screen-parts") {

@@ -7,16 +7,11 @@
 #include <functional>
 #include <string>
 
+#include "apps/flysim/screen/screen_manifest.hpp"
 #include "io/screen_results.hpp"
 #include "model/errors.hpp"
 
 namespace flysim::app {
-
-// A manifest's first line: a folder from a flysim that wrote another format is refused as such.
-inline constexpr const char* kManifestFormatLine = "manifest format = 3\n";
-
-// The first line where two manifests differ ("KEY was 'A', now 'B'"), or empty when they are equal.
-std::string first_manifest_difference(const std::string& before, const std::string& now);
 
 // Reads the spike part at `path` a block at a time, handing each block to `take`, and
 // returns the seal of what it read.

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 
+#include "apps/flysim/screen/screen_manifest.hpp"
 #include "io/csv_reader.hpp"
 #include "io/input_file.hpp"
 #include "io/reference_spikes.hpp"
@@ -91,7 +92,7 @@ std::vector<ScreenExperiment> read_screen_table(const std::string& path) {
       throw reader.error("experiment name '" + printable(e.name) + "' holds a comma, a quote, a control character or bytes "
                          "that are not UTF-8; names are written unquoted into the CSV outputs");
     // The screen's manifest keeps "experiment NAME = plan" lines, split at the first " = ".
-    if (e.name.find(" = ") != std::string::npos)
+    if (!fits_manifest_key(e.name))
       throw reader.error("experiment name '" + printable(e.name) + "' holds ' = ', which the screen's progress folder "
                          "uses to separate a name from its plan; write it without spaces around '='");
     e.file = path;
