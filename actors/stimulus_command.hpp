@@ -15,9 +15,9 @@ struct StimulusChange {
   uint32_t poisson_threshold = 0;  // of its rate (model/lif_params.hpp)
 };
 
-// The plan after the stimulus command `c` applied at `at` on `net`; throws input_error
-// naming what is wrong (an unknown neuron, a kick past the end of the trial, a rate
-// above 1/dt).
+// The plan after the stimulus command `c` applied at `at` on `net`, without the kicks
+// that have fired when `at` lies in the last trial; throws input_error naming what is
+// wrong (an unknown neuron, a kick past the end of the trial, a rate above 1/dt).
 StimulusChange stimulus_change(const TrialPlan& current, const StimulusCommand& c, RunPosition at, const Network& net,
                                double dt_ms);
 

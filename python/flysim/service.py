@@ -2,12 +2,20 @@
 from __future__ import annotations
 
 import json
+import math
 import urllib.error
 import urllib.parse
 import urllib.request
 from typing import Any, Dict, Iterable, Optional, Tuple
 
 from ._values import RootIds, _real, _root_ids, _whole
+
+
+def _finite(value: float, what: str) -> float:
+    """`value`, or a ValueError naming `what`: JSON has no NaN or infinity to send."""
+    if not math.isfinite(value):
+        raise ValueError(f"{what} must be a finite number")
+    return value
 
 
 class ServiceError(RuntimeError):
@@ -114,7 +122,7 @@ class Service:
         """
         body: Dict[str, Any] = {}
         if rate_hz is not None:
-            body["rate_hz"] = _real(rate_hz, "rate_hz", "Hz")
+            body["rate_hz"] = _finite(_real(rate_hz, "rate_hz", "Hz"), f"rate_hz={rate_hz!r}")
         if poisson_ids is not None:
             body["poisson_ids"] = _root_ids(poisson_ids, "poisson_ids")
         if kicks is not None:
@@ -122,6 +130,8 @@ class Service:
                 body["kicks"] = [{"neuron_id": int(root_id), "after_ms": float(after_ms)} for root_id, after_ms in kicks]
             except (TypeError, ValueError):
                 raise ValueError("kicks must be (root_id, after_ms) pairs") from None
+            for k, kick in enumerate(body["kicks"]):
+                _finite(kick["after_ms"], f"kicks[{k}]'s after_ms={kick['after_ms']!r}")
         if group is not None:
             body["group"] = str(group)
         if silence_ids is not None:

@@ -761,6 +761,10 @@ class ServiceTest(unittest.TestCase):
         self.assertIsNone(flysim.Service(self.url, timeout=None).timeout)
         with self.assertRaisesRegex(TypeError, "rate_hz='abc' must be a number in Hz"):
             flysim.Service(self.url).stimulus(rate_hz="abc")
+        with self.assertRaisesRegex(ValueError, "rate_hz=nan must be a finite number"):
+            flysim.Service(self.url).stimulus(rate_hz=float("nan"))
+        with self.assertRaisesRegex(ValueError, r"kicks\[1\]'s after_ms=inf must be a finite number"):
+            flysim.Service(self.url).stimulus(kicks=[(1, 2.0), (1, float("inf"))])
         with self.assertRaises(flysim.ServiceError) as unknown:
             flysim.Service(self.url)._request("GET", "/nowhere")
         self.assertEqual(unknown.exception.status, 404)
