@@ -73,7 +73,7 @@ void check_batch_of(const Check& check, const Snapshot& s) {
 
 }  // namespace
 
-void validate_snapshot(const Snapshot& s, std::size_t neurons, int32_t delay_steps, const std::string& path) {
+void validate_snapshot(const Snapshot& s, std::size_t neurons, int32_t delay_steps, double dt_ms, const std::string& path) {
   const Check check{path};
   const std::string n = std::to_string(neurons);
   const EngineState& e = s.engine;
@@ -96,6 +96,13 @@ void validate_snapshot(const Snapshot& s, std::size_t neurons, int32_t delay_ste
         "the kicks are not sorted by step at steps >= 0 on neurons 0.." + std::to_string(neurons - 1));
   const std::string condition = groups_and_silence_problem(stimulus, neurons);
   check(condition.empty(), condition);
+  for (const PoissonGroup& group : stimulus.groups) {
+    check(is_group_name(group.name), "a Poisson group's name is not letters, digits, '_' and '-'");
+    check(std::isfinite(group.rate_Hz) && group.rate_Hz >= 0,
+          "stimulus group '" + group.name + "' has a rate that is not a finite rate >= 0");
+    check(group.threshold == poisson_threshold(group.rate_Hz, dt_ms),
+          "stimulus group '" + group.name + "' draws with another threshold than its rate's");
+  }
 
   uint64_t total = 0;
   bool overflow = false;

@@ -25,6 +25,8 @@ namespace flysim {
 //   lie before next_step (or are kNeverSpiked);
 // - the batch (1..the plan's trials) starts at a multiple of it and holds its trials in order,
 //   each at the first one's step and checked as above; plasticity only with batch 1.
-void validate_snapshot(const Snapshot& snapshot, std::size_t neurons, int32_t delay_steps, const std::string& path);
+// - each Poisson group has a group name, a finite rate >= 0 and the threshold of that rate
+//   at a step of `dt_ms` (the threshold is what the engines draw with).
+void validate_snapshot(const Snapshot& snapshot, std::size_t neurons, int32_t delay_steps, double dt_ms, const std::string& path);
 
 }  // namespace flysim

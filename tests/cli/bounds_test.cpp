@@ -51,7 +51,7 @@ Snapshot batch_beyond_plan(Snapshot s) {
 TEST_F(Bounds, ACheckpointBatchBeyondItsPlanIsRefusedByField) {
   const Snapshot s = batch_beyond_plan(realistic_snapshot(500, 40, 1));
   try {
-    validate_snapshot(s, 500, 18, "x.ckpt");
+    validate_snapshot(s, 500, 18, 0.1, "x.ckpt");
     ADD_FAILURE() << "a batch of 1,000,000 for a plan of one trial was accepted";
   } catch (const input_error& e) {
     EXPECT_NE(std::string(e.what()).find("x.ckpt: the checkpoint does not fit this network: field batch is 1000000"),

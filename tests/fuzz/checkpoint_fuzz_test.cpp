@@ -70,7 +70,7 @@ class CheckpointFuzz : public ::testing::Test {
     saved_ = realistic_snapshot(kNeurons, 6, 3);
     save_checkpoint(file_, saved_, kIdentity);
     original_ = slurp(file_);
-    validate_snapshot(saved_, kNeurons, kDelay, file_);
+    validate_snapshot(saved_, kNeurons, kDelay, 0.1, file_);
   }
   void TearDown() override { fs::remove_all(dir_); }
 
@@ -97,7 +97,7 @@ class CheckpointFuzz : public ::testing::Test {
         EXPECT_TRUE(unchanged) << what << ": damaged bytes were accepted";
         expect_same(s, saved_);
       } else {
-        validate_snapshot(s, kNeurons, kDelay, file_);
+        validate_snapshot(s, kNeurons, kDelay, 0.1, file_);
       }
     });
     outcome("checkpoint_header_of", [&] { checkpoint_header_of(file_, bytes); });

@@ -255,13 +255,13 @@ TEST_F(CheckpointFile, GroupsAndSilenceOutsideTheNetworkAreRefused) {
   Snapshot s = realistic_snapshot(300, 20, 5);
   s.plan.stimulus.silenced = {5, 300};
   save_checkpoint(path("bad.ckpt"), s, kIdentity);
-  expect_refused([&] { validate_snapshot(load_checkpoint(path("bad.ckpt"), kIdentity), 300, 18, path("bad.ckpt")); },
+  expect_refused([&] { validate_snapshot(load_checkpoint(path("bad.ckpt"), kIdentity), 300, 18, 0.1, path("bad.ckpt")); },
                  path("bad.ckpt"), "the silenced set names neuron 300 of a network of 300");
   s.plan.stimulus.silenced = {};
   s.plan.stimulus.poisson_neurons = {4};
   s.plan.stimulus.groups = {{"bitter", {4}, 60.0, 12345u}};
   save_checkpoint(path("two.ckpt"), s, kIdentity);
-  expect_refused([&] { validate_snapshot(load_checkpoint(path("two.ckpt"), kIdentity), 300, 18, path("two.ckpt")); },
+  expect_refused([&] { validate_snapshot(load_checkpoint(path("two.ckpt"), kIdentity), 300, 18, 0.1, path("two.ckpt")); },
                  path("two.ckpt"), "a neuron is in two Poisson groups");
 }
 
@@ -357,11 +357,14 @@ TEST_F(CheckpointFile, InconsistentSnapshotIsRefusedBeforeRestore) {
   constexpr int32_t kDelay = 18;
   const Snapshot good = realistic_snapshot(kNeurons, 40, 1);
   const std::string p = path("bad.ckpt");
-  validate_snapshot(good, kNeurons, kDelay, p);
+  validate_snapshot(good, kNeurons, kDelay, 0.1, p);
   Snapshot off = good;
   off.plasticity = PlasticityState{};
   off.engine.plastic_weights.clear();
-  validate_snapshot(off, kNeurons, kDelay, p);
+  validate_snapshot(off, kNeurons, kDelay, 0.1, p);
+  Snapshot grouped = good;
+  grouped.plan.stimulus.groups.push_back({"bitter", {kNeurons - 1}, 50.0, poisson_threshold(50.0, 0.1)});
+  validate_snapshot(grouped, kNeurons, kDelay, 0.1, p);
 
   struct Damage {
     const char* what;
@@ -388,6 +391,14 @@ TEST_F(CheckpointFile, InconsistentSnapshotIsRefusedBeforeRestore) {
       {"pending early", [](Snapshot& s) { s.engine.pending[0].step = 4985; }, "outside steps 4986..5003"},
       {"pending late", [](Snapshot& s) { s.engine.pending[0].step = 5004; }, "outside steps 4986..5003"},
       {"rate", [=](Snapshot& s) { s.plan.stimulus_rate_Hz = nan; }, "stimulus rate"},
+      {"group rate", [=](Snapshot& s) { s.plan.stimulus.groups.push_back({"bitter", {kNeurons - 1}, nan, 0u}); },
+       "stimulus group 'bitter' has a rate that is not"},
+      {"group threshold",
+       [](Snapshot& s) { s.plan.stimulus.groups.push_back({"bitter", {kNeurons - 1}, 50.0, 0xffffffffu}); },
+       "stimulus group 'bitter' draws with another threshold"},
+      {"group name",
+       [](Snapshot& s) { s.plan.stimulus.groups.push_back({"\"1", {kNeurons - 1}, 50.0, poisson_threshold(50.0, 0.1)}); },
+       "a Poisson group's name"},
       {"poisson neuron", [](Snapshot& s) { s.plan.stimulus.poisson_neurons.push_back(kNeurons); }, "a Poisson neuron"},
       {"kick neuron", [](Snapshot& s) { s.plan.stimulus.kicks.push_back({300, 4000000000u}); }, "the kicks"},
       {"kick step", [](Snapshot& s) { s.plan.stimulus.kicks.front().step = -1; }, "the kicks"},
@@ -403,13 +414,13 @@ TEST_F(CheckpointFile, InconsistentSnapshotIsRefusedBeforeRestore) {
     SCOPED_TRACE(d.what);
     Snapshot bad = good;
     d.apply(bad);
-    expect_refused([&] { validate_snapshot(bad, kNeurons, kDelay, p); }, p, d.problem);
+    expect_refused([&] { validate_snapshot(bad, kNeurons, kDelay, 0.1, p); }, p, d.problem);
     // Saved with right checksums: the file decodes; the restore path's check refuses it.
     save_checkpoint(p, bad, kIdentity);
     const Snapshot back = load_checkpoint(p, kIdentity);
-    expect_refused([&] { validate_snapshot(back, kNeurons, kDelay, p); }, p, "the checkpoint does not fit this network: ");
+    expect_refused([&] { validate_snapshot(back, kNeurons, kDelay, 0.1, p); }, p, "the checkpoint does not fit this network: ");
   }
-  expect_refused([&] { validate_snapshot(good, kNeurons + 1, kDelay, p); }, p, "the network has 501");
+  expect_refused([&] { validate_snapshot(good, kNeurons + 1, kDelay, 0.1, p); }, p, "the network has 501");
 }
 
 // A save that fails leaves the earlier file byte-identical and no temporary file behind.

@@ -102,7 +102,7 @@ int inspect(const std::string& path, double dt_ms, int32_t delay_steps) {
     throw;
   }
   try {
-    validate_snapshot(snapshot, snapshot.engine.v.size(), delay_steps, path);
+    validate_snapshot(snapshot, snapshot.engine.v.size(), delay_steps, dt_ms, path);
   } catch (const input_error& e) {
     // Intact, but not a checkpoint of these model options: say which were assumed.
     std::cout << "verifies: no" << std::endl;

@@ -110,7 +110,7 @@ RunInputs restored_inputs(const RunBuilder& run) {
   in.network = checked_network(run);
   in.compatibility = compatibility_string(in.constants, in.network->content_hash());
   verify_identity(path, header, {in.compatibility, kKernelVersion, in.network->content_hash()});
-  validate_snapshot(snapshot, in.network->neuron_count(), in.constants.delay_steps, path);
+  validate_snapshot(snapshot, in.network->neuron_count(), in.constants.delay_steps, in.params.dt_ms, path);
   refuse_other_plan(run, *in.network, snapshot.plan, path);
   in.trial_plan = snapshot.plan;
   spdlog::info("restoring {}: trial {} step {} of {} trial(s) x {} steps", path, snapshot.engine.trial,
