@@ -78,6 +78,7 @@ py::dict dict_of(const python::RunSpikes& spikes) {
   out["wall_s"] = spikes.wall_s;
   out["engine"] = spikes.engine;
   out["engine_reused"] = spikes.engine_reused;
+  out["late_kicks"] = spikes.late_kicks;
   return out;
 }
 

@@ -216,6 +216,8 @@ RunSpikes NetworkSession::run_on(Engine& engine, const Prepared& p, const std::f
   out.trial_s = steps_to_seconds(p.batches.steps_per_trial, p.dt_ms);
   out.batch = p.batches.batch;
   out.engine = engine.describe();
+  out.late_kicks = std::count_if(p.plan->kicks.begin(), p.plan->kicks.end(),
+                                 [&](const Kick& k) { return k.step >= p.batches.steps_per_trial; });
   return out;
 }
 

@@ -69,6 +69,7 @@ struct RunSpikes {
   double wall_s = 0.0;     // the trials alone, engine building included when it was built
   std::string engine;      // Engine::describe()
   bool engine_reused = false;
+  int64_t late_kicks = 0;  // kicks at steps_per_trial or later: they fall after the end of a trial
 };
 
 class NetworkSession {

@@ -1,6 +1,7 @@
 """flysim.run: trials of one experiment on a loaded network, as tables."""
 from __future__ import annotations
 
+import logging
 import os
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
@@ -10,6 +11,8 @@ from . import _flysim
 from ._tables import _rate_stats, _table, _trial_rates
 from ._values import _MAX_SEED, _MAX_THREADS, _MAX_TRIALS, RootIds, _kick_pairs, _real, _root_ids, _whole
 from .network import Network, _indices_of, sugar_ids
+
+log = logging.getLogger("flysim")
 
 
 def _lif_params(model: Optional[Mapping[str, float]]) -> "_flysim.LifParams":
@@ -161,7 +164,11 @@ def run(net: Network,
     if stimulus is None and kicks is None:
         _indices_of(net, args[0][0][1], "the default stimulus (FlyWire 783's sugar neurons; for another network give "
                                         "stimulus={name: (root_ids, rate_hz)}, or stimulus={} for none)")
-    return _run_result(net, net._session.run(*args), args)
+    out = net._session.run(*args)
+    if out["late_kicks"]:
+        log.warning("kicks: %d kicks at step %d or later fall after the end of a trial (%d steps) and do nothing",
+                    out["late_kicks"], out["steps_per_trial"], out["steps_per_trial"])
+    return _run_result(net, out, args)
 
 
 def _check_kicked(net: Network, args: tuple, what: str) -> None:

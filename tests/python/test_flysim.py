@@ -209,7 +209,11 @@ class RunTest(unittest.TestCase):
 
     def test_kicks_file_and_batches_give_the_programs_spikes(self):
         net = load()
-        result = flysim.run(net, kicks=NET / "kicks.csv", duration_ms=50, trials=3, batch=2, seed=5)
+        # The file holds kicks over a second: those after 50 ms are named, as the program names them.
+        with self.assertLogs("flysim", "WARNING") as logs:
+            result = flysim.run(net, kicks=NET / "kicks.csv", duration_ms=50, trials=3, batch=2, seed=5)
+        self.assertEqual(logs.output, ["WARNING:flysim:kicks: 11398 kicks at step 500 or later fall after the end of a "
+                                       "trial (500 steps) and do nothing"])
         cli = cli_spike_rows({"stimulus.kicks": NET / "kicks.csv", "run.trials": 3, "run.duration-ms": 50,
                               "run.seed": 5})
         self.assertGreater(len(cli), 0)
