@@ -137,6 +137,9 @@ JournalContents read_journal(const std::string& path, std::size_t* torn_line) {
     std::string line = bytes.substr(pos, end - pos);
     pos = end + 1;
     if (number == 1) read_header(path, line, contents);
+    else if (line.empty())
+      throw input_error_at(path, number, "an empty line: a journal holds one command a line, and flysim writes no empty one "
+                                         "(delete the line if an edit left it)");
     else contents.lines.push_back({number, std::move(line)});
   }
   return contents;

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <csignal>
+#include <cstdio>
 #include <filesystem>
 #include <string>
 
@@ -59,6 +60,27 @@ TEST(JournalWriter, ALineThatCannotBeWrittenWholeIsCutOffAndTheNextOneAppends) {
   EXPECT_NE(contents.lines[0].text.find(R"("pause")"), std::string::npos);
   EXPECT_NE(contents.lines[1].text.find(R"("stop")"), std::string::npos);
   EXPECT_NE(contents.lines[1].text.find(R"("seq":2)"), std::string::npos) << "the refused entry takes no number";
+  fs::remove(path);
+}
+
+// An empty line (an edit's) is named by its number, not read as a command without fields.
+TEST(JournalWriter, AnEmptyLineIsNamed) {
+  const fs::path path = fs::temp_directory_path() / ("flysim_journal_empty_" + std::to_string(::getpid()) + ".jsonl");
+  {
+    JournalWriter journal(path.string(), {{"run.trials", "1"}}, 0x1234);
+    journal.append({0, 18, R"({"action":"pause","body":{}})"});
+  }
+  {
+    std::FILE* f = std::fopen(path.c_str(), "a");
+    std::fputs("\n", f);
+    std::fclose(f);
+  }
+  try {
+    read_journal(path.string());
+    ADD_FAILURE() << "an empty line was read";
+  } catch (const input_error& e) {
+    EXPECT_EQ(std::string(e.what()).find(path.string() + ":3: an empty line"), 0u) << e.what();
+  }
   fs::remove(path);
 }
 

@@ -161,7 +161,8 @@ RunEnd wait_and_report(caf::scoped_actor& self, const sim_loop_actor& sim, const
           },
           [&](const caf::error& err) {
             if (stop_signal_count() >= 2) {
-              spdlog::warn("stopped at once by a second signal; no output file was written");
+              spdlog::warn("stopped at once by a second signal: the files written at the end (rates, summary) were not "
+                           "written; streamed ones (spikes, the journal) hold what was recorded up to the stop");
               end.exit_code = 128 + stop_signal();
             } else {
               spdlog::error("run failed: {}", describe_error(err));
