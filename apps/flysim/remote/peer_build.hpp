@@ -14,15 +14,15 @@
 namespace flysim::app {
 
 // Throws input_error, prefixed with `option`, when `peer` (named `name`, e.g. "the worker
-// 10.0.0.2:7100") is another build, or does not answer (a build from before the question).
+// 10.0.0.2:7100") is another build, or gives no answer. A peer reached at all has this
+// build's actor interface (reach_node checks it), so it understands the question; it may
+// answer late while it opens another screen's session (a worker loads a network).
 template <class Handle>
 void refuse_other_build(caf::scoped_actor& self, const Handle& peer, const std::string& option, const std::string& name) {
   std::string theirs, problem;
-  self->request(peer, std::chrono::seconds(30), version_atom::value)
+  self->request(peer, std::chrono::minutes(2), version_atom::value)
       .receive([&](std::string& version) { theirs = std::move(version); }, [&](caf::error& err) { problem = describe_error(err); });
-  if (!problem.empty())
-    throw input_error(option + ": " + name + " does not say which flysim it is (" + problem + "): it is another build than this one (" +
-                      build_version() + "); run the same build of flysim on both");
+  if (!problem.empty()) throw input_error(option + ": " + name + " did not say which flysim it is: " + problem);
   const std::string other = build_mismatch("this process", name, theirs);
   if (!other.empty()) throw input_error(option + ": " + other);
 }
