@@ -242,7 +242,7 @@ void issue(self_ptr self) {
         continue;
       }
       case Schedule::Action::Kind::checkpoint:
-        request_checkpoint(self, 0);
+        request_checkpoint(self, 0, false);
         continue;
       case Schedule::Action::Kind::command:
         apply_command(self, action.command, action.live_id);

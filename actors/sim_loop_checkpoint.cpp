@@ -9,11 +9,9 @@
 namespace flysim::sim_loop_ops {
 
 namespace {
-void write_checkpoint(self_ptr self, Snapshot& snapshot, uint64_t live_id) {
+void write_checkpoint(self_ptr self, Snapshot& snapshot, uint64_t live_id, bool asked_for) {
   auto& st = self->state;
   const RunPosition at{snapshot.engine.trial, snapshot.engine.next_step};
-  // live_id 0: the schedule's checkpoint; any other: asked for through the control channel.
-  const bool asked_for = live_id != 0;
   self->request(st.checkpointer, caf::infinite, checkpoint_atom::value, std::move(snapshot), asked_for).then([=](std::string& path) {
     spdlog::info("checkpoint written: {}", path);
     self->state.checkpoints.written(path);
@@ -33,6 +31,7 @@ void write_checkpoint(self_ptr self, Snapshot& snapshot, uint64_t live_id) {
 // shards' states are on their way.
 struct SnapshotParts {
   uint64_t live_id = 0;
+  bool asked_for = false;
   Snapshot snapshot;
   std::vector<ShardState> shards;
   std::size_t awaiting = 0;
@@ -49,7 +48,7 @@ void snapshot_part_done(self_ptr self, const std::shared_ptr<SnapshotParts>& par
       return;
     }
   }
-  write_checkpoint(self, parts->snapshot, parts->live_id);
+  write_checkpoint(self, parts->snapshot, parts->live_id, parts->asked_for);
 }
 
 }  // namespace
@@ -58,7 +57,7 @@ void snapshot_part_done(self_ptr self, const std::shared_ptr<SnapshotParts>& par
 // any later epoch is forwarded, the recorder's position and the shards' traces and
 // weights (all of them have seen exactly the epochs before the boundary); then the
 // file, written by the checkpointer.
-void request_checkpoint(self_ptr self, uint64_t live_id) {
+void request_checkpoint(self_ptr self, uint64_t live_id, bool asked_for) {
   auto& st = self->state;
   const uint64_t generation = st.window.request();
   self->request(st.engine.actor, caf::infinite, export_atom::value).then([=](std::vector<EngineState>& batch) mutable {
@@ -68,6 +67,7 @@ void request_checkpoint(self_ptr self, uint64_t live_id) {
     const auto& shards = st.plan.plasticity.shards;
     auto parts = std::make_shared<SnapshotParts>();
     parts->live_id = live_id;
+    parts->asked_for = asked_for;
     parts->snapshot.plan = st.plan.trial_plan;
     parts->snapshot.batch = st.plan.batch;
     set_batch_states(parts->snapshot, std::move(batch));

@@ -56,7 +56,7 @@ struct CommandEffect {
       answer_live(self, live_id, {false, "checkpoints are off: start the run with checkpoint.dir set", at.trial, at.step, ""});
       return;
     }
-    request_checkpoint(self, live_id);
+    request_checkpoint(self, live_id, true);  // live or replayed from the journal
   }
   void operator()(const StimulusCommand& c) const { apply_stimulus(self, c, std::move(*change), live_id); }
   void operator()(const PauseCommand&) const {

@@ -51,8 +51,9 @@ std::function<void(caf::error&)> on_engine_error(self_ptr self, uint64_t generat
 
 // ---- sim_loop_checkpoint.cpp
 // A checkpoint of the state at the issued position, written by the checkpointer; answers
-// live command `live_id` (0: scripted) with the file once it is on disk.
-void request_checkpoint(self_ptr self, uint64_t live_id);
+// live command `live_id` (0: none to answer) with the file once it is on disk. `asked_for`:
+// a checkpoint command's (live or replayed), never removed by checkpoint.keep.
+void request_checkpoint(self_ptr self, uint64_t live_id, bool asked_for);
 
 // ---- sim_loop_live.cpp
 // A live command (or a stop signal) for the schedule to place; wakes the loop.

@@ -98,8 +98,8 @@ void validate_snapshot(const Snapshot& s, std::size_t neurons, int32_t delay_ste
   check(condition.empty(), condition);
   for (const PoissonGroup& group : stimulus.groups) {
     check(is_group_name(group.name), "a Poisson group's name is not letters, digits, '_' and '-'");
-    check(std::isfinite(group.rate_Hz) && group.rate_Hz >= 0,
-          "stimulus group '" + group.name + "' has a rate that is not a finite rate >= 0");
+    check(std::isfinite(group.rate_Hz) && group.rate_Hz >= 0 && group.rate_Hz * dt_ms * 1e-3 <= 1.0,
+          "stimulus group '" + group.name + "' has a rate that is not a finite rate in 0..1/dt");
     check(group.threshold == poisson_threshold(group.rate_Hz, dt_ms),
           "stimulus group '" + group.name + "' draws with another threshold than its rate's");
   }

@@ -196,8 +196,8 @@ TEST_F(ControlServerTest, AClientTricklingItsHeadersIsCutOffAtTheDeadline) {
   ::close(fd);
 }
 
-// A client that declares a small body and never sends it holds its worker 2 s after its
-// headers, not for as long as a 16 MiB body may take.
+// A client that declares a body and never sends it holds its worker 2 s after its
+// headers, not for as long as a whole body may take.
 TEST_F(ControlServerTest, AClientThatNeverSendsItsSmallBodyIsCutOffSoon) {
   start();
   const int fd = connect_to(server_->port());
@@ -213,6 +213,27 @@ TEST_F(ControlServerTest, AClientThatNeverSendsItsSmallBodyIsCutOffSoon) {
   EXPECT_LT(cut_off, 3.5) << "the server kept reading a body that never came";
   ::close(fd);
   EXPECT_TRUE(log_->received().empty());
+}
+
+// A slow client that keeps sending is served, however long past the pause its whole body takes.
+TEST_F(ControlServerTest, ASlowClientThatKeepsSendingIsServed) {
+  start();
+  const int fd = connect_to(server_->port());
+  ASSERT_GE(fd, 0);
+  const std::string body = R"({"rate_hz": 200})" + std::string(24, ' ');
+  const std::string head = "POST /stimulus HTTP/1.1\r\nHost: localhost\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n";
+  ASSERT_EQ(::send(fd, head.data(), head.size(), MSG_NOSIGNAL), static_cast<ssize_t>(head.size()));
+  for (std::size_t at = 0; at < body.size(); at += 10) {  // 10 bytes a second: 4 s for the body
+    std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+    ASSERT_EQ(::send(fd, body.data() + at, 10, MSG_NOSIGNAL), 10);
+  }
+  std::string answer(4096, '\0');
+  const ssize_t got = ::recv(fd, answer.data(), answer.size(), 0);
+  ::close(fd);
+  answer.resize(got > 0 ? static_cast<std::size_t>(got) : 0);
+  EXPECT_EQ(answer.rfind("HTTP/1.1 200", 0), 0u) << answer;
+  ASSERT_EQ(log_->received().size(), 1u);
+  EXPECT_EQ(std::get<StimulusCommand>(log_->received()[0]).rate_Hz, 200.0);
 }
 
 // A stop does not wait for the requests still being read: 40 clients stuck in their

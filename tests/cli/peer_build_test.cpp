@@ -89,14 +89,14 @@ TEST(PeerBuild, AWorkerOrShardNodeOfAnotherBuildIsRefusedByName) {
   ASSERT_EQ(ours.rfind("flysim ", 0), 0u) << ours;
   const std::string this_build = ours.substr(7, ours.size() - 8);  // "flysim X\n" -> X
   EXPECT_EQ(screen.code, 2) << screen.err;
-  EXPECT_NE(screen.err.find("screen.nodes: this process is flysim " + this_build + " and the worker 127.0.0.1:" +
-                            std::to_string(worker_port) + " flysim " + kOtherBuild + ": run the same build of flysim on both"),
+  EXPECT_NE(screen.err.find("screen.nodes: this process is flysim " + this_build + ", and the worker 127.0.0.1:" +
+                            std::to_string(worker_port) + " is flysim " + kOtherBuild + ": run the same build of flysim on both"),
             std::string::npos)
       << screen.err;
   EXPECT_FALSE(fs::exists(d.path("screen/rates.csv")));
   EXPECT_EQ(run.code, 2) << run.err;
-  EXPECT_NE(run.err.find("plasticity.nodes: this process is flysim " + this_build + " and the shard node 127.0.0.1:" +
-                         std::to_string(node_port) + " flysim " + kOtherBuild),
+  EXPECT_NE(run.err.find("plasticity.nodes: this process is flysim " + this_build + ", and the shard node 127.0.0.1:" +
+                         std::to_string(node_port) + " is flysim " + kOtherBuild),
             std::string::npos)
       << run.err;
 }

@@ -136,6 +136,38 @@ TEST_F(Service, LiveGroupsAndSilencingAreJournaledAndReplayIdentically) {
   expect_replay_gives_live_spikes();
 }
 
+// A live command drops the kicks that have fired from the plan; a service restored from
+// its checkpoint with the options it started with (stimulus.kicks among them) is not
+// refused for the kicks the checkpoint no longer holds.
+TEST_F(Service, ARestoreWithTheStartOptionsTakesAPlanWithoutItsFiredKicks) {
+  const std::string start = "serve " + network() + " --stimulus.kicks=" + data_path("net2000/kicks.csv") +
+                            " --run.pace=5 --control.port=0 --checkpoint.dir=" + path("ck");
+  std::string file;
+  {
+    BackgroundFlysim serve(start + " --output.journal=" + path("first.jsonl"), path("serve.out"), path("serve.err"));
+    const std::string line = serve.wait_for_output("control API on http://", 60);
+    ASSERT_NE(line, "") << slurp(path("serve.err"));
+    const std::string port = line.substr(line.rfind(':') + 1);
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));  // past the first kicks
+    EXPECT_EQ(ctl(port, "stimulus --rate=100").code, 0);
+    const CliResult written = ctl(port, "checkpoint");
+    ASSERT_EQ(written.code, 0) << written.err;
+    file = written.out.substr(written.out.find("file        ") + 12);
+    file = file.substr(0, file.find('\n'));
+    EXPECT_EQ(ctl(port, "stop").code, 0);
+    EXPECT_EQ(serve.wait(), 0) << slurp(path("serve.err"));
+  }
+  const CliResult inspect = run_flysim("checkpoint inspect " + file, path("inspect.out"), path("inspect.err"));
+  ASSERT_NE(inspect.out.find(" timed kicks"), std::string::npos) << inspect.out;
+  EXPECT_EQ(inspect.out.find(" 12000 timed kicks"), std::string::npos) << inspect.out;  // the fired ones left the plan
+  BackgroundFlysim restored(start + " --restore=" + file + " --output.journal=" + path("second.jsonl"), path("restored.out"),
+                            path("restored.err"));
+  const std::string line = restored.wait_for_output("control API on http://", 60);
+  ASSERT_NE(line, "") << slurp(path("restored.err"));
+  EXPECT_EQ(ctl(line.substr(line.rfind(':') + 1), "stop").code, 0);
+  EXPECT_EQ(restored.wait(), 0) << slurp(path("restored.err"));
+}
+
 // A checkpoint that cannot be written (its folder gone) is refused in the reply and
 // counted; the service goes on, writes the next one and ends as asked.
 TEST_F(Service, AFailedCheckpointEndsNothing) {

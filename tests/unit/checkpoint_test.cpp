@@ -393,6 +393,8 @@ TEST_F(CheckpointFile, InconsistentSnapshotIsRefusedBeforeRestore) {
       {"rate", [=](Snapshot& s) { s.plan.stimulus_rate_Hz = nan; }, "stimulus rate"},
       {"group rate", [=](Snapshot& s) { s.plan.stimulus.groups.push_back({"bitter", {kNeurons - 1}, nan, 0u}); },
        "stimulus group 'bitter' has a rate that is not"},
+      {"group rate above 1/dt", [](Snapshot& s) { s.plan.stimulus.groups.push_back({"bitter", {kNeurons - 1}, 20000.0, 0u}); },
+       "stimulus group 'bitter' has a rate that is not a finite rate in 0..1/dt"},
       {"group threshold",
        [](Snapshot& s) { s.plan.stimulus.groups.push_back({"bitter", {kNeurons - 1}, 50.0, 0xffffffffu}); },
        "stimulus group 'bitter' draws with another threshold"},

@@ -11,7 +11,7 @@ std::string build_mismatch(const std::string& here, const std::string& there, co
   // Two builds may compute different spikes, and results must not depend on the process
   // that computed them.
   if (theirs == ours) return "";
-  return here + " is flysim " + ours + " and " + there + " flysim " + theirs + ": run the same build of flysim on both";
+  return here + " is flysim " + ours + ", and " + there + " is flysim " + theirs + ": run the same build of flysim on both";
 }
 
 }  // namespace flysim::app

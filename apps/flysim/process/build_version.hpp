@@ -4,7 +4,8 @@
 
 namespace flysim::app {
 
-// e.g. "0.1.0 (commit 1a2b3c4d5e6f)"; "(commit unknown)" when built outside a git checkout.
+// e.g. "0.1.0 (commit 1a2b3c4d5e6f)", "0.1.0 (commit 1a2b3c4d5e6f-dirty-89abcdef)" for a
+// tree with changes; "(commit unknown)" when built outside a git checkout.
 std::string build_version();
 
 // Why this process (`here`, e.g. "this worker") may not work with a peer (`there`, e.g.

@@ -55,10 +55,12 @@ std::string why_unreachable(caf::actor_system& system, const caf::error& err, co
   if (err == caf::sec::disconnect_during_handshake || tls_handshake_failed)
     return "the handshake failed: its --token-file and this side's " + token_option +
            " differ, only one side has a token, or what listens there is not a flysim node";
-  // The node's actor answers other messages than this build's: it is another flysim.
+  // The node's actor answers other messages than the one asked for: another kind of node,
+  // or another build.
   if (err == caf::sec::unexpected_actor_messaging_interface)
-    return "it is another build of flysim than this one (" + build_version() +
-           "; `flysim version` says which): run the same build of flysim on both";
+    return "what listens there is not `" + serve_command + "` of this build: a flysim node of another kind (a worker where a "
+           "shard node is asked for, or the reverse), or another build of flysim than this one (" + build_version() +
+           "; `flysim version` says which; run the same build on both)";
   return system.render(err) + " (is `" + serve_command + "` running there" +
          (authenticates_peers(system) ? ", with --token-file holding the same token as " + token_option + "?)"
                                       : ", without --token-file?)");

@@ -13,8 +13,8 @@
 
 namespace flysim::app {
 
-// Throws input_error, prefixed with `option`, when `peer` (named `name`, e.g. "the worker
-// 10.0.0.2:7100") is another build, or gives no answer. A peer reached at all has this
+// Throws input_error, prefixed with `option`, when `peer` (named `name`, e.g. "the shard
+// node 10.0.0.2:7000") is another build, or gives no answer. A peer reached at all has this
 // build's actor interface (reach_node checks it), so it understands the question; it may
 // answer late while it opens another screen's session (a worker loads a network).
 template <class Handle>

@@ -7,7 +7,7 @@
 #include <exception>
 #include <optional>
 
-#include "apps/flysim/remote/peer_build.hpp"
+#include "apps/flysim/process/build_version.hpp"
 #include "apps/flysim/remote/token_certificate.hpp"
 #include "apps/flysim/remote/user_token.hpp"
 #include "model/errors.hpp"
@@ -105,8 +105,20 @@ ScreenNodes::ScreenNodes(const Options& o, const std::vector<NodeAddress>& nodes
                                         "screen.token-file"));
     auto worker = std::make_unique<Worker>(Worker{at, std::make_unique<caf::scoped_actor>(*system_), {}, ""});
     caf::scoped_actor& self = *worker->owner;
-    refuse_other_build(self, *reached, "screen.nodes", "the worker " + at.name());
     self->monitor(*reached);
+    // Which build it is, first: asked as the hello is waited for (a worker opening another
+    // screen's session answers late; a stop signal ends the wait).
+    self->send(*reached, version_atom::value);
+    std::string theirs;
+    bool told = false;
+    std::optional<caf::error> gone;
+    wait_for(self, stopped, gone, told, [&](std::string& version) {
+      theirs = std::move(version);
+      told = true;
+    });
+    if (gone) throw input_error("screen.nodes: the worker " + at.name() + " went down before it said which flysim it is: " + system_->render(*gone));
+    if (const std::string other = build_mismatch("this process", "the worker " + at.name(), theirs); !other.empty())
+      throw input_error("screen.nodes: " + other);
     self->send(*reached, hello_atom::value, setup);
     spdlog::info("screen: worker {} is opening a session (it loads the network)", at.name());
     ScreenWorkerReady ready;

@@ -183,7 +183,7 @@ bool is_loopback_address(const std::string& address) {
 }
 
 ControlServer::ControlServer(caf::actor_system& system, control_actor control, ControlServerConfig config)
-    : system_(system), control_(std::move(control)), config_(std::move(config)), server_(std::make_unique<GuardedServer>(ConnectionLimits{.max_body_bytes = kMaxBodyBytes})) {
+    : system_(system), control_(std::move(control)), config_(std::move(config)), server_(std::make_unique<GuardedServer>(ConnectionLimits{})) {
   if (config_.token.empty() && !is_loopback_address(config_.bind))
     throw input_error(fmt::format("control API on {}: an address other than loopback needs a token (control.token-file), "
                                   "or anyone who reaches it could stop the service",

@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cerrno>
 
 #include "apps/flysim/service/control_json.hpp"
@@ -54,24 +53,9 @@ bool ready_before(socket_t sock, short events, Clock::time_point deadline) {
   }
 }
 
-// The Content-Length the header lines declare, or `otherwise` when they declare none (or
-// one that does not read as a number: httplib refuses the request then).
-std::size_t declared_length(const std::string& head, std::size_t otherwise) {
-  std::string lower(head.size(), ' ');
-  std::transform(head.begin(), head.end(), lower.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  const std::size_t at = lower.find("\ncontent-length:");
-  if (at == std::string::npos) return otherwise;
-  std::size_t k = at + 16;
-  while (k < lower.size() && (lower[k] == ' ' || lower[k] == '\t')) ++k;
-  std::size_t length = 0, digits = 0;
-  for (; k < lower.size() && std::isdigit(static_cast<unsigned char>(lower[k])) && digits < 12; ++k, ++digits)
-    length = length * 10 + static_cast<std::size_t>(lower[k] - '0');
-  return digits == 0 ? otherwise : std::min(length, otherwise);
-}
-
-// A connection's socket as httplib reads it, under two deadlines: the headers must have
-// arrived by one, the body by the other, counted from the end of the headers and longer
-// for a larger declared body.
+// A connection's socket as httplib reads it, under deadlines: the headers must have
+// arrived by one; after them, each read of the body must come within the pause allowed,
+// and the whole body by the body's deadline.
 class DeadlineStream : public httplib::Stream {
  public:
   DeadlineStream(socket_t sock, const ConnectionLimits& limits, Clock::time_point accepted)
@@ -83,16 +67,14 @@ class DeadlineStream : public httplib::Stream {
   ssize_t read(char* ptr, size_t size) override {
     if (!is_readable()) return -1;
     const ssize_t n = ::recv(sock_, ptr, size, 0);
+    const Clock::time_point now = Clock::now();
+    if (headers_done_ && n > 0) deadline_ = std::min(now + limits_.body_pause, body_end_);
     for (ssize_t k = 0; k < n && !headers_done_; ++k) {
       tail_ = (tail_ << 8) | static_cast<unsigned char>(ptr[k]);
-      if (head_.size() < kHeadKept) head_.push_back(ptr[k]);
-      if ((tail_ & 0xffffffffu) == 0x0d0a0d0au) {  // "\r\n\r\n": the body's deadline starts
+      if ((tail_ & 0xffffffffu) == 0x0d0a0d0au) {  // "\r\n\r\n": the body's deadlines start
         headers_done_ = true;
-        const double mib = static_cast<double>(declared_length(head_, limits_.max_body_bytes)) / (1u << 20);
-        deadline_ = Clock::now() + limits_.body +
-                    std::chrono::duration_cast<Clock::duration>(mib * std::chrono::duration<double, std::milli>(limits_.body_per_mib));
-        head_.clear();
-        head_.shrink_to_fit();
+        body_end_ = now + limits_.body;
+        deadline_ = std::min(now + limits_.body_pause, body_end_);
       }
     }
     return n;
@@ -106,14 +88,12 @@ class DeadlineStream : public httplib::Stream {
   socket_t socket() const override { return sock_; }
 
  private:
-  // httplib reads at most 8 KiB of header lines; the Content-Length is among them.
-  static constexpr std::size_t kHeadKept = 8192;
   socket_t sock_;
   const ConnectionLimits& limits_;
   Clock::time_point deadline_;
+  Clock::time_point body_end_;
   bool headers_done_ = false;
   uint32_t tail_ = 0;
-  std::string head_;
 };
 
 // Closed with unread input, a socket sends a reset that can destroy the answer before the

@@ -3,8 +3,9 @@
 // each connection a worker for as long as the client takes to send its request (5 s
 // per read, without end for a client that trickles bytes); here a connection must send
 // its first byte within `first_byte` and its headers within `headers` of connecting, and
-// its body within `body` plus `body_per_mib` for each MiB its Content-Length declares
-// (the largest body allowed when it declares none), or it is closed; a client address
+// then its body with no pause longer than `body_pause` and within `body` in all, or it is
+// closed (a client that declares a body and sends none frees its worker soon; a slow
+// one that keeps sending may take its time); a client address
 // other than loopback holds at most `per_address` connections at once (the others are
 // answered 503 at once). stop_reading() ends every request still being read, so a stop
 // does not wait out a client that never finishes its body.
@@ -22,9 +23,8 @@ namespace flysim::app {
 struct ConnectionLimits {
   std::chrono::milliseconds first_byte{1000};  // from accept to the request's first byte
   std::chrono::milliseconds headers{2000};     // from accept to the end of the headers
-  std::chrono::milliseconds body{2000};        // from the end of the headers to the end of a small body,
-  std::chrono::milliseconds body_per_mib{1000};  // and this much more for each MiB declared (16 MiB: 18 s)
-  std::size_t max_body_bytes = 0;              // the server's payload limit: what a body without Content-Length may send
+  std::chrono::milliseconds body_pause{2000};  // the longest wait for the body's next bytes
+  std::chrono::milliseconds body{30000};       // from the end of the headers to the end of the body
   std::chrono::milliseconds write{5000};       // for each write of the answer
   std::size_t per_address = 16;                // connections at once from one address other than loopback
 };
