@@ -62,12 +62,8 @@ StimulusChange stimulus_change(const TrialPlan& current, const StimulusCommand& 
   }
   std::sort(next.stimulus.kicks.begin(), next.stimulus.kicks.end(),
             [](const Kick& a, const Kick& b) { return a.step != b.step ? a.step < b.step : a.neuron < b.neuron; });
-  // In the last trial the kicks before `at` have fired and never fire again: a service
-  // that takes kicks for hours does not carry them all in its plan and checkpoints.
-  if (at.trial == current.trials - 1)
-    next.stimulus.kicks.erase(next.stimulus.kicks.begin(),
-                              std::lower_bound(next.stimulus.kicks.begin(), next.stimulus.kicks.end(), at.step,
-                                               [](const Kick& k, int32_t step) { return k.step < step; }));
+  // A service that takes kicks for hours does not carry the fired ones in its plan and checkpoints.
+  drop_fired_kicks(next.stimulus.kicks, at.trial, at.step, current.trials);
   if (const std::string problem = groups_and_silence_problem(next.stimulus, net.neuron_count(), net.root_ids); !problem.empty())
     throw input_error(problem);
   check_stimulus_change(current.stimulus, &next.stimulus, net.neuron_count());

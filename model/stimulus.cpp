@@ -155,4 +155,9 @@ std::vector<uint32_t> driven_neurons(const StimulusPlan& plan) {
   return neurons;
 }
 
+void drop_fired_kicks(std::vector<Kick>& kicks, int32_t trial, int32_t step, int32_t trials) {
+  if (trial != trials - 1) return;
+  kicks.erase(kicks.begin(), std::lower_bound(kicks.begin(), kicks.end(), step, [](const Kick& k, int32_t s) { return k.step < s; }));
+}
+
 }  // namespace flysim

@@ -127,4 +127,9 @@ std::vector<uint32_t> listed_ids_as_indices(const std::string& path, const std::
 std::vector<Kick> sorted_kicks(const std::vector<Kick>& kicks, const Network& net,
                                const std::function<std::string(std::size_t)>& where);
 
+// Removes from `kicks` (a plan's order) those that have fired for good at step `step` of
+// trial `trial` of `trials`: in the last trial, every kick before `step` (each earlier
+// trial gives them again, so before it none is removed).
+void drop_fired_kicks(std::vector<Kick>& kicks, int32_t trial, int32_t step, int32_t trials);
+
 }  // namespace flysim

@@ -8,8 +8,8 @@ namespace flysim::app {
 // tree with changes; "(commit unknown)" when built outside a git checkout.
 std::string build_version();
 
-// Why this process (`here`, e.g. "this worker") may not work with a peer (`there`, e.g.
-// "the coordinator") whose build_version is `theirs`; empty when both are the same build.
-std::string build_mismatch(const std::string& here, const std::string& there, const std::string& theirs);
+// Why this process may not work with a peer (`there`, e.g. "the worker 10.0.0.2:7100")
+// whose build_version is `theirs`; empty when both are the same build.
+std::string build_mismatch(const std::string& there, const std::string& theirs);
 
 }  // namespace flysim::app

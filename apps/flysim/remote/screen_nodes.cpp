@@ -117,7 +117,7 @@ ScreenNodes::ScreenNodes(const Options& o, const std::vector<NodeAddress>& nodes
       told = true;
     });
     if (gone) throw input_error("screen.nodes: the worker " + at.name() + " went down before it said which flysim it is: " + system_->render(*gone));
-    if (const std::string other = build_mismatch("this process", "the worker " + at.name(), theirs); !other.empty())
+    if (const std::string other = build_mismatch("the worker " + at.name(), theirs); !other.empty())
       throw input_error("screen.nodes: " + other);
     self->send(*reached, hello_atom::value, setup);
     spdlog::info("screen: worker {} is opening a session (it loads the network)", at.name());

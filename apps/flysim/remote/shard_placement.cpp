@@ -7,11 +7,23 @@
 #include <map>
 
 #include "actors/plasticity_shard.hpp"
+#include "apps/flysim/process/build_version.hpp"
 #include "apps/flysim/remote/network_layer.hpp"
-#include "apps/flysim/remote/peer_build.hpp"
 #include "model/errors.hpp"
 
 namespace flysim::app {
+
+namespace {
+// Throws when the shard node `name` is another build of flysim (results may not depend
+// on which process computed them) or does not say which it is.
+void refuse_other_build(caf::scoped_actor& owner, const shard_node_actor& node, const std::string& name) {
+  std::string theirs, problem;
+  owner->request(node, std::chrono::minutes(2), version_atom::value)
+      .receive([&](std::string& version) { theirs = std::move(version); }, [&](caf::error& err) { problem = describe_error(err); });
+  if (!problem.empty()) throw input_error("plasticity.nodes: " + name + " did not say which flysim it is: " + problem);
+  if (const std::string other = build_mismatch(name, theirs); !other.empty()) throw input_error("plasticity.nodes: " + other);
+}
+}  // namespace
 
 std::vector<plasticity_shard_actor> spawn_shards(caf::actor_system& system, caf::scoped_actor& owner,
                                                  std::vector<ShardSetup> setups, const std::vector<ShardPlace>& places) {
@@ -31,7 +43,7 @@ std::vector<plasticity_shard_actor> spawn_shards(caf::actor_system& system, caf:
       if (!reached)
         throw input_error("plasticity.nodes: cannot reach the shard node " + place.name() + ": " +
                           why_unreachable(system, reached.error(), "flysim shard --port=" + std::to_string(place.port), "plasticity.token-file"));
-      refuse_other_build(owner, *reached, "plasticity.nodes", "the shard node " + place.name());
+      refuse_other_build(owner, *reached, "the shard node " + place.name());
       node = nodes.emplace(place.name(), *reached).first;
     }
     std::string problem;

@@ -92,14 +92,11 @@ void refuse_other_plan(const RunBuilder& run, const Network& net, const TrialPla
     const StimulusPlan asked = run.stimulus(net);
     if (o.given("stimulus.ids") && asked.poisson_neurons != saved.stimulus.poisson_neurons)
       refuse("stimulus.ids", fmt::format("{} Poisson-driven neurons", saved.stimulus.poisson_neurons.size()));
-    // In its last trial a live command drops the kicks that have fired (actors/stimulus_command.hpp):
-    // those the checkpoint no longer holds are not asked of it.
-    std::vector<Kick> asked_kicks = asked.kicks;
-    if (at.trial == saved.trials - 1)
-      std::erase_if(asked_kicks, [&](const Kick& k) {
-        return k.step < at.step && !std::binary_search(saved.stimulus.kicks.begin(), saved.stimulus.kicks.end(), k);
-      });
-    if (o.given("stimulus.kicks") && asked_kicks != saved.stimulus.kicks)
+    // Only the kicks still to come: a live command drops the fired ones from the plan.
+    std::vector<Kick> asked_kicks = asked.kicks, saved_kicks = saved.stimulus.kicks;
+    drop_fired_kicks(asked_kicks, at.trial, at.step, saved.trials);
+    drop_fired_kicks(saved_kicks, at.trial, at.step, saved.trials);
+    if (o.given("stimulus.kicks") && asked_kicks != saved_kicks)
       refuse("stimulus.kicks", fmt::format("{} kicks", saved.stimulus.kicks.size()));
   }
   if (o.given("run.batch"))

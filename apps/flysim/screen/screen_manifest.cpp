@@ -41,6 +41,10 @@ std::vector<std::pair<std::string, std::string>> manifest_lines(const std::strin
   return out;
 }
 
+std::size_t last_line_of(const std::string& manifest, const std::string& key) {
+  return manifest.rfind("\n" + key + kSeparator);
+}
+
 bool fits_manifest_key(const std::string& name) { return name.find(kSeparator) == std::string::npos; }
 
 void ManifestText::add(const std::string& key, const std::string& value, const std::string& what) {

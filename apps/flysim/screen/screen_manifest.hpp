@@ -29,6 +29,10 @@ class ManifestText {
 // Whether `name` can be (part of) a KEY: it holds no " = ".
 bool fits_manifest_key(const std::string& name);
 
+// Where the last line of KEY `key` (not the first line) begins, less one: the place of
+// the newline before it; npos when there is none.
+std::size_t last_line_of(const std::string& manifest, const std::string& key);
+
 // Every line as (KEY, VALUE), in order.
 std::vector<std::pair<std::string, std::string>> manifest_lines(const std::string& manifest);
 

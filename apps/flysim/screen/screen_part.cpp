@@ -76,8 +76,8 @@ std::string part_manifest(const std::string& whole_manifest, const ScreenPart& p
 }
 
 ReadPartManifest read_part_manifest(const std::string& path, const std::string& text) {
-  const auto parts_at = text.rfind(std::string("\n") + kParts + " = ");
-  const auto part_at = text.rfind(std::string("\n") + kPart + " = ");
+  const auto parts_at = last_line_of(text, kParts);
+  const auto part_at = last_line_of(text, kPart);
   if (parts_at == std::string::npos || part_at == std::string::npos || part_at < parts_at)
     throw input_error(path + ": not the manifest of a screen's part (run with --screen.part=K/N)");
   ReadPartManifest m;
